@@ -1,0 +1,3 @@
+fn main() {
+    // Built in its own issue.
+}

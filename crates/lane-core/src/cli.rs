@@ -1,0 +1,119 @@
+//! Flags every tool shares, and the one place a tool's result becomes an exit status.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use crate::document::Document;
+use crate::error::Error;
+use crate::exit::Status;
+use crate::problem::Problem;
+use crate::render;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Format {
+    /// The whole evidence document (default).
+    #[default]
+    Json,
+    /// A PR comment / step summary.
+    Markdown,
+    /// GitHub Actions workflow annotations.
+    Github,
+}
+
+/// `--input`, `--output`, `--format`, `--verbose`: flatten into every tool's arguments.
+#[derive(Debug, Clone, clap::Args)]
+pub struct DocumentArgs {
+    /// Read the evidence document from FILE instead of stdin ('-' is stdin).
+    #[arg(long, value_name = "FILE", global = true)]
+    pub input: Option<PathBuf>,
+    /// Also write the evidence document to FILE (replaced atomically).
+    #[arg(long, value_name = "FILE", global = true)]
+    pub output: Option<PathBuf>,
+    /// What to print on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Json, global = true)]
+    pub format: Format,
+    /// Print a human summary on stderr even when stderr is not a terminal.
+    #[arg(long, short = 'v', global = true)]
+    pub verbose: bool,
+}
+
+impl DocumentArgs {
+    pub fn read(&self) -> Result<Document, Error> {
+        crate::io::read_document(self.input.as_deref())
+    }
+
+    /// Writes the document to `--output` and, by `--format`, the document, markdown or
+    /// annotations to stdout; prints the summary on stderr when asked. `section` is the tool's
+    /// own section (for the summary and the markdown heading); `problems` are the ones to
+    /// annotate and summarize.
+    pub fn emit(
+        &self,
+        tool: &str,
+        doc: &Document,
+        section: &str,
+        markdown: Option<String>,
+    ) -> Result<(), Error> {
+        let bytes = doc.to_bytes();
+        if let Some(path) = &self.output {
+            crate::io::atomic_write(path, &bytes)?;
+        }
+        let problems = doc.problems_of(section, "<document>")?;
+        match self.format {
+            Format::Json => crate::io::write_stdout(&bytes)?,
+            Format::Markdown => {
+                let text = match markdown {
+                    Some(t) => t,
+                    None => render::markdown::section(tool, section, &problems),
+                };
+                crate::io::write_stdout(text.as_bytes())?
+            }
+            Format::Github => {
+                crate::io::write_stdout(render::github::annotations(&problems).as_bytes())?
+            }
+        }
+        self.summarize(tool, &problems);
+        Ok(())
+    }
+
+    /// The human summary on stderr: only for a terminal or `--verbose`.
+    pub fn summarize(&self, tool: &str, problems: &[Problem]) {
+        if self.verbose || std::io::stderr().is_terminal() {
+            eprint!("{}", render::summary(tool, problems));
+        }
+    }
+}
+
+/// Runs a tool's body and maps its result to an exit status once: errors print one line
+/// `TOOL: error: MESSAGE` on stderr and exit 2.
+pub fn run(tool: &str, body: impl FnOnce() -> Result<Status, Error>) -> ExitCode {
+    match body() {
+        Ok(status) => status.into(),
+        Err(err) => {
+            eprintln!("{tool}: error: {err}");
+            Status::Failure.into()
+        }
+    }
+}
+
+/// `--explain RULE`: prints the rule's entry.
+pub fn explain(rule: &str) -> Result<Status, Error> {
+    let text = crate::rule::explain(rule)?;
+    crate::io::write_stdout(text.as_bytes())?;
+    Ok(Status::Clean)
+}
+
+/// The root folder: `--rootdir` or the current folder.
+pub fn rootdir(flag: Option<&Path>) -> Result<PathBuf, Error> {
+    let root = match flag {
+        Some(p) => p.to_path_buf(),
+        None => PathBuf::from("."),
+    };
+    if !root.is_dir() {
+        return Err(Error::usage(format!(
+            "rootdir {} is not a folder",
+            root.display()
+        )));
+    }
+    Ok(root)
+}

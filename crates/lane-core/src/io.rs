@@ -1,0 +1,139 @@
+//! Reading the document (stdin or `--input`), writing it (stdout and `--output`), and
+//! replacing files atomically.
+
+use std::fs;
+use std::io::{self, IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+
+use crate::document::Document;
+use crate::error::Error;
+
+/// Reads the evidence document from `input` (a file, or `-` for stdin) or stdin. A terminal or
+/// empty stdin is an empty document.
+pub fn read_document(input: Option<&Path>) -> Result<Document, Error> {
+    match input {
+        Some(path) if path != Path::new("-") => {
+            let bytes = read_file(path)?;
+            Document::parse(&bytes, &path.display().to_string())
+        }
+        _ => {
+            let stdin = io::stdin();
+            if stdin.is_terminal() {
+                return Ok(Document::empty());
+            }
+            let mut bytes = Vec::new();
+            stdin
+                .lock()
+                .read_to_end(&mut bytes)
+                .map_err(|e| Error::io("<stdin>", e))?;
+            Document::parse(&bytes, "<stdin>")
+        }
+    }
+}
+
+/// Reads a whole file, refusing anything that is not a regular file (a FIFO or a device would
+/// block or never end).
+pub fn read_file(path: &Path) -> Result<Vec<u8>, Error> {
+    let meta = fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    if !meta.is_file() {
+        return Err(Error::io(
+            path,
+            io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"),
+        ));
+    }
+    fs::read(path).map_err(|e| Error::io(path, e))
+}
+
+/// Writes `bytes` to stdout. A closed pipe is not an error: the reader stopped listening.
+pub fn write_stdout(bytes: &[u8]) -> Result<(), Error> {
+    let mut out = io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(Error::io("<stdout>", e)),
+    }
+}
+
+/// Replaces `path` with `bytes` atomically: a temporary file in the same folder, written and
+/// fsynced, then renamed over the target (and the folder fsynced). On any failure the
+/// temporary file is removed and the old file is untouched.
+pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .ok_or_else(|| Error::usage(format!("{}: not a file path", path.display())))?;
+    if let Ok(meta) = fs::symlink_metadata(path) {
+        if meta.is_dir() {
+            return Err(Error::io(
+                path,
+                io::Error::new(io::ErrorKind::IsADirectory, "is a folder, not a file"),
+            ));
+        }
+    }
+    let mut tmp_name = std::ffi::OsString::from(".");
+    tmp_name.push(name);
+    tmp_name.push(format!(".tmp-{}", std::process::id()));
+    let tmp = dir.join(tmp_name);
+    let result = (|| -> io::Result<()> {
+        let mut file = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&tmp, path)?;
+        // Make the rename itself durable; not every platform can open a folder.
+        if let Ok(d) = fs::File::open(&dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    })();
+    if let Err(e) = result {
+        let _ = fs::remove_file(&tmp);
+        return Err(Error::io(path, e));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("lane-core-{}-{name}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn atomic_write_replaces_and_leaves_no_temp() {
+        let dir = scratch("replace");
+        let target = dir.join("lanes.lock");
+        fs::write(&target, b"old").unwrap();
+        atomic_write(&target, b"new").unwrap();
+        assert_eq!(fs::read(&target).unwrap(), b"new");
+        let names: Vec<_> = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("lanes.lock")]);
+    }
+
+    #[test]
+    fn atomic_write_into_missing_folder_fails_cleanly() {
+        let dir = scratch("missing");
+        let blocker = dir.join("not-a-folder");
+        fs::write(&blocker, b"x").unwrap();
+        let err = atomic_write(&blocker.join("ledger.json"), b"new").unwrap_err();
+        assert!(err.to_string().contains("ledger.json"));
+        assert_eq!(fs::read(&blocker).unwrap(), b"x");
+    }
+
+    #[test]
+    fn read_file_refuses_folders() {
+        let dir = scratch("folder");
+        assert!(read_file(&dir).unwrap_err().to_string().contains("not a regular file"));
+    }
+}

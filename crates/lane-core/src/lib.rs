@@ -1,0 +1,22 @@
+//! What every lanes tool shares: the evidence document and its sections, problems and the
+//! rule catalogue, exit status, reading and writing documents, atomic file replacement, the
+//! pinned clock, root-relative paths and the markdown / github renderers.
+
+pub mod cli;
+pub mod clock;
+pub mod document;
+pub mod error;
+pub mod exit;
+pub mod hex;
+pub mod io;
+pub mod paths;
+pub mod problem;
+pub mod render;
+pub mod rule;
+pub mod scan;
+
+pub use document::{DOCUMENT_VERSION, Document};
+pub use error::Error;
+pub use exit::Status;
+pub use problem::{Problem, Severity};
+pub use rule::Rule;

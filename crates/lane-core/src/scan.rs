@@ -1,0 +1,113 @@
+//! The `scan` section lane-scan writes and the other tools read.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::problem::Problem;
+
+/// The three lanes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Lane {
+    Merge,
+    Witness,
+    Freeze,
+}
+
+impl Lane {
+    pub const ALL: [Lane; 3] = [Lane::Merge, Lane::Witness, Lane::Freeze];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Lane::Merge => "merge",
+            Lane::Witness => "witness",
+            Lane::Freeze => "freeze",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Lane> {
+        match name {
+            "merge" => Some(Lane::Merge),
+            "witness" => Some(Lane::Witness),
+            "freeze" => Some(Lane::Freeze),
+            _ => None,
+        }
+    }
+
+    /// Merge and witness tests vote (witness only against the patch).
+    pub fn votes(self) -> bool {
+        matches!(self, Lane::Merge | Lane::Witness)
+    }
+}
+
+impl std::fmt::Display for Lane {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScanSection {
+    pub tool: String,
+    /// Every collected test, sorted by id.
+    pub tests: Vec<ScanTest>,
+    pub counts: Counts,
+    /// Root-relative files that were scanned, sorted.
+    #[serde(default)]
+    pub files: Vec<String>,
+    pub problems: Vec<Problem>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    pub merge: u64,
+    pub witness: u64,
+    pub freeze: u64,
+    pub unmarked: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScanTest {
+    /// pytest node id relative to the rootdir, without parametrization.
+    pub id: String,
+    pub file: String,
+    pub line: u64,
+    /// The single lane, or null when there is none or more than one.
+    pub lane: Option<Lane>,
+    /// Every distinct lane that reaches the test, sorted.
+    pub lanes: Vec<Lane>,
+    /// Every mark name that reaches the test, sorted and unique.
+    pub marks: Vec<String>,
+    pub parametrized: bool,
+    pub attachments: Attachments,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Attachments {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shrinking: Option<String>,
+    /// Source text of the `@given(...)` arguments.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub domain: Option<String>,
+    /// Root-relative paths from the witness mark's `fixture=`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fixtures: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub locked_on: Option<String>,
+}
+
+impl ScanSection {
+    pub const NAME: &'static str = "scan";
+
+    /// Tests by id.
+    pub fn by_id(&self) -> BTreeMap<&str, &ScanTest> {
+        self.tests.iter().map(|t| (t.id.as_str(), t)).collect()
+    }
+
+    pub fn tests_in(&self, lane: Lane) -> impl Iterator<Item = &ScanTest> {
+        self.tests.iter().filter(move |t| t.lane == Some(lane))
+    }
+}

@@ -1,0 +1,70 @@
+"""Shared helpers for the end-to-end tests: the release binaries and real pytest runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+BIN_DIR = Path(os.environ.get("LANES_BIN_DIR", REPO / "target" / "release"))
+TOOLS = ("lane-scan", "lane-lock", "freeze-ledger", "lane-tally")
+# The interpreter running these tests has the pinned pytest and hypothesis.
+PYTHON = sys.executable
+
+
+@dataclass
+class Run:
+    code: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> dict:
+        return json.loads(self.stdout)
+
+
+def tool_path(name: str) -> Path:
+    path = BIN_DIR / name
+    if not path.exists():
+        pytest.fail(f"{path} is missing: run `make build` (or `make test`) first")
+    return path
+
+
+def run_tool(name: str, *args: str, stdin: str | bytes = b"", cwd: Path | None = None,
+             env: dict | None = None) -> Run:
+    """Runs one lanes binary with stdin piped; returns code, stdout and stderr."""
+    if isinstance(stdin, str):
+        stdin = stdin.encode()
+    full_env = {k: v for k, v in os.environ.items() if k != "LANES_TODAY"}
+    full_env.update(env or {})
+    proc = subprocess.run([str(tool_path(name)), *args], input=stdin, cwd=cwd,
+                          capture_output=True, env=full_env, timeout=300)
+    return Run(proc.returncode, proc.stdout.decode("utf-8", "replace"),
+               proc.stderr.decode("utf-8", "replace"))
+
+
+def run_pytest(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
+    """Real pytest (the venv's), with a pinned hash seed and no cache folder."""
+    full_env = dict(os.environ)
+    full_env.update({"PYTHONHASHSEED": "0", "TZ": "UTC", "PYTHONDONTWRITEBYTECODE": "1"})
+    full_env.update(env or {})
+    return subprocess.run([PYTHON, "-m", "pytest", "-p", "no:cacheprovider", *args], cwd=cwd,
+                          capture_output=True, text=True, env=full_env, timeout=600)
+
+
+def copy_tree(src: Path, dst: Path) -> Path:
+    shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__", ".hypothesis",
+                                                            ".pytest_cache"))
+    return dst
+
+
+@pytest.fixture
+def invoice(tmp_path: Path) -> Path:
+    """A fresh copy of examples/invoice to run and modify."""
+    return copy_tree(REPO / "examples" / "invoice", tmp_path / "invoice")
