@@ -117,3 +117,35 @@ pub fn rootdir(flag: Option<&Path>) -> Result<PathBuf, Error> {
     }
     Ok(root)
 }
+
+/// What `--generate` writes: shell completions or a man page, from the clap definition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Generate {
+    Bash,
+    Zsh,
+    Fish,
+    Man,
+}
+
+/// Writes completions or a man page for `cmd` to stdout (the hidden `--generate` flag every
+/// binary has; `make docs` collects them).
+pub fn generate(mut cmd: clap::Command, what: Generate) -> Result<Status, Error> {
+    let name = cmd.get_name().to_string();
+    let mut out = Vec::new();
+    match what {
+        Generate::Bash => {
+            clap_complete::generate(clap_complete::Shell::Bash, &mut cmd, &name, &mut out)
+        }
+        Generate::Zsh => {
+            clap_complete::generate(clap_complete::Shell::Zsh, &mut cmd, &name, &mut out)
+        }
+        Generate::Fish => {
+            clap_complete::generate(clap_complete::Shell::Fish, &mut cmd, &name, &mut out)
+        }
+        Generate::Man => clap_mangen::Man::new(cmd)
+            .render(&mut out)
+            .map_err(|e| Error::io("<man page>", e))?,
+    }
+    crate::io::write_stdout(&out)?;
+    Ok(Status::Clean)
+}

@@ -48,7 +48,15 @@ mod tests {
     #[test]
     fn strict_dates() {
         assert!(parse_date("2028-02-29").is_ok());
-        for bad in ["2026-02-30", "2027-02-29", "2026-2-3", "26-02-03", "2026-02-03T00:00", "", "2026/02/03"] {
+        for bad in [
+            "2026-02-30",
+            "2027-02-29",
+            "2026-2-3",
+            "26-02-03",
+            "2026-02-03T00:00",
+            "",
+            "2026/02/03",
+        ] {
             assert!(parse_date(bad).is_err(), "{bad}");
         }
     }
@@ -56,6 +64,11 @@ mod tests {
     #[test]
     fn flag_wins() {
         assert_eq!(today(Some("2026-01-02")).unwrap().to_string(), "2026-01-02");
-        assert!(today(Some("2026-13-01")).unwrap_err().to_string().contains("--today"));
+        assert!(
+            today(Some("2026-13-01"))
+                .unwrap_err()
+                .to_string()
+                .contains("--today")
+        );
     }
 }

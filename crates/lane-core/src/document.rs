@@ -15,7 +15,14 @@ use crate::problem::{Problem, Severity};
 pub const DOCUMENT_VERSION: u64 = 1;
 
 /// The sections tools write, in pipeline order.
-pub const SECTIONS: &[&str] = &["scan", "lock", "lock_diff", "ledger", "ledger_diff", "tally"];
+pub const SECTIONS: &[&str] = &[
+    "scan",
+    "lock",
+    "lock_diff",
+    "ledger",
+    "ledger_diff",
+    "tally",
+];
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Document {
@@ -192,12 +199,24 @@ mod tests {
     #[test]
     fn refuses_other_versions_and_shapes() {
         let cases: &[(&str, &[u8], &str)] = &[
-            ("version 2", br#"{"version":2}"#, "version 2 is not supported"),
-            ("string version", br#"{"version":"1"}"#, "version \"1\" is not supported"),
+            (
+                "version 2",
+                br#"{"version":2}"#,
+                "version 2 is not supported",
+            ),
+            (
+                "string version",
+                br#"{"version":"1"}"#,
+                "version \"1\" is not supported",
+            ),
             ("no version", br#"{"scan":{}}"#, "no \"version\" field"),
             ("array", b"[1]", "expected an evidence document"),
             ("truncated", br#"{"version":1,"#, "stdin:1:"),
-            ("scan not object", br#"{"version":1,"scan":[]}"#, "must be a JSON object"),
+            (
+                "scan not object",
+                br#"{"version":1,"scan":[]}"#,
+                "must be a JSON object",
+            ),
         ];
         for (name, input, expected) in cases {
             let err = Document::parse(input, "stdin").unwrap_err().to_string();

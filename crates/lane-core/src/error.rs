@@ -23,7 +23,10 @@ pub enum Error {
         message: String,
     },
     /// The evidence document has a major version this build does not read.
-    #[error("{source_name}: evidence document version {found} is not supported (this build reads version {})", crate::DOCUMENT_VERSION)]
+    #[error(
+        "{source_name}: evidence document version {found} is not supported (this build reads version {})",
+        crate::DOCUMENT_VERSION
+    )]
     Version { source_name: String, found: String },
     /// Arguments or environment the user must fix (a missing `--today`, a bad flag value).
     #[error("{0}")]

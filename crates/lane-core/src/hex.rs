@@ -13,7 +13,9 @@ pub fn encode(bytes: &[u8]) -> String {
 
 /// True for exactly 64 lowercase hex digits (a SHA-256 as the tools write it).
 pub fn is_sha256(s: &str) -> bool {
-    s.len() == 64 && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    s.len() == 64
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 #[cfg(test)]

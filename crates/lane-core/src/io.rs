@@ -117,7 +117,10 @@ mod tests {
         fs::write(&target, b"old").unwrap();
         atomic_write(&target, b"new").unwrap();
         assert_eq!(fs::read(&target).unwrap(), b"new");
-        let names: Vec<_> = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let names: Vec<_> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert_eq!(names, vec![std::ffi::OsString::from("lanes.lock")]);
     }
 
@@ -134,6 +137,11 @@ mod tests {
     #[test]
     fn read_file_refuses_folders() {
         let dir = scratch("folder");
-        assert!(read_file(&dir).unwrap_err().to_string().contains("not a regular file"));
+        assert!(
+            read_file(&dir)
+                .unwrap_err()
+                .to_string()
+                .contains("not a regular file")
+        );
     }
 }

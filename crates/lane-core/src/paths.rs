@@ -89,7 +89,10 @@ mod tests {
     fn refuses_lexically_unsafe_paths() {
         let root = std::env::temp_dir();
         assert_eq!(resolve_inside(&root, "/etc/passwd"), Err(Unsafe::Absolute));
-        assert_eq!(resolve_inside(&root, "a/../../b"), Err(Unsafe::ParentComponent));
+        assert_eq!(
+            resolve_inside(&root, "a/../../b"),
+            Err(Unsafe::ParentComponent)
+        );
         assert_eq!(resolve_inside(&root, ""), Err(Unsafe::Empty));
     }
 
@@ -105,7 +108,10 @@ mod tests {
         fs::write(root.join("sub/ok.txt"), b"ok").unwrap();
         std::os::unix::fs::symlink(&outside, root.join("link")).unwrap();
         std::os::unix::fs::symlink("sub/ok.txt", root.join("inner")).unwrap();
-        assert_eq!(resolve_inside(&root, "link/secret"), Err(Unsafe::EscapesRoot));
+        assert_eq!(
+            resolve_inside(&root, "link/secret"),
+            Err(Unsafe::EscapesRoot)
+        );
         assert!(resolve_inside(&root, "inner").is_ok());
         assert!(resolve_inside(&root, "sub/ok.txt").is_ok());
         assert!(resolve_inside(&root, "sub/not-yet.txt").is_ok());

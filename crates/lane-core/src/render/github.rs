@@ -35,7 +35,9 @@ pub fn annotation(p: &Problem) -> String {
 
 /// Workflow-command data escaping: `%`, CR and LF.
 fn escape_data(s: &str) -> String {
-    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
 }
 
 /// Property escaping additionally covers `:` and `,`.

@@ -4,7 +4,10 @@ use crate::problem::{Problem, Severity};
 
 /// A heading and a table of a section's problems.
 pub fn section(tool: &str, section: &str, problems: &[Problem]) -> String {
-    let errors = problems.iter().filter(|p| p.severity == Severity::Error).count();
+    let errors = problems
+        .iter()
+        .filter(|p| p.severity == Severity::Error)
+        .count();
     let warnings = problems.len() - errors;
     let mut out = format!("### {tool} (`{section}`)\n\n");
     if problems.is_empty() {

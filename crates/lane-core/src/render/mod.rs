@@ -7,7 +7,10 @@ use crate::problem::{Problem, Severity};
 
 /// `lane-lock: 2 errors, 1 warning` followed by one line per problem.
 pub fn summary(tool: &str, problems: &[Problem]) -> String {
-    let errors = problems.iter().filter(|p| p.severity == Severity::Error).count();
+    let errors = problems
+        .iter()
+        .filter(|p| p.severity == Severity::Error)
+        .count();
     let warnings = problems.len() - errors;
     let mut out = format!(
         "{tool}: {errors} error{}, {warnings} warning{}\n",
@@ -30,7 +33,12 @@ pub fn one_line(p: &Problem) -> String {
         }
         out.push_str(": ");
     }
-    out.push_str(&format!("{}[{}] {}", p.severity.as_str(), p.rule, p.message));
+    out.push_str(&format!(
+        "{}[{}] {}",
+        p.severity.as_str(),
+        p.rule,
+        p.message
+    ));
     if let Some(test) = &p.test {
         if p.file.is_none() || !p.message.contains(test.as_str()) {
             out.push_str(&format!(" ({test})"));
