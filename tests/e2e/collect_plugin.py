@@ -1,0 +1,74 @@
+"""A pytest plugin that records what pytest itself collects, as the oracle for lane-scan.
+
+Load it with `-p collect_plugin` (this folder on PYTHONPATH), run `pytest --collect-only`, and
+set COLLECT_PLUGIN_OUT to the JSON file to write. The file holds one entry per test, keyed by
+its node id without parametrization brackets:
+
+    {"rootdir": "...", "tests": {"tests/test_a.py::TestX::test_y":
+        {"marks": ["merge", "parametrize"], "lanes": ["merge"], "lane": "merge",
+         "file": "tests/test_a.py", "line": 12}}}
+
+`marks` is the union of `item.iter_markers()` names over every parametrized instance, `lanes`
+the marks among merge/witness/freeze, `lane` the single lane or null; `file` and `line` (1-based)
+say where pytest found the function (for an inherited method: where the base defines it).
+
+The snapshot is taken in an outermost `pytest_collection_modifyitems` wrapper, before any other
+implementation (a suite's own conftest hooks included) runs: hooks that deselect, reorder, add
+marks or stop the session cannot change or hide what was statically collected.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+LANES = ("merge", "witness", "freeze")
+ENV = "COLLECT_PLUGIN_OUT"
+
+
+def plain_node_id(item: pytest.Item) -> str:
+    """The node id without the `[...]` parametrization part."""
+    original = getattr(item, "originalname", None)
+    if original and item.parent is not None and item.name != original:
+        return f"{item.parent.nodeid}::{original}"
+    nodeid = item.nodeid
+    last = nodeid.rfind("::")
+    bracket = nodeid.find("[", last if last >= 0 else 0)
+    return nodeid[:bracket] if bracket >= 0 else nodeid
+
+
+def snapshot(items: list[pytest.Item]) -> dict[str, dict]:
+    marks: dict[str, set[str]] = {}
+    places: dict[str, tuple[str, int | None]] = {}
+    for item in items:
+        tid = plain_node_id(item)
+        names = marks.setdefault(tid, set())
+        names.update(mark.name for mark in item.iter_markers())
+        if tid not in places:
+            path, lineno, _ = item.location
+            places[tid] = (path.replace(os.sep, "/"), None if lineno is None else lineno + 1)
+    tests = {}
+    for tid in sorted(marks):
+        lanes = sorted(name for name in marks[tid] if name in LANES)
+        tests[tid] = {
+            "marks": sorted(marks[tid]),
+            "lanes": lanes,
+            "lane": lanes[0] if len(lanes) == 1 else None,
+            "file": places[tid][0],
+            "line": places[tid][1],
+        }
+    return tests
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
+                                  items: list[pytest.Item]):
+    out = os.environ.get(ENV)
+    if out:
+        document = {"rootdir": str(config.rootpath), "tests": snapshot(list(items))}
+        Path(out).write_text(json.dumps(document, indent=1, sort_keys=True) + "\n",
+                             encoding="utf-8")
+    return (yield)

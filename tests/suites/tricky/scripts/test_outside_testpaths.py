@@ -1,0 +1,7 @@
+"""Not under testpaths: pytest run without arguments never collects this file."""
+import pytest
+
+
+@pytest.mark.merge
+def test_never_collected():
+    assert 1 + 1 == 2
