@@ -1,0 +1,407 @@
+//! The command line: flags, and the one function that runs a command and returns its status.
+
+use std::path::{Path, PathBuf};
+
+use clap::{CommandFactory, Parser, Subcommand};
+use lane_core::cli::{DocumentArgs, Generate};
+use lane_core::scan::ScanSection;
+use lane_core::{Error, Status, clock};
+
+use crate::check::{self, CheckOptions, DEFAULT_MAX_DAYS, TOOL};
+use crate::diff;
+use crate::edit::{self, AddRequest, Input, RenewRequest, Target};
+use crate::ledger::{Ledger, Seed};
+use crate::list;
+
+const AFTER_HELP: &str = "\
+Example (before pytest, in the gate's pipeline):
+  lane-scan | lane-lock verify | freeze-ledger check --today \"$LANES_TODAY\" > evidence.json
+
+Record a flake's capsule, then review what a patch did to the ledger:
+  freeze-ledger add tests/test_invoice.py::test_flaky_rounding --seed 1234 \\
+      --input tests/capsules/rounding.bin --expires 2026-03-01 \\
+      --replay-job https://ci.example.org/jobs/981 --today 2026-01-15 < /dev/null
+  git show origin/main:freeze_ledger.json > base.json
+  freeze-ledger diff base.json freeze_ledger.json < evidence.json
+
+The ledger (--ledger, default <rootdir>/freeze_ledger.json) is a JSON array of tickets:
+test_id, seed, input_sha256, expires_on, last_replay_job, and optionally input_path,
+owner, reason, created_on. A missing ledger file has no tickets (check then reports every
+freeze test of the scan as missing-ticket; add creates the file).
+
+check and diff write the evidence document (stdin or --input, extended with the `ledger`
+or `ledger_diff` section) to stdout; --format markdown|github prints a report instead.
+add reads the evidence document from stdin for the scan (a terminal or empty stdin: no
+scan); --input FILE of add is the capsule file (a path as given, inside the rootdir).
+Edits (add, renew, remove) validate before writing, replace the ledger atomically in its
+canonical form (rows sorted by test_id, 2-space JSON) and print the ticket they wrote (or
+the rows removed) as JSON on stdout and one confirmation line on stderr; a refused edit
+exits 2 and leaves the file byte-identical. list prints the tickets sorted by expiry as
+JSON, or a table with --format markdown.
+
+Dates come from --today or LANES_TODAY only; the machine's clock is never used.
+Exit status: 0 clean, 1 findings (errors in the section), 2 could not do the job.
+Rules: freeze-ledger --explain RULE (e.g. --explain expired-ticket).";
+
+/// Checks and edits the freeze ledger: every freeze test has one valid, unexpired ticket
+/// with a replay capsule (seed, input digest, expiry, last replay job).
+#[derive(Debug, Parser)]
+#[command(name = "freeze-ledger", version, after_help = AFTER_HELP)]
+pub struct Cli {
+    /// The ledger file (default: <rootdir>/freeze_ledger.json).
+    #[arg(long, value_name = "FILE", global = true)]
+    pub ledger: Option<PathBuf>,
+    /// The project root: capsule paths are relative to it (default: the current folder).
+    #[arg(long, value_name = "DIR", global = true)]
+    pub rootdir: Option<PathBuf>,
+    /// Explain a rule id and exit.
+    #[arg(long, value_name = "RULE")]
+    pub explain: Option<String>,
+    /// Write shell completions or a man page to stdout.
+    #[arg(long, value_enum, hide = true)]
+    pub generate: Option<Generate>,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check every ticket (fields, duplicates, expiry, capsule) and, when the document has a
+    /// scan section, match tickets 1:1 to the scan's freeze tests; writes the `ledger` section.
+    Check {
+        #[command(flatten)]
+        clock: Clock,
+        #[command(flatten)]
+        doc: DocumentArgs,
+    },
+    /// Add a ticket for a freeze test (refused if it exists, expires in the past or past
+    /// --max-days, or the scan on stdin does not place the test in the freeze lane).
+    Add {
+        /// The pytest node id, without parametrization brackets.
+        test_id: String,
+        /// The seed that reproduces the flake (an integer that fits 64 bits).
+        #[arg(long, value_name = "N", allow_hyphen_values = true)]
+        seed: String,
+        #[command(flatten)]
+        input: InputArgs,
+        /// Expiry date, YYYY-MM-DD (the ticket is valid through this day).
+        #[arg(long, value_name = "DATE")]
+        expires: String,
+        /// URL of the CI job that replayed the flake with this capsule.
+        #[arg(long, value_name = "URL")]
+        replay_job: String,
+        #[arg(long)]
+        owner: Option<String>,
+        #[arg(long)]
+        reason: Option<String>,
+        #[command(flatten)]
+        clock: Clock,
+    },
+    /// Renew a ticket: a new expiry, and the new replay job that justifies it (required);
+    /// optionally a new seed or capsule.
+    Renew {
+        test_id: String,
+        /// New expiry date, YYYY-MM-DD.
+        #[arg(long, value_name = "DATE")]
+        expires: String,
+        /// URL of the new replay job (required: a renewal needs the run that justifies it).
+        #[arg(long, value_name = "URL")]
+        replay_job: Option<String>,
+        /// A new seed.
+        #[arg(long, value_name = "N", allow_hyphen_values = true)]
+        seed: Option<String>,
+        /// A new capsule file (hashed; its root-relative path is recorded).
+        #[arg(long, value_name = "FILE", conflicts_with = "input_sha256")]
+        input: Option<PathBuf>,
+        /// A new input digest (64 lowercase hex digits).
+        #[arg(long, value_name = "HEX")]
+        input_sha256: Option<String>,
+        #[command(flatten)]
+        clock: Clock,
+    },
+    /// Remove every row for a test (also an invalid or duplicated one).
+    Remove { test_id: String },
+    /// Print the tickets sorted by expiry (JSON rows, or a table with --format markdown).
+    List {
+        /// json: the rows; markdown: a table for a step summary.
+        #[arg(long, value_enum, default_value_t = ListFormat::Json)]
+        format: ListFormat,
+    },
+    /// Compare two ledger files (a missing or empty BASE has no tickets) and write the
+    /// `ledger_diff` section; exit 1 when the patch adds, renews or changes a ticket.
+    Diff {
+        /// The ledger before the patch (e.g. from `git show origin/main:freeze_ledger.json`).
+        base: PathBuf,
+        /// The ledger after the patch.
+        head: PathBuf,
+        #[command(flatten)]
+        doc: DocumentArgs,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ListFormat {
+    Json,
+    Markdown,
+}
+
+#[derive(Debug, clap::Args)]
+#[group(required = true, multiple = false)]
+pub struct InputArgs {
+    /// The capsule file: its SHA-256 and root-relative path are recorded.
+    #[arg(long, value_name = "FILE")]
+    pub input: Option<PathBuf>,
+    /// The input digest, when the capsule is stored elsewhere (64 lowercase hex digits).
+    #[arg(long, value_name = "HEX")]
+    pub input_sha256: Option<String>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct Clock {
+    /// Today's date, YYYY-MM-DD (or set LANES_TODAY); the machine's clock is never used.
+    #[arg(long, value_name = "DATE")]
+    pub today: Option<String>,
+    /// Tickets may expire at most this many days after today.
+    #[arg(long, value_name = "DAYS", default_value_t = DEFAULT_MAX_DAYS)]
+    pub max_days: u32,
+}
+
+/// The clap command (for `--generate`).
+pub fn command() -> clap::Command {
+    Cli::command()
+}
+
+/// Runs the parsed command line.
+pub fn run(cli: Cli) -> Result<Status, Error> {
+    if let Some(rule) = &cli.explain {
+        return lane_core::cli::explain(rule);
+    }
+    if let Some(what) = cli.generate {
+        return lane_core::cli::generate(command(), what);
+    }
+    let Some(command) = &cli.command else {
+        return Err(Error::usage(
+            "no command given: use check, add, renew, remove, list or diff (see --help)",
+        ));
+    };
+    let root = lane_core::cli::rootdir(cli.rootdir.as_deref())?;
+    let ledger_path = cli
+        .ledger
+        .clone()
+        .unwrap_or_else(|| root.join("freeze_ledger.json"));
+    let name = display_name(&root, &ledger_path);
+    let target = Target {
+        path: &ledger_path,
+        name: &name,
+        root: &root,
+    };
+    match command {
+        Command::Check { clock, doc } => run_check(doc, &target, clock),
+        Command::Diff { base, head, doc } => run_diff(doc, &root, base, head),
+        Command::List { format } => run_list(*format, &target),
+        Command::Add {
+            test_id,
+            seed,
+            input,
+            expires,
+            replay_job,
+            owner,
+            reason,
+            clock,
+        } => {
+            let today = clock::today(clock.today.as_deref())?;
+            let req = AddRequest {
+                test_id: test_id.clone(),
+                seed: parse_seed(seed)?,
+                input: match (&input.input, &input.input_sha256) {
+                    (Some(file), _) => Input::File(file.clone()),
+                    (None, Some(hex)) => Input::Sha256(hex.clone()),
+                    (None, None) => {
+                        return Err(Error::usage("add needs --input FILE or --input-sha256 HEX"));
+                    }
+                },
+                expires: parse_flag_date("--expires", expires)?,
+                replay_job: replay_job.clone(),
+                owner: owner.clone(),
+                reason: reason.clone(),
+                today,
+                max_days: clock.max_days,
+            };
+            // The scan, when one is piped in: a terminal or empty stdin is an empty document.
+            let doc = lane_core::io::read_document(None)?;
+            let scan: Option<ScanSection> = doc.section_as(ScanSection::NAME, "<stdin>")?;
+            let ticket = edit::add(&target, req, scan.as_ref())?;
+            eprintln!(
+                "{TOOL}: added a ticket for {} to {} (expires {})",
+                ticket.test_id, name, ticket.expires_on
+            );
+            lane_core::io::write_stdout(&ticket.to_pretty())?;
+            Ok(Status::Clean)
+        }
+        Command::Renew {
+            test_id,
+            expires,
+            replay_job,
+            seed,
+            input,
+            input_sha256,
+            clock,
+        } => {
+            let today = clock::today(clock.today.as_deref())?;
+            let req = RenewRequest {
+                test_id: test_id.clone(),
+                expires: parse_flag_date("--expires", expires)?,
+                replay_job: replay_job.clone(),
+                seed: seed.as_deref().map(parse_seed).transpose()?,
+                input: match (input, input_sha256) {
+                    (Some(file), _) => Some(Input::File(file.clone())),
+                    (None, Some(hex)) => Some(Input::Sha256(hex.clone())),
+                    (None, None) => None,
+                },
+                today,
+                max_days: clock.max_days,
+            };
+            let ticket = edit::renew(&target, req)?;
+            eprintln!(
+                "{TOOL}: renewed the ticket for {} in {} (expires {}, replay job {})",
+                ticket.test_id, name, ticket.expires_on, ticket.last_replay_job
+            );
+            lane_core::io::write_stdout(&ticket.to_pretty())?;
+            Ok(Status::Clean)
+        }
+        Command::Remove { test_id } => {
+            let removed = edit::remove(&target, test_id)?;
+            eprintln!(
+                "{TOOL}: removed {} row{} for {test_id} from {name}",
+                removed.len(),
+                lane_core::render::plural(removed.len())
+            );
+            print_json(&serde_json::Value::Array(removed))
+        }
+    }
+}
+
+fn run_check(args: &DocumentArgs, target: &Target<'_>, clock: &Clock) -> Result<Status, Error> {
+    let today = clock::today(clock.today.as_deref())?;
+    let mut doc = args.read()?;
+    let scan: Option<ScanSection> = doc.section_as(ScanSection::NAME, &doc_name(args))?;
+    let ledger = Ledger::read(target.path, target.name)?;
+    let opts = CheckOptions {
+        root: target.root,
+        ledger_name: target.name,
+        today,
+        max_days: clock.max_days,
+    };
+    let section = check::check(&ledger, scan.as_ref(), &opts);
+    let status = Status::from_problems(&section.problems);
+    let markdown = check_markdown(&section);
+    doc.set_section(check::SECTION, &section);
+    args.emit(TOOL, &doc, check::SECTION, Some(markdown))?;
+    Ok(status)
+}
+
+fn check_markdown(section: &check::LedgerSection) -> String {
+    use lane_core::render::markdown::{cell, section as problems_md};
+    let mut out = problems_md(TOOL, check::SECTION, &section.problems);
+    if !section.tickets.is_empty() {
+        out.push_str("\n| test | status | expires_on | days left |\n|---|---|---|---|\n");
+        for t in &section.tickets {
+            let status = serde_json::to_value(t.status)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default();
+            out.push_str(&format!(
+                "| `{}` | {} | {} | {} |\n",
+                cell(t.test_id.as_deref().unwrap_or("?")),
+                status,
+                t.expires_on.as_deref().unwrap_or(""),
+                t.days_left.map(|d| d.to_string()).unwrap_or_default()
+            ));
+        }
+    }
+    out
+}
+
+fn run_diff(args: &DocumentArgs, root: &Path, base: &Path, head: &Path) -> Result<Status, Error> {
+    let base_name = display_name(root, base);
+    let head_name = display_name(root, head);
+    let base_ledger = Ledger::read(base, &base_name)?;
+    let head_ledger = Ledger::read(head, &head_name)?;
+    let mut doc = args.read()?;
+    let section = diff::diff(&base_ledger, &base_name, &head_ledger, &head_name)?;
+    let status = Status::from_problems(&section.problems);
+    doc.set_section(diff::SECTION, &section);
+    args.emit(TOOL, &doc, diff::SECTION, None)?;
+    Ok(status)
+}
+
+fn run_list(format: ListFormat, target: &Target<'_>) -> Result<Status, Error> {
+    let tickets = list::sorted(Ledger::read(target.path, target.name)?.require_valid(target.name)?);
+    let bytes = match format {
+        ListFormat::Json => list::json(&tickets),
+        ListFormat::Markdown => list::markdown(target.name, &tickets).into_bytes(),
+    };
+    lane_core::io::write_stdout(&bytes)?;
+    Ok(Status::Clean)
+}
+
+fn print_json(value: &serde_json::Value) -> Result<Status, Error> {
+    let mut bytes = serde_json::to_vec_pretty(value).unwrap_or_default();
+    bytes.push(b'\n');
+    lane_core::io::write_stdout(&bytes)?;
+    Ok(Status::Clean)
+}
+
+fn parse_seed(text: &str) -> Result<Seed, Error> {
+    Seed::parse(text).map_err(|e| Error::usage(format!("--seed: {e}")))
+}
+
+fn parse_flag_date(flag: &str, text: &str) -> Result<jiff::civil::Date, Error> {
+    clock::parse_date(text).map_err(|e| Error::usage(format!("{flag}: {e}")))
+}
+
+fn doc_name(args: &DocumentArgs) -> String {
+    match &args.input {
+        Some(p) if p != Path::new("-") => p.display().to_string(),
+        _ => "<stdin>".to_string(),
+    }
+}
+
+/// How a file is named in sections and messages: root-relative when it is inside the root
+/// (so output holds no absolute paths), otherwise as given.
+pub fn display_name(root: &Path, path: &Path) -> String {
+    if path.is_relative() && (root == Path::new(".") || root == Path::new("")) {
+        let slash = lane_core::paths::to_slash(path);
+        if !path
+            .components()
+            .any(|c| matches!(c, std::path::Component::ParentDir))
+            && !slash.is_empty()
+        {
+            return slash;
+        }
+    }
+    if let Some(rel) = lane_core::paths::relative_to(path, root) {
+        if !rel.is_empty() {
+            return rel;
+        }
+    }
+    let real = |p: &Path| -> Option<PathBuf> {
+        match (p.parent(), p.file_name()) {
+            (Some(parent), Some(name)) => {
+                let parent = if parent.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    parent
+                };
+                parent.canonicalize().ok().map(|d| d.join(name))
+            }
+            _ => None,
+        }
+    };
+    if let (Some(p), Ok(r)) = (real(path), root.canonicalize()) {
+        if let Ok(rel) = p.strip_prefix(&r) {
+            return lane_core::paths::to_slash(rel);
+        }
+    }
+    path.display().to_string()
+}

@@ -1,0 +1,13 @@
+//! freeze-ledger: the freeze lane's queue with a capsule. Every freeze test has exactly one
+//! ticket in `freeze_ledger.json` (seed, input digest, expiry, last replay job); `check`
+//! verifies them into the `ledger` section of the evidence document, `add` / `renew` /
+//! `remove` edit the file atomically, `list` shows it, and `diff` shows what a patch did to
+//! it as the `ledger_diff` section.
+
+pub mod app;
+pub mod capsule;
+pub mod check;
+pub mod diff;
+pub mod edit;
+pub mod ledger;
+pub mod list;
