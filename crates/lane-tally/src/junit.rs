@@ -1,0 +1,750 @@
+//! A streaming reader of JUnit XML as pytest (xunit1 and xunit2), xdist and the rerun plugins
+//! write it.
+//!
+//! The report is read event by event from a `BufRead`: nothing but the current test case's
+//! classname, name, file and `replay` property is held. The bodies of `<failure>`, `<error>`,
+//! `<skipped>`, `<system-out>`, `<system-err>` and the retry elements are consumed straight
+//! from the underlying reader up to the next `<`, so a captured log of any size is never
+//! buffered. Suite-level counts (`tests=`, `failures=`) are never read: only cases count.
+//!
+//! A DOCTYPE (and with it any entity declaration) is refused, never expanded.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::Path;
+
+use quick_xml::events::{BytesStart, Event};
+use quick_xml::{Reader, XmlVersion};
+
+/// What one `<testcase>` element says happened. Ordered from best to worst: when the same
+/// case is reported more than once, the worst outcome counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Outcome {
+    Passed,
+    /// `<skipped type="pytest.xfail">`: an expected failure did fail.
+    XFail,
+    /// `<skipped>`: did not run.
+    Skipped,
+    /// `<failure>` (pytest also writes a strict xpass as a failure).
+    Failed,
+    /// `<error>`: setup/teardown error, or a collection error on a module case.
+    Error,
+}
+
+impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Passed => "passed",
+            Outcome::XFail => "xfail",
+            Outcome::Skipped => "skipped",
+            Outcome::Failed => "failed",
+            Outcome::Error => "error",
+        }
+    }
+
+    pub fn is_failure(self) -> bool {
+        matches!(self, Outcome::Failed | Outcome::Error)
+    }
+
+    pub fn is_skip(self) -> bool {
+        matches!(self, Outcome::Skipped | Outcome::XFail)
+    }
+}
+
+/// One `<testcase>` as the reader hands it over; borrowed from buffers reused for the next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Case<'a> {
+    pub classname: &'a str,
+    pub name: &'a str,
+    /// The `file` attribute (xunit1), when present.
+    pub file: Option<&'a str>,
+    pub outcome: Outcome,
+    /// A `<failure>` whose message marks a strict xpass (`[XPASS(strict)]`).
+    pub xpass: bool,
+    /// `<flakyFailure>`, `<flakyError>`, `<rerunFailure>` or `<rerunError>` inside the case.
+    pub retry: bool,
+    /// The value of the case's `replay` property.
+    pub replay: Option<&'a str>,
+}
+
+/// Why a report could not be read; `offset` is the byte offset in the file.
+#[derive(Debug, thiserror::Error)]
+pub enum JunitError {
+    #[error("{0}")]
+    Io(#[from] io::Error),
+    #[error("{message}")]
+    Syntax { offset: u64, message: String },
+}
+
+impl JunitError {
+    fn at(offset: u64, message: impl Into<String>) -> Self {
+        JunitError::Syntax {
+            offset,
+            message: message.into(),
+        }
+    }
+}
+
+/// Counts a reader saw, for tests and diagnostics (not trusted for the vote).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReadStats {
+    pub cases: u64,
+    pub suites: u64,
+}
+
+/// Reads the report at `path`, calling `sink` once per `<testcase>`. Errors are located as
+/// `path:line:col`.
+pub fn read_path(
+    path: &Path,
+    display: &str,
+    sink: impl FnMut(&Case<'_>),
+) -> Result<ReadStats, lane_core::Error> {
+    let meta = std::fs::metadata(path).map_err(|e| lane_core::Error::io(path, e))?;
+    if !meta.is_file() {
+        return Err(lane_core::Error::io(
+            path,
+            io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"),
+        ));
+    }
+    let file = File::open(path).map_err(|e| lane_core::Error::io(path, e))?;
+    match read(BufReader::with_capacity(256 * 1024, file), sink) {
+        Ok(stats) => Ok(stats),
+        Err(JunitError::Io(e)) => Err(lane_core::Error::io(path, e)),
+        Err(JunitError::Syntax { offset, message }) => {
+            let (line, col) = File::open(path)
+                .and_then(|f| line_col(BufReader::new(f), offset))
+                .unwrap_or((0, 0));
+            Err(lane_core::Error::parse(display, line, col, message))
+        }
+    }
+}
+
+/// Reads a report from bytes already in memory (tests, small inputs).
+pub fn read_bytes(
+    bytes: &[u8],
+    display: &str,
+    sink: impl FnMut(&Case<'_>),
+) -> Result<ReadStats, lane_core::Error> {
+    match read(bytes, sink) {
+        Ok(stats) => Ok(stats),
+        Err(JunitError::Io(e)) => Err(lane_core::Error::io(display, e)),
+        Err(JunitError::Syntax { offset, message }) => {
+            let (line, col) = line_col(bytes, offset).unwrap_or((0, 0));
+            Err(lane_core::Error::parse(display, line, col, message))
+        }
+    }
+}
+
+/// 1-based line and column (in bytes) of `offset`, counted by streaming `input` again.
+pub fn line_col(mut input: impl BufRead, offset: u64) -> io::Result<(usize, usize)> {
+    let mut line = 1usize;
+    let mut col = 1usize;
+    let mut left = offset;
+    while left > 0 {
+        let buf = input.fill_buf()?;
+        if buf.is_empty() {
+            break;
+        }
+        let take = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+        let chunk = &buf[..take];
+        let newlines = memchr::memchr_iter(b'\n', chunk).count();
+        if newlines > 0 {
+            line += newlines;
+            let last = memchr::memrchr(b'\n', chunk).unwrap_or(0);
+            col = take - last;
+        } else {
+            col += take;
+        }
+        input.consume(take);
+        left -= take as u64;
+    }
+    Ok((line, col))
+}
+
+/// Where an element sits, which decides what its children mean.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Suites,
+    Suite,
+    Case,
+    CaseProperties,
+    SuiteProperties,
+    /// Text bodies and everything inside them: skipped.
+    Body,
+    /// An element lanes does not read (a `<property>`, a vendor extension).
+    Other,
+}
+
+/// The case being read; its buffers are reused from one case to the next.
+#[derive(Default)]
+struct CaseBuf {
+    classname: String,
+    name: String,
+    has_name: bool,
+    file: String,
+    has_file: bool,
+    outcome: Option<Outcome>,
+    xpass: bool,
+    retry: bool,
+    replay: String,
+    has_replay: bool,
+}
+
+impl CaseBuf {
+    fn reset(&mut self) {
+        self.classname.clear();
+        self.name.clear();
+        self.has_name = false;
+        self.file.clear();
+        self.has_file = false;
+        self.outcome = None;
+        self.xpass = false;
+        self.retry = false;
+        self.replay.clear();
+        self.has_replay = false;
+    }
+
+    fn worsen(&mut self, outcome: Outcome) {
+        self.outcome = Some(self.outcome.map_or(outcome, |o| o.max(outcome)));
+    }
+
+    fn as_case(&self) -> Case<'_> {
+        Case {
+            classname: &self.classname,
+            name: &self.name,
+            file: self.has_file.then_some(self.file.as_str()),
+            outcome: self.outcome.unwrap_or(Outcome::Passed),
+            xpass: self.xpass,
+            retry: self.retry,
+            replay: self.has_replay.then_some(self.replay.as_str()),
+        }
+    }
+}
+
+/// Skips raw text up to (not including) the next `<`, straight from the underlying reader.
+/// Returns how many bytes were skipped.
+fn skip_text<R: BufRead>(reader: &mut R) -> io::Result<u64> {
+    let mut skipped = 0u64;
+    loop {
+        let buf = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buf.is_empty() {
+            return Ok(skipped);
+        }
+        match memchr::memchr(b'<', buf) {
+            Some(i) => {
+                reader.consume(i);
+                return Ok(skipped + i as u64);
+            }
+            None => {
+                let n = buf.len();
+                reader.consume(n);
+                skipped += n as u64;
+            }
+        }
+    }
+}
+
+/// Reads one attribute value into `out` (normalized: entities and whitespace as XML says).
+fn attr_into(
+    attr: &quick_xml::events::attributes::Attribute<'_>,
+    out: &mut String,
+    offset: u64,
+) -> Result<(), JunitError> {
+    let value = attr
+        .normalized_value(XmlVersion::Implicit1_0)
+        .map_err(|e| JunitError::at(offset, format!("attribute {}: {e}", attr.key.as_ref())))?;
+    out.clear();
+    out.push_str(&value);
+    Ok(())
+}
+
+fn element_name(e: &BytesStart<'_>) -> String {
+    e.name().as_ref().to_string()
+}
+
+/// The streaming reader. `sink` is called once per `<testcase>`, in document order.
+pub fn read<R: BufRead>(
+    input: R,
+    mut sink: impl FnMut(&Case<'_>),
+) -> Result<ReadStats, JunitError> {
+    let mut reader = Reader::from_reader(input);
+    {
+        let config = reader.config_mut();
+        config.check_end_names = true;
+        config.check_comments = false;
+        config.expand_empty_elements = false;
+        config.trim_text(false);
+    }
+    let mut buf: Vec<u8> = Vec::with_capacity(4096);
+    let mut stack: Vec<Kind> = Vec::with_capacity(16);
+    let mut case = CaseBuf::default();
+    let mut prop_name = String::new();
+    let mut prop_value = String::new();
+    let mut scratch = String::new();
+    let mut root_seen = false;
+    let mut stats = ReadStats::default();
+    // Bytes consumed behind quick-xml's back by `skip_text`, for error offsets.
+    let mut skipped = 0u64;
+
+    loop {
+        if stack.last() == Some(&Kind::Body) {
+            skipped += skip_text(reader.get_mut())?;
+        }
+        buf.clear();
+        let pos = reader.buffer_position() + skipped;
+        let event = match reader.read_event_into(&mut buf) {
+            Ok(ev) => ev,
+            Err(quick_xml::Error::Io(e)) => {
+                return Err(JunitError::Io(
+                    std::sync::Arc::try_unwrap(e)
+                        .unwrap_or_else(|a| io::Error::new(a.kind(), a.to_string())),
+                ));
+            }
+            Err(e) => {
+                return Err(JunitError::at(
+                    reader.error_position() + skipped,
+                    format!("malformed XML: {e}"),
+                ));
+            }
+        };
+        match event {
+            Event::DocType(_) => {
+                return Err(JunitError::at(
+                    pos,
+                    "a DOCTYPE (and any entity declaration) is refused in a JUnit report; \
+                     pytest never writes one",
+                ));
+            }
+            Event::Start(ref e) | Event::Empty(ref e) => {
+                let empty = matches!(event, Event::Empty(_));
+                let name = e.name();
+                let local = name.as_ref();
+                let kind = match stack.last().copied() {
+                    None => {
+                        if root_seen {
+                            return Err(JunitError::at(
+                                pos,
+                                format!(
+                                    "unexpected <{}> after the root element ended",
+                                    element_name(e)
+                                ),
+                            ));
+                        }
+                        root_seen = true;
+                        match local {
+                            "testsuites" => Kind::Suites,
+                            "testsuite" => {
+                                stats.suites += 1;
+                                Kind::Suite
+                            }
+                            _ => {
+                                return Err(JunitError::at(
+                                    pos,
+                                    format!(
+                                        "unknown root element <{}>: expected <testsuites> or \
+                                         <testsuite> (a JUnit XML report)",
+                                        element_name(e)
+                                    ),
+                                ));
+                            }
+                        }
+                    }
+                    Some(Kind::Suites | Kind::Suite) => match local {
+                        "testsuite" => {
+                            stats.suites += 1;
+                            Kind::Suite
+                        }
+                        "testcase" => {
+                            case.reset();
+                            read_case_attrs(e, &mut case, pos)?;
+                            if !case.has_name {
+                                return Err(JunitError::at(
+                                    pos,
+                                    "<testcase> without a name attribute: expected \
+                                     name=\"test_...\"",
+                                ));
+                            }
+                            Kind::Case
+                        }
+                        "properties" => Kind::SuiteProperties,
+                        "system-out" | "system-err" => Kind::Body,
+                        _ => Kind::Other,
+                    },
+                    Some(Kind::Case) => {
+                        match local {
+                            "failure" => {
+                                case.worsen(Outcome::Failed);
+                                if read_attr(e, "message", &mut scratch, pos)?
+                                    && scratch.starts_with("[XPASS(strict)]")
+                                {
+                                    case.xpass = true;
+                                }
+                            }
+                            "error" => case.worsen(Outcome::Error),
+                            "skipped" => {
+                                let xfail = read_attr(e, "type", &mut scratch, pos)?
+                                    && scratch == "pytest.xfail";
+                                case.worsen(if xfail {
+                                    Outcome::XFail
+                                } else {
+                                    Outcome::Skipped
+                                });
+                            }
+                            "flakyFailure" | "flakyError" | "rerunFailure" | "rerunError" => {
+                                case.retry = true;
+                            }
+                            _ => {}
+                        }
+                        if local == "properties" {
+                            Kind::CaseProperties
+                        } else {
+                            Kind::Body
+                        }
+                    }
+                    Some(Kind::CaseProperties) => {
+                        if local == "property" {
+                            let has_name = read_attr(e, "name", &mut prop_name, pos)?;
+                            if has_name && prop_name == "replay" {
+                                if read_attr(e, "value", &mut prop_value, pos)? {
+                                    case.replay.clear();
+                                    case.replay.push_str(&prop_value);
+                                    case.has_replay = true;
+                                }
+                            }
+                        }
+                        Kind::Other
+                    }
+                    Some(Kind::SuiteProperties | Kind::Other) => Kind::Other,
+                    Some(Kind::Body) => Kind::Body,
+                };
+                if empty {
+                    if kind == Kind::Case {
+                        stats.cases += 1;
+                        sink(&case.as_case());
+                    }
+                } else {
+                    stack.push(kind);
+                }
+            }
+            Event::End(_) => {
+                if stack.pop() == Some(Kind::Case) {
+                    stats.cases += 1;
+                    sink(&case.as_case());
+                }
+            }
+            Event::Text(ref t) => {
+                if stack.is_empty()
+                    && !AsRef::<str>::as_ref(t)
+                        .bytes()
+                        .all(|b| b.is_ascii_whitespace())
+                {
+                    return Err(JunitError::at(
+                        pos,
+                        "expected a JUnit XML report (<testsuites> or <testsuite>), found text",
+                    ));
+                }
+            }
+            Event::GeneralRef(_) | Event::CData(_) => {
+                if stack.is_empty() {
+                    return Err(JunitError::at(
+                        pos,
+                        "expected a JUnit XML report (<testsuites> or <testsuite>), found text",
+                    ));
+                }
+            }
+            Event::Comment(_) | Event::PI(_) | Event::Decl(_) => {}
+            Event::Eof => {
+                if let Some(open) = stack.last() {
+                    return Err(JunitError::at(
+                        pos,
+                        format!(
+                            "unexpected end of file inside {} ({} element{} still open): the \
+                             report is truncated",
+                            describe(*open),
+                            stack.len(),
+                            if stack.len() == 1 { "" } else { "s" }
+                        ),
+                    ));
+                }
+                if !root_seen {
+                    return Err(JunitError::at(
+                        pos,
+                        "empty report: expected a <testsuites> or <testsuite> root element",
+                    ));
+                }
+                return Ok(stats);
+            }
+        }
+    }
+}
+
+fn describe(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Suites => "<testsuites>",
+        Kind::Suite => "a <testsuite>",
+        Kind::Case => "a <testcase>",
+        Kind::CaseProperties | Kind::SuiteProperties => "<properties>",
+        Kind::Body => "a failure, error, skipped or output body",
+        Kind::Other => "an element",
+    }
+}
+
+fn read_case_attrs(e: &BytesStart<'_>, case: &mut CaseBuf, pos: u64) -> Result<(), JunitError> {
+    let mut seen_classname = false;
+    for attr in e.attributes().with_checks(false) {
+        let attr =
+            attr.map_err(|err| JunitError::at(pos, format!("malformed attribute: {err}")))?;
+        let (target, seen) = match attr.key.as_ref() {
+            "classname" => (&mut case.classname, &mut seen_classname),
+            "name" => (&mut case.name, &mut case.has_name),
+            "file" => (&mut case.file, &mut case.has_file),
+            _ => continue,
+        };
+        if *seen {
+            return Err(JunitError::at(
+                pos,
+                format!("<testcase> has the attribute {} twice", attr.key.as_ref()),
+            ));
+        }
+        *seen = true;
+        attr_into(&attr, target, pos)?;
+    }
+    Ok(())
+}
+
+/// Reads attribute `key` of `e` into `out`; false when it is absent.
+fn read_attr(
+    e: &BytesStart<'_>,
+    key: &str,
+    out: &mut String,
+    pos: u64,
+) -> Result<bool, JunitError> {
+    for attr in e.attributes().with_checks(false) {
+        let attr =
+            attr.map_err(|err| JunitError::at(pos, format!("malformed attribute: {err}")))?;
+        if attr.key.as_ref() == key {
+            attr_into(&attr, out, pos)?;
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// Reads everything from `input` (helper for callers that hold a `Read`).
+pub fn read_from<R: Read>(input: R, sink: impl FnMut(&Case<'_>)) -> Result<ReadStats, JunitError> {
+    read(BufReader::with_capacity(256 * 1024, input), sink)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    struct Owned {
+        classname: String,
+        name: String,
+        file: Option<String>,
+        outcome: Outcome,
+        xpass: bool,
+        retry: bool,
+        replay: Option<String>,
+    }
+
+    fn cases(xml: &str) -> Result<Vec<Owned>, String> {
+        let mut out = Vec::new();
+        read_bytes(xml.as_bytes(), "r.xml", |c| {
+            out.push(Owned {
+                classname: c.classname.to_string(),
+                name: c.name.to_string(),
+                file: c.file.map(str::to_string),
+                outcome: c.outcome,
+                xpass: c.xpass,
+                retry: c.retry,
+                replay: c.replay.map(str::to_string),
+            })
+        })
+        .map_err(|e| e.to_string())?;
+        Ok(out)
+    }
+
+    fn summary(xml: &str) -> Result<Vec<String>, String> {
+        Ok(cases(xml)?
+            .into_iter()
+            .map(|c| {
+                let mut s = format!("{}|{}|{}", c.classname, c.name, c.outcome.as_str());
+                if let Some(f) = c.file {
+                    s.push_str(&format!("|file={f}"));
+                }
+                if c.xpass {
+                    s.push_str("|xpass");
+                }
+                if c.retry {
+                    s.push_str("|retry");
+                }
+                if let Some(r) = c.replay {
+                    s.push_str(&format!("|replay={r}"));
+                }
+                s
+            })
+            .collect())
+    }
+
+    const XUNIT2: &str = r#"<?xml version="1.0" encoding="utf-8"?><testsuites name="pytest tests"><testsuite name="pytest" errors="0" failures="1" skipped="0" tests="3" time="0.070" timestamp="2026-12-02T17:43:28.128197+00:00" hostname="vm"><testcase classname="tests.test_a" name="test_pass" time="0.001"><properties><property name="replay" value="caps/a.bin" /></properties></testcase><testcase classname="tests.test_a" name="test_fail" time="0.001"><failure message="AssertionError: a&lt;b &amp; c">long
+traceback &lt;module&gt; here</failure><system-out>captured</system-out></testcase><testcase classname="tests.test_a.TestK" name="test_p[1-a b]" time="0.000" /></testsuite></testsuites>"#;
+
+    const XUNIT1: &str = r#"<?xml version="1.0" encoding="utf-8"?>
+<testsuites><testsuite name="pytest" errors="0" failures="0" skipped="1" tests="2" time="0.1" timestamp="2026-12-02T17:43:28.128197">
+<testcase classname="test_a" name="test_pass" file="test_a.py" line="1" time="0.001" />
+<testcase classname="test_a" name="test_xfail" file="test_a.py" line="11" time="0.000"><skipped type="pytest.xfail" message="known" /></testcase>
+</testsuite></testsuites>"#;
+
+    #[test]
+    fn reader_table() {
+        let table: &[(&str, &str, &[&str])] = &[
+            (
+                "xunit2 with properties, failure body and output",
+                XUNIT2,
+                &[
+                    "tests.test_a|test_pass|passed|replay=caps/a.bin",
+                    "tests.test_a|test_fail|failed",
+                    "tests.test_a.TestK|test_p[1-a b]|passed",
+                ],
+            ),
+            (
+                "xunit1 with file attributes and xfail, naive timestamp",
+                XUNIT1,
+                &[
+                    "test_a|test_pass|passed|file=test_a.py",
+                    "test_a|test_xfail|xfail|file=test_a.py",
+                ],
+            ),
+            (
+                "bare testsuite root",
+                r#"<testsuite tests="99"><testcase classname="m" name="t"/></testsuite>"#,
+                &["m|t|passed"],
+            ),
+            (
+                "nested suites and suite properties",
+                r#"<testsuites><testsuite><properties><property name="replay" value="no"/></properties><testsuite><testcase classname="a" name="t1"/></testsuite><testcase classname="b" name="t2"><skipped type="pytest.skip" message="x">why</skipped></testcase></testsuite></testsuites>"#,
+                &["a|t1|passed", "b|t2|skipped"],
+            ),
+            (
+                "error and failure: the worst counts",
+                r#"<testsuite><testcase classname="a" name="t"><failure message="f"/><error message="teardown"/></testcase></testsuite>"#,
+                &["a|t|error"],
+            ),
+            (
+                "strict xpass is a failure",
+                r#"<testsuite><testcase classname="a" name="t"><failure message="[XPASS(strict)] known">[XPASS(strict)] known</failure></testcase></testsuite>"#,
+                &["a|t|failed|xpass"],
+            ),
+            (
+                "retry evidence (surefire style, nested children)",
+                r#"<testsuite><testcase classname="a" name="t"><flakyFailure message="m" type="AssertionError"><stackTrace>at x &lt;y&gt;</stackTrace><system-out><![CDATA[<not markup>]]></system-out></flakyFailure></testcase><testcase classname="a" name="u"><rerunError/></testcase><testcase classname="a" name="v"><flakyError/></testcase><testcase classname="a" name="w"><rerunFailure>x</rerunFailure></testcase></testsuite>"#,
+                &[
+                    "a|t|passed|retry",
+                    "a|u|passed|retry",
+                    "a|v|passed|retry",
+                    "a|w|passed|retry",
+                ],
+            ),
+            (
+                "collection error: empty classname",
+                r#"<testsuites><testsuite><testcase classname="" name="sub.test_broken" time="0.000"><error message="collection failure">ImportError</error></testcase></testsuite></testsuites>"#,
+                &["|sub.test_broken|error"],
+            ),
+            (
+                "comments, processing instructions and entities in attributes",
+                "<?xml version=\"1.0\"?>\n<!-- c --><?pi x?><testsuite><testcase classname=\"a\" name=\"t[&quot;&amp;&#65;]\"/></testsuite>\n",
+                &["a|t[\"&A]|passed"],
+            ),
+            ("empty testsuites", "<testsuites/>", &[]),
+        ];
+        for (name, xml, expected) in table {
+            let got = summary(xml).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(got, *expected, "{name}");
+        }
+    }
+
+    #[test]
+    fn refusals_table() {
+        let table: &[(&str, &str, &str)] = &[
+            (
+                "doctype with an entity bomb",
+                "<?xml version=\"1.0\"?>\n<!DOCTYPE lolz [<!ENTITY lol \"lol\"><!ENTITY lol2 \"&lol;&lol;\">]>\n<testsuite><testcase classname=\"a\" name=\"&lol2;\"/></testsuite>",
+                "r.xml:2:1: a DOCTYPE",
+            ),
+            (
+                "truncated inside a case body",
+                "<testsuites><testsuite>\n<testcase classname=\"a\" name=\"t\"><failure>trace",
+                "the report is truncated",
+            ),
+            (
+                "truncated inside a tag",
+                "<testsuites><testsuite><testcase classname=\"a\" na",
+                "r.xml:1:",
+            ),
+            (
+                "unknown root",
+                "<html><body/></html>",
+                "unknown root element <html>",
+            ),
+            ("not xml", "hello world", "found text"),
+            ("empty", "", "empty report"),
+            (
+                "mismatched end",
+                "<testsuite><testcase classname=\"a\" name=\"t\"></testsuite>",
+                "malformed XML",
+            ),
+            (
+                "undeclared entity in an attribute",
+                "<testsuite><testcase classname=\"a\" name=\"&bomb;\"/></testsuite>",
+                "attribute name",
+            ),
+            (
+                "testcase without a name",
+                "<testsuite><testcase classname=\"a\"/></testsuite>",
+                "without a name attribute",
+            ),
+            (
+                "duplicate attribute",
+                "<testsuite><testcase classname=\"a\" name=\"t\" name=\"u\"/></testsuite>",
+                "attribute name twice",
+            ),
+            (
+                "second root",
+                "<testsuite/><testsuite/>",
+                "after the root element ended",
+            ),
+        ];
+        for (name, xml, expected) in table {
+            let err = cases(xml).expect_err(name);
+            assert!(err.contains(expected), "{name}: {err}");
+        }
+    }
+
+    #[test]
+    fn huge_bodies_are_skipped_and_offsets_stay_right() {
+        let body = "x".repeat(3_000_000);
+        let xml = format!(
+            "<testsuite>\n<testcase classname=\"a\" name=\"t\"><system-out>{body}</system-out></testcase>\n<bogus"
+        );
+        let err = cases(&xml).unwrap_err();
+        assert!(err.starts_with("r.xml:3:"), "{err}");
+        let ok = format!(
+            "<testsuite><testcase classname=\"a\" name=\"t\"><failure>{body}</failure></testcase></testsuite>"
+        );
+        assert_eq!(summary(&ok).unwrap(), ["a|t|failed"]);
+    }
+
+    #[test]
+    fn line_col_counts_bytes() {
+        assert_eq!(line_col(&b"ab\ncd"[..], 0).unwrap(), (1, 1));
+        assert_eq!(line_col(&b"ab\ncd"[..], 4).unwrap(), (2, 2));
+        assert_eq!(line_col(&b"ab\ncd"[..], 2).unwrap(), (1, 3));
+    }
+}

@@ -1,0 +1,128 @@
+//! lane-tally: reads the evidence document and each lane's JUnit reports, matches every case
+//! to a scanned test and decides. See DESIGN.md §7.
+
+pub mod junit;
+pub mod render;
+pub mod resolve;
+pub mod vote;
+
+use std::path::PathBuf;
+
+use clap::{CommandFactory, Parser};
+use lane_core::cli::{DocumentArgs, Format, Generate};
+use lane_core::scan::Lane;
+use lane_core::{Error, Status};
+
+pub use vote::{Decision, Options, Report, TallySection};
+
+const AFTER_HELP: &str = "\
+Example pipeline:
+  lane-scan \\
+    | lane-lock verify \\
+    | freeze-ledger check --today \"$LANES_TODAY\" \\
+    > evidence.json
+  PYTHONHASHSEED=0 pytest -m merge   --strict-markers --junitxml=out/merge.xml
+  PYTHONHASHSEED=0 pytest -m witness --strict-markers --junitxml=out/witness.xml
+  PYTHONHASHSEED=0 pytest -m freeze  --strict-markers --junitxml=out/freeze.xml
+  lane-tally --junit merge=out/merge.xml --junit witness=out/witness.xml \\
+             --junit freeze=out/freeze.xml < evidence.json > verdict.json
+
+Exit status: 0 approve, 1 reject, 2 the inputs could not be read.
+Explain a rule: lane-tally --explain missing-vote";
+
+/// Tally the lanes' votes: match each lane's JUnit reports against the scan and decide.
+#[derive(Debug, Parser)]
+#[command(name = "lane-tally", version, about, after_help = AFTER_HELP)]
+pub struct Args {
+    /// A lane's JUnit XML report, as LANE=PATH (merge, witness or freeze); repeat it for
+    /// several lanes, and for several shards of one lane.
+    #[arg(long = "junit", value_name = "LANE=PATH", value_parser = parse_junit)]
+    pub junit: Vec<Report>,
+    /// The root that `replay` properties of freeze cases are resolved in.
+    #[arg(long, value_name = "DIR")]
+    pub rootdir: Option<PathBuf>,
+    /// The base branch's evidence document (with its scan section): report merge tests that
+    /// are gone or moved, and the per-lane change.
+    #[arg(long, value_name = "FILE")]
+    pub base: Option<PathBuf>,
+    /// Acknowledge intended removals or lane changes of merge tests (they stay listed as
+    /// warnings, with this text).
+    #[arg(long, value_name = "TEXT")]
+    pub reason: Option<String>,
+    /// Print the explanation of a rule and exit.
+    #[arg(long, value_name = "RULE")]
+    pub explain: Option<String>,
+    #[arg(long, value_enum, hide = true)]
+    pub generate: Option<Generate>,
+    #[command(flatten)]
+    pub document: DocumentArgs,
+}
+
+fn parse_junit(text: &str) -> Result<Report, String> {
+    let Some((lane, path)) = text.split_once('=') else {
+        return Err(format!(
+            "expected LANE=PATH (e.g. merge=out/merge.xml), found '{text}'"
+        ));
+    };
+    let lane = Lane::from_name(lane)
+        .ok_or_else(|| format!("unknown lane '{lane}': expected merge, witness or freeze"))?;
+    if path.is_empty() {
+        return Err(format!("--junit {lane}=: the path is empty"));
+    }
+    Ok(Report {
+        lane,
+        path: path.to_string(),
+    })
+}
+
+/// The whole tool: read, vote, write. Returns approve (Clean) or reject (Findings).
+pub fn run(args: Args) -> Result<Status, Error> {
+    if let Some(rule) = &args.explain {
+        return lane_core::cli::explain(rule);
+    }
+    if let Some(what) = args.generate {
+        return lane_core::cli::generate(Args::command(), what);
+    }
+    let rootdir = lane_core::cli::rootdir(args.rootdir.as_deref())?;
+    let mut doc = args.document.read()?;
+    let base = match &args.base {
+        Some(path) => Some(lane_core::Document::parse(
+            &lane_core::io::read_file(path)?,
+            &path.display().to_string(),
+        )?),
+        None => None,
+    };
+    let options = Options {
+        reports: args.junit.clone(),
+        rootdir,
+        base,
+        reason: args.reason.clone(),
+    };
+    let section = vote::tally(&doc, &options)?;
+    let illegal = doc
+        .all_problems("<evidence document>")?
+        .iter()
+        .filter(|(name, _)| name != vote::SECTION)
+        .flat_map(|(_, p)| p)
+        .filter(|p| render::is_illegal(p))
+        .count();
+    doc.set_section(vote::SECTION, &section);
+    let bytes = doc.to_bytes();
+    if let Some(path) = &args.document.output {
+        lane_core::io::atomic_write(path, &bytes)?;
+    }
+    match args.document.format {
+        Format::Json => lane_core::io::write_stdout(&bytes)?,
+        Format::Markdown => {
+            lane_core::io::write_stdout(render::markdown(&section, illegal).as_bytes())?
+        }
+        Format::Github => lane_core::io::write_stdout(render::github(&section).as_bytes())?,
+    }
+    let mut shown = section.reasons.clone();
+    shown.extend(section.problems.iter().filter(|p| !p.is_error()).cloned());
+    args.document.summarize(vote::TOOL, &shown);
+    Ok(match section.decision {
+        Decision::Approve => Status::Clean,
+        Decision::Reject => Status::Findings,
+    })
+}

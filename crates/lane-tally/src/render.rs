@@ -1,0 +1,126 @@
+//! Markdown (a PR comment: the decision table filled with this patch's counts, then every
+//! reason) and GitHub annotations (one per reason, at the test's file and line).
+
+use lane_core::Problem;
+use lane_core::render::{github, markdown, plural};
+use lane_core::scan::Lane;
+
+use crate::vote::{Decision, TallySection};
+
+/// The DESIGN.md §1 decision table, one row per lane, with this patch's counts.
+const TABLE_ROWS: &[(Lane, &str, &str, &str, &str)] = &[
+    (
+        Lane::Merge,
+        "invariants over a generated domain; human-written input/output pairs",
+        "yes",
+        "yes",
+        "domain + `shrinking:` note, or an `owner:` line",
+    ),
+    (
+        Lane::Witness,
+        "golden files / snapshot bytes; characterization of current behaviour",
+        "yes, when a digest moves",
+        "no",
+        "SHA-256 in the lock, or a lock date",
+    ),
+    (
+        Lane::Freeze,
+        "intermittent failure with a captured seed",
+        "no (non-voting)",
+        "no",
+        "ledger row: seed, input digest, expiry, last replay job",
+    ),
+];
+
+/// Rules that make a suite illegal (the table's last row).
+const ILLEGAL: &[&str] = &["unconditional-skip", "unmarked", "multiple-lanes"];
+
+pub fn markdown(section: &TallySection, upstream_illegal: usize) -> String {
+    let mut out = String::new();
+    let verdict = match section.decision {
+        Decision::Approve => "**approve**",
+        Decision::Reject => "**reject**",
+    };
+    out.push_str(&format!("### lane-tally: {verdict}\n\n"));
+    out.push_str(
+        "| lane | what belongs there | may fail the patch | may approve the patch | required \
+         attachment | tests | cases | passed | failed | errors | skipped | missing |\n",
+    );
+    out.push_str("|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (lane, what, fail, approve, attachment) in TABLE_ROWS {
+        let c = section.lanes.get(*lane);
+        out.push_str(&format!(
+            "| {lane} | {what} | {fail} | {approve} | {attachment} | {} | {} | {} | {} | {} | {} | {} |\n",
+            c.tests, c.cases, c.passed, c.failed, c.errors, c.skipped, c.missing
+        ));
+    }
+    out.push_str(&format!(
+        "| — | unconditional skip, unmarked test, test in two lanes | illegal: reject the job | | \
+         | {upstream_illegal} | | | | | | |\n\n"
+    ));
+    if let Some(delta) = &section.delta {
+        out.push_str(
+            "Change against the base:\n\n| lane | base | patch | change |\n|---|---:|---:|---:|\n",
+        );
+        for (lane, d) in [
+            (Lane::Merge, delta.merge),
+            (Lane::Witness, delta.witness),
+            (Lane::Freeze, delta.freeze),
+        ] {
+            out.push_str(&format!(
+                "| {lane} | {} | {} | {:+} |\n",
+                d.base, d.head, d.change
+            ));
+        }
+        out.push('\n');
+    }
+    if let Some(reason) = &section.reason {
+        out.push_str(&format!(
+            "Reason given for removed or moved merge tests: {}\n\n",
+            markdown::cell(reason)
+        ));
+    }
+    if section.reports.is_empty() {
+        out.push_str("No JUnit report was given.\n\n");
+    } else {
+        let names: Vec<String> = section
+            .reports
+            .iter()
+            .map(|r| format!("{}=`{}`", r.lane, r.path))
+            .collect();
+        out.push_str(&format!("Reports: {}\n\n", names.join(", ")));
+    }
+    let n = section.reasons.len();
+    if n == 0 {
+        out.push_str("No reason to reject.\n");
+    } else {
+        out.push_str(&format!("{n} reason{} to reject:\n\n", plural(n)));
+        out.push_str(&markdown::problem_table(&section.reasons));
+    }
+    let warnings: Vec<Problem> = section
+        .problems
+        .iter()
+        .filter(|p| !p.is_error())
+        .cloned()
+        .collect();
+    if !warnings.is_empty() {
+        out.push_str(&format!(
+            "\n{} warning{}:\n\n",
+            warnings.len(),
+            plural(warnings.len())
+        ));
+        out.push_str(&markdown::problem_table(&warnings));
+    }
+    out
+}
+
+pub fn is_illegal(p: &Problem) -> bool {
+    p.is_error() && ILLEGAL.contains(&p.rule.as_str())
+}
+
+/// One annotation per reason, then lane-tally's own warnings.
+pub fn github(section: &TallySection) -> String {
+    let mut all: Vec<Problem> = section.reasons.clone();
+    all.extend(section.problems.iter().filter(|p| !p.is_error()).cloned());
+    github::annotations(&all)
+}
