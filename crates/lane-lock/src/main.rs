@@ -1,3 +1,154 @@
-fn main() {
-    // Built in its own issue.
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{CommandFactory, Parser, Subcommand};
+use lane_core::cli::{DocumentArgs, Generate};
+use lane_core::{Document, Error, Status};
+use lane_lock::{Place, TOOL, diff, update, verify};
+
+const AFTER_HELP: &str = "\
+Commands and their output:
+  lock PATH... --today DATE   hashes files (or every file under a folder) and adds or updates
+                              their entries in the lock (atomic write; unchanged entries keep
+                              locked_on). Prints a document with a `lock_update` section
+                              {tool, lock, added, changed, unchanged, sidecars, problems}.
+                              Stdin is not read (--input FILE extends that document).
+  verify                      rehashes every lock entry and every *.sha256 sidecar under the
+                              root and checks every witness fixture of the scan section is
+                              locked. Writes the `lock` section {tool, lock, files, problems}.
+  diff BASE HEAD              compares two locks ('-' = stdin; empty = no lock) and writes
+                              the `lock_diff` section of the document on stdin.
+
+Exit status: 0 no errors in the section, 1 findings, 2 could not do the job.
+
+Example pipeline:
+  lane-lock lock tests/fixtures --today \"$LANES_TODAY\"        # lock golden files, review lanes.lock
+  lane-scan | lane-lock verify | freeze-ledger check --today \"$LANES_TODAY\" > evidence.json
+  git show origin/main:lanes.lock > base.lock
+  git diff --name-only origin/main > changed.txt
+  lane-lock diff base.lock lanes.lock --changed changed.txt < evidence.json > evidence2.json";
+
+/// Hash-lock witness fixtures: lanes.lock and .sha256 sidecars are the oracle.
+#[derive(Debug, Parser)]
+#[command(name = "lane-lock", version, after_help = AFTER_HELP)]
+struct Cli {
+    #[command(flatten)]
+    doc: DocumentArgs,
+    /// The lock file [default: <rootdir>/lanes.lock].
+    #[arg(long, value_name = "FILE", global = true)]
+    lock: Option<PathBuf>,
+    /// The root every locked path is relative to [default: .].
+    #[arg(long, value_name = "DIR", global = true)]
+    rootdir: Option<PathBuf>,
+    /// Print what a rule means and how to fix it, then exit.
+    #[arg(long, value_name = "RULE")]
+    explain: Option<String>,
+    /// Write shell completions or a man page to stdout.
+    #[arg(long, value_enum, hide = true)]
+    generate: Option<Generate>,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Hash files or folders and add or update their entries in the lock.
+    Lock {
+        /// Files or folders (relative to the current folder, inside the root).
+        #[arg(required = true, value_name = "PATH")]
+        paths: Vec<PathBuf>,
+        /// The lock date for new and changed entries [default: $LANES_TODAY].
+        #[arg(long, value_name = "YYYY-MM-DD")]
+        today: Option<String>,
+        /// Also write FILE.sha256 next to each file (the bare hex digest and a newline).
+        #[arg(long)]
+        sidecar: bool,
+    },
+    /// Rehash every lock entry and sidecar; check every witness fixture is locked.
+    Verify,
+    /// Compare two locks: added, removed and moved entries.
+    Diff {
+        /// The lock before the change (a file, or '-' for stdin; empty means no lock).
+        base: String,
+        /// The lock after the change (a file, or '-' for stdin).
+        head: String,
+        /// Paths the change touches, one per line (git diff --name-only).
+        #[arg(long, value_name = "FILE")]
+        changed: Option<PathBuf>,
+        /// Why the locked bytes changed; lifts lock-batched-with-behavior.
+        #[arg(long, value_name = "TEXT")]
+        reason: Option<String>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    lane_core::cli::run(TOOL, || body(cli))
+}
+
+fn body(cli: Cli) -> Result<Status, Error> {
+    if let Some(what) = cli.generate {
+        return lane_core::cli::generate(Cli::command(), what);
+    }
+    if let Some(rule) = &cli.explain {
+        return lane_core::cli::explain(rule);
+    }
+    let Some(command) = cli.command else {
+        return Err(Error::usage(
+            "a command is needed: lock, verify or diff (see lane-lock --help)",
+        ));
+    };
+    let root = lane_core::cli::rootdir(cli.rootdir.as_deref())?;
+    let place = Place::new(root, cli.lock.clone());
+    match command {
+        Command::Lock {
+            paths,
+            today,
+            sidecar,
+        } => {
+            let today = lane_core::clock::today(today.as_deref())?.to_string();
+            let opts = update::LockOptions {
+                paths,
+                today,
+                sidecar,
+            };
+            let doc = update::run(&place, &opts, cli.doc.input.as_deref())?;
+            cli.doc.emit(TOOL, &doc, update::SECTION, None)?;
+            Ok(Status::Clean)
+        }
+        Command::Verify => {
+            let (doc, section) = verify::verify(&place, cli.doc.read()?)?;
+            cli.doc.emit(TOOL, &doc, verify::SECTION, None)?;
+            Ok(Status::from_problems(&section.problems))
+        }
+        Command::Diff {
+            base,
+            head,
+            changed,
+            reason,
+        } => {
+            let doc = if base == "-" || head == "-" {
+                match cli.doc.input.as_deref() {
+                    Some(p) if p.as_os_str() == "-" => {
+                        return Err(Error::usage(
+                            "stdin is BASE or HEAD: give the document with --input FILE",
+                        ));
+                    }
+                    Some(p) => lane_core::io::read_document(Some(p))?,
+                    None => Document::empty(),
+                }
+            } else {
+                cli.doc.read()?
+            };
+            let opts = diff::DiffOptions {
+                base,
+                head,
+                changed,
+                reason,
+            };
+            let (doc, section) = diff::diff(&place, &opts, doc)?;
+            cli.doc.emit(TOOL, &doc, diff::SECTION, None)?;
+            Ok(Status::from_problems(&section.problems))
+        }
+    }
 }

@@ -1,0 +1,286 @@
+//! `lane-lock diff BASE HEAD`: what a change does to the lock — added, removed and moved
+//! entries — written as the `lock_diff` section. A lock edit is its own review surface: moved
+//! and removed entries are errors, and moving digests in the same change as code
+//! (`--changed`) is `lock-batched-with-behavior` unless `--reason` says why the bytes changed.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Read;
+use std::path::Path;
+
+use lane_core::rule::Rule;
+use lane_core::{Document, Error, Problem};
+use serde::{Deserialize, Serialize};
+
+use crate::lock::{self, Entry, LockFile};
+use crate::{Place, TOOL};
+
+/// The section name.
+pub const SECTION: &str = "lock_diff";
+
+/// How many behaviour paths a `lock-batched-with-behavior` message names.
+const NAMED_PATHS: usize = 5;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiffSection {
+    pub tool: String,
+    /// BASE and HEAD as given (`-` for stdin; an absolute path shows only its file name).
+    pub base: String,
+    pub head: String,
+    /// Entries only in HEAD.
+    pub added: Vec<Entry>,
+    /// Entries only in BASE.
+    pub removed: Vec<Entry>,
+    /// Entries whose digest differs.
+    pub moved: Vec<Moved>,
+    /// Number of entries with the same digest in both.
+    pub unchanged: u64,
+    /// With `--changed`: the changed paths that are neither locked files, nor the lock, nor
+    /// sidecars (sorted). Null without `--changed`.
+    pub behavior_changes: Option<Vec<String>>,
+    /// `--reason`, recorded as given.
+    pub reason: Option<String>,
+    pub problems: Vec<Problem>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Moved {
+    pub path: String,
+    pub base_sha256: String,
+    pub base_bytes: u64,
+    pub head_sha256: String,
+    pub head_bytes: u64,
+}
+
+/// Options of `lane-lock diff`.
+#[derive(Debug, Clone, Default)]
+pub struct DiffOptions {
+    pub base: String,
+    pub head: String,
+    /// A file with one changed path per line (`git diff --name-only`).
+    pub changed: Option<std::path::PathBuf>,
+    pub reason: Option<String>,
+}
+
+/// Reads BASE or HEAD: `-` is stdin; empty content means "no lock".
+fn read_lock(arg: &str, place: &Place) -> Result<(LockFile, String), Error> {
+    let (bytes, name) = if arg == "-" {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut bytes)
+            .map_err(|e| Error::io("<stdin>", e))?;
+        (bytes, "-".to_string())
+    } else {
+        let name = crate::display_name(Path::new(arg), &place.root);
+        (crate::read_small(Path::new(arg), &name)?, name)
+    };
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok((LockFile::default(), name));
+    }
+    Ok((LockFile::parse(&bytes, &name)?, name))
+}
+
+/// Compares two locks.
+pub fn compare(base: &LockFile, head: &LockFile) -> (Vec<Entry>, Vec<Entry>, Vec<Moved>, u64) {
+    let b: BTreeMap<&str, &Entry> = base.files.iter().map(|e| (e.path.as_str(), e)).collect();
+    let h: BTreeMap<&str, &Entry> = head.files.iter().map(|e| (e.path.as_str(), e)).collect();
+    let (mut added, mut removed, mut moved, mut unchanged) =
+        (Vec::new(), Vec::new(), Vec::new(), 0);
+    for (path, he) in &h {
+        match b.get(path) {
+            None => added.push((*he).clone()),
+            Some(be) if be.sha256 != he.sha256 => moved.push(Moved {
+                path: path.to_string(),
+                base_sha256: be.sha256.clone(),
+                base_bytes: be.bytes,
+                head_sha256: he.sha256.clone(),
+                head_bytes: he.bytes,
+            }),
+            Some(_) => unchanged += 1,
+        }
+    }
+    for (path, be) in &b {
+        if !h.contains_key(path) {
+            removed.push((*be).clone());
+        }
+    }
+    (added, removed, moved, unchanged)
+}
+
+/// Parses `--changed` content: one path per line, blank lines ignored, `./` dropped.
+pub fn parse_changed(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = text
+        .lines()
+        .map(|l| l.trim_end_matches('\r').trim())
+        .filter(|l| !l.is_empty())
+        .map(|l| l.trim_start_matches("./").to_string())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Runs the diff and sets the `lock_diff` section of `doc`.
+pub fn diff(
+    place: &Place,
+    opts: &DiffOptions,
+    mut doc: Document,
+) -> Result<(Document, DiffSection), Error> {
+    if opts.base == "-" && opts.head == "-" {
+        return Err(Error::usage("only one of BASE and HEAD can be '-' (stdin)"));
+    }
+    if opts.reason.as_deref().is_some_and(|r| r.trim().is_empty()) {
+        return Err(Error::usage(
+            "--reason needs a text saying why the locked bytes changed",
+        ));
+    }
+    let changed = match &opts.changed {
+        Some(path) => {
+            let name = crate::display_name(path, &place.root);
+            let bytes = crate::read_small(path, &name)?;
+            let text = String::from_utf8(bytes).map_err(|_| {
+                Error::parse(name.clone(), 0, 0, "expected UTF-8 text, one path per line")
+            })?;
+            Some(parse_changed(&text))
+        }
+        None => None,
+    };
+    let (base, base_name) = read_lock(&opts.base, place)?;
+    let (head, head_name) = read_lock(&opts.head, place)?;
+    let (added, removed, moved, unchanged) = compare(&base, &head);
+
+    let mut problems = Vec::new();
+    for m in &moved {
+        problems.push(
+            Problem::new(
+                Rule::LockEntryMoved,
+                format!(
+                    "{}: locked digest moved from {} to {}: review the new bytes",
+                    m.path, m.base_sha256, m.head_sha256
+                ),
+            )
+            .file(m.path.clone()),
+        );
+    }
+    for r in &removed {
+        problems.push(
+            Problem::new(
+                Rule::LockEntryRemoved,
+                format!(
+                    "{}: lock entry removed (was {}): its bytes are no longer witnessed",
+                    r.path, r.sha256
+                ),
+            )
+            .file(r.path.clone()),
+        );
+    }
+
+    let behavior_changes = changed.map(|changed| {
+        let locked: BTreeSet<&str> = base
+            .files
+            .iter()
+            .chain(&head.files)
+            .map(|e| e.path.as_str())
+            .collect();
+        let mut lock_names: BTreeSet<String> = BTreeSet::new();
+        lock_names.insert(place.lock_name());
+        for (arg, name) in [(&opts.base, &base_name), (&opts.head, &head_name)] {
+            if arg != "-" {
+                lock_names.insert(name.clone());
+            }
+        }
+        changed
+            .into_iter()
+            .filter(|p| {
+                !locked.contains(p.as_str())
+                    && !lock_names.contains(p)
+                    && !p.ends_with(lock::SIDECAR_SUFFIX)
+            })
+            .collect::<Vec<String>>()
+    });
+    if let Some(behavior) = &behavior_changes {
+        if !moved.is_empty() && !behavior.is_empty() && opts.reason.is_none() {
+            let mut named: Vec<&str> = behavior
+                .iter()
+                .take(NAMED_PATHS)
+                .map(String::as_str)
+                .collect();
+            if behavior.len() > NAMED_PATHS {
+                named.push("...");
+            }
+            problems.push(Problem::new(
+                Rule::LockBatchedWithBehavior,
+                format!(
+                    "this change moves {} locked digest{} and also changes {} other file{} ({}): \
+                     split the lock edit into its own change or pass --reason",
+                    moved.len(),
+                    lane_core::render::plural(moved.len()),
+                    behavior.len(),
+                    lane_core::render::plural(behavior.len()),
+                    named.join(", ")
+                ),
+            ));
+        }
+    }
+
+    lane_core::problem::normalize(&mut problems);
+    let section = DiffSection {
+        tool: TOOL.into(),
+        base: base_name,
+        head: head_name,
+        added,
+        removed,
+        moved,
+        unchanged,
+        behavior_changes,
+        reason: opts.reason.clone(),
+        problems,
+    };
+    doc.set_section(SECTION, &section);
+    Ok((doc, section))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(path: &str, c: char) -> Entry {
+        Entry {
+            path: path.into(),
+            sha256: c.to_string().repeat(64),
+            bytes: 1,
+            locked_on: "2026-01-01".into(),
+        }
+    }
+
+    #[test]
+    fn compares_by_path() {
+        let base = LockFile {
+            files: vec![entry("a", 'a'), entry("b", 'b'), entry("c", 'c')],
+        };
+        let head = LockFile {
+            files: vec![entry("a", 'a'), entry("b", 'f'), entry("d", 'd')],
+        };
+        let (added, removed, moved, unchanged) = compare(&base, &head);
+        assert_eq!(added, vec![entry("d", 'd')]);
+        assert_eq!(removed, vec![entry("c", 'c')]);
+        assert_eq!(moved.len(), 1);
+        assert_eq!(moved[0].path, "b");
+        assert_eq!(moved[0].head_sha256, "f".repeat(64));
+        assert_eq!(unchanged, 1);
+    }
+
+    #[test]
+    fn changed_lists() {
+        let cases = [
+            ("", vec![]),
+            ("a.py\n\n./b.py\r\na.py\n", vec!["a.py", "b.py"]),
+            ("  spaced.txt  \n", vec!["spaced.txt"]),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(parse_changed(text), expected, "{text:?}");
+        }
+    }
+}

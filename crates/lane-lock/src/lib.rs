@@ -1,0 +1,88 @@
+//! lane-lock: the lock file is the oracle.
+//!
+//! - [`update`] — `lane-lock lock PATH...`: hash files or folders and add or update their
+//!   entries in `lanes.lock` (and, with `--sidecar`, `FILE.sha256` sidecars).
+//! - [`verify`] — `lane-lock verify`: rehash every lock entry and sidecar, check every
+//!   witness fixture of the scan is locked, and write the `lock` section.
+//! - [`diff`] — `lane-lock diff BASE HEAD`: compare two locks and write the `lock_diff`
+//!   section.
+//!
+//! [`lock`] holds the manifest and sidecar formats, [`hash`] the hashing.
+
+pub mod diff;
+pub mod hash;
+pub mod lock;
+pub mod update;
+pub mod verify;
+
+use std::path::{Component, Path, PathBuf};
+
+use lane_core::Error;
+
+/// The tool name used in sections and messages.
+pub const TOOL: &str = "lane-lock";
+
+/// Where a tool run looks: the root and the lock file.
+#[derive(Debug, Clone)]
+pub struct Place {
+    pub root: PathBuf,
+    /// The lock file as given (`--lock`) or `<root>/lanes.lock`.
+    pub lock: PathBuf,
+}
+
+impl Place {
+    pub fn new(root: PathBuf, lock: Option<PathBuf>) -> Place {
+        let lock = lock.unwrap_or_else(|| root.join(lock::LOCK_FILE_NAME));
+        Place { root, lock }
+    }
+
+    /// The lock file's name for output and messages: root-relative when it lies inside the
+    /// root, otherwise as given when relative, otherwise just its file name (output never
+    /// holds an absolute path).
+    pub fn lock_name(&self) -> String {
+        display_name(&self.lock, &self.root)
+    }
+}
+
+/// A path for output: root-relative when inside `root`, as given when relative, otherwise
+/// only its file name.
+pub fn display_name(path: &Path, root: &Path) -> String {
+    if let (Ok(root), Some(parent), Some(name)) = (
+        root.canonicalize(),
+        lexical(path).parent().map(Path::to_path_buf),
+        path.file_name(),
+    ) {
+        let parent = if parent.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            parent
+        };
+        if let Ok(real_parent) = parent.canonicalize() {
+            if let Ok(rel) = real_parent.join(name).strip_prefix(&root) {
+                return lane_core::paths::to_slash(rel);
+            }
+        }
+    }
+    if path.is_relative() {
+        lane_core::paths::to_slash(path)
+    } else {
+        path.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+}
+
+/// `path` without `.` components (lexically; `..` is kept).
+pub fn lexical(path: &Path) -> PathBuf {
+    path.components()
+        .filter(|c| !matches!(c, Component::CurDir))
+        .collect()
+}
+
+/// Reads a lock or sidecar: a regular file only.
+pub fn read_small(path: &Path, name: &str) -> Result<Vec<u8>, Error> {
+    hash::read_regular(path).map_err(|e| match e {
+        hash::HashError::Io(io) => Error::io(name, io),
+        other => Error::io(name, std::io::Error::other(other.to_string())),
+    })
+}

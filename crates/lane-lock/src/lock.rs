@@ -1,0 +1,812 @@
+//! The lock manifest (`lanes.lock`) and `.sha256` sidecars: parsing with positions, writing
+//! in canonical form, and finding sidecars under the root.
+//!
+//! `lanes.lock` is `{"version": 1, "files": [{"path", "sha256", "bytes", "locked_on"}]}`,
+//! sorted by path, with root-relative `/` paths. Reading is strict (fail closed): unknown
+//! fields, a digest that is not 64 lowercase hex digits, a date that is not `YYYY-MM-DD`, a
+//! duplicate path or another version are errors located at the offending value.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use lane_core::Error;
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// The lock format version this build reads and writes.
+pub const LOCK_VERSION: u64 = 1;
+
+/// The default lock file name, at the rootdir.
+pub const LOCK_FILE_NAME: &str = "lanes.lock";
+
+/// The file name suffix of a sidecar.
+pub const SIDECAR_SUFFIX: &str = ".sha256";
+
+/// One locked file.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    /// Root-relative, `/`-separated.
+    pub path: String,
+    /// 64 lowercase hex digits.
+    pub sha256: String,
+    pub bytes: u64,
+    /// `YYYY-MM-DD`: when these bytes were locked.
+    pub locked_on: String,
+}
+
+/// A parsed lock: entries sorted by path, paths unique.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LockFile {
+    pub files: Vec<Entry>,
+}
+
+#[derive(Serialize)]
+struct LockOut<'a> {
+    version: u64,
+    files: &'a [Entry],
+}
+
+impl LockFile {
+    /// Parses lock bytes. Empty or all-whitespace input is an error here (callers that accept
+    /// "no lock", like `diff`, check for it first).
+    pub fn parse(bytes: &[u8], source_name: &str) -> Result<LockFile, Error> {
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Err(Error::parse(
+                source_name,
+                1,
+                1,
+                "expected a lock {\"version\": 1, \"files\": [...]}, found an empty file",
+            ));
+        }
+        let mut de = serde_json::Deserializer::from_slice(bytes);
+        let raw = RawLock::deserialize(&mut de)
+            .and_then(|raw| de.end().map(|()| raw))
+            .map_err(|e| locate(bytes, source_name, &e))?;
+        let mut files = raw.files;
+        files.sort();
+        Ok(LockFile { files })
+    }
+
+    /// The canonical bytes: version then files, entries sorted by path, two-space indent,
+    /// trailing newline.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut files = self.files.clone();
+        files.sort();
+        let out = LockOut {
+            version: LOCK_VERSION,
+            files: &files,
+        };
+        let mut bytes = serde_json::to_vec_pretty(&out).unwrap_or_default();
+        bytes.push(b'\n');
+        bytes
+    }
+
+    pub fn get(&self, path: &str) -> Option<&Entry> {
+        self.files
+            .binary_search_by(|e| e.path.as_str().cmp(path))
+            .ok()
+            .map(|i| &self.files[i])
+    }
+}
+
+/// Messages of errors found in a value (as opposed to the structure around it); their
+/// position is moved back from the end of the value to its start.
+const VALUE_ERRORS: &[&str] = &[
+    "expected a 64-digit lowercase hex digest",
+    "expected a date as YYYY-MM-DD",
+    "duplicate path",
+    "unsupported lock version",
+];
+
+/// Turns a serde_json error into a located parse error, pointing at the start of the value
+/// when the value itself was refused.
+fn locate(bytes: &[u8], source_name: &str, err: &serde_json::Error) -> Error {
+    let located = Error::json(source_name, err);
+    let Error::Parse {
+        line,
+        column,
+        message,
+        ..
+    } = &located
+    else {
+        return located;
+    };
+    if !VALUE_ERRORS.iter().any(|m| message.starts_with(m)) {
+        return located;
+    }
+    match value_start(bytes, *line, *column) {
+        Some((l, c)) => Error::parse(source_name, l, c, message.clone()),
+        None => located,
+    }
+}
+
+/// serde_json reports a refused value at its last byte; walk back to its first byte and
+/// return that position (1-based line and column).
+fn value_start(bytes: &[u8], line: usize, column: usize) -> Option<(usize, usize)> {
+    if line == 0 || column == 0 {
+        return None;
+    }
+    // Byte offset of (line, column).
+    let mut offset = 0;
+    for _ in 1..line {
+        offset += bytes[offset..].iter().position(|&b| b == b'\n')? + 1;
+    }
+    let end = (offset + column - 1).min(bytes.len().checked_sub(1)?);
+    let start = if bytes[end] == b'"' {
+        // The opening quote: the previous quote not escaped by an odd run of backslashes.
+        let mut i = end;
+        loop {
+            i = bytes[..i].iter().rposition(|&b| b == b'"')?;
+            let slashes = bytes[..i].iter().rev().take_while(|&&b| b == b'\\').count();
+            if slashes % 2 == 0 {
+                break i;
+            }
+        }
+    } else {
+        let mut i = end;
+        while i > 0 && matches!(bytes[i - 1], b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E') {
+            i -= 1;
+        }
+        i
+    };
+    let line_start = bytes[..start]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let line_no = bytes[..start].iter().filter(|&&b| b == b'\n').count() + 1;
+    let col = String::from_utf8_lossy(&bytes[line_start..start])
+        .chars()
+        .count()
+        + 1;
+    Some((line_no, col))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLock {
+    #[allow(dead_code)]
+    version: Version,
+    #[serde(deserialize_with = "unique_entries")]
+    files: Vec<Entry>,
+}
+
+struct Version;
+
+impl<'de> Deserialize<'de> for Version {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = serde_json::Value::deserialize(d)?;
+        if v.as_u64() == Some(LOCK_VERSION) {
+            Ok(Version)
+        } else {
+            Err(de::Error::custom(format!(
+                "unsupported lock version {v} (this build reads version {LOCK_VERSION})"
+            )))
+        }
+    }
+}
+
+fn unique_entries<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Entry>, D::Error> {
+    struct Files;
+    impl<'de> Visitor<'de> for Files {
+        type Value = Vec<Entry>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a list of lock entries")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Entry>, A::Error> {
+            let mut seen = BTreeSet::new();
+            let mut out = Vec::new();
+            while let Some(e) = seq.next_element_seed(EntrySeed { seen: &mut seen })? {
+                out.push(e);
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_seq(Files)
+}
+
+/// Deserializes one entry, checking each value as it is read so an error points at it.
+struct EntrySeed<'a> {
+    seen: &'a mut BTreeSet<String>,
+}
+
+const ENTRY_FIELDS: &[&str] = &["path", "sha256", "bytes", "locked_on"];
+
+impl<'de> DeserializeSeed<'de> for EntrySeed<'_> {
+    type Value = Entry;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Entry, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for EntrySeed<'_> {
+    type Value = Entry;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a lock entry {\"path\", \"sha256\", \"bytes\", \"locked_on\"}")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Entry, A::Error> {
+        let (mut path, mut sha256, mut bytes, mut locked_on) = (None, None, None, None);
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "path" => {
+                    if path.is_some() {
+                        return Err(de::Error::duplicate_field("path"));
+                    }
+                    let p: String = map.next_value()?;
+                    if !self.seen.insert(p.clone()) {
+                        return Err(de::Error::custom(format!(
+                            "duplicate path '{p}': each file has one entry"
+                        )));
+                    }
+                    path = Some(p);
+                }
+                "sha256" => {
+                    if sha256.is_some() {
+                        return Err(de::Error::duplicate_field("sha256"));
+                    }
+                    let s: String = map.next_value()?;
+                    if !lane_core::hex::is_sha256(&s) {
+                        return Err(de::Error::custom(format!(
+                            "expected a 64-digit lowercase hex digest, found '{}'",
+                            clip(&s)
+                        )));
+                    }
+                    sha256 = Some(s);
+                }
+                "bytes" => {
+                    if bytes.is_some() {
+                        return Err(de::Error::duplicate_field("bytes"));
+                    }
+                    bytes = Some(map.next_value::<u64>()?);
+                }
+                "locked_on" => {
+                    if locked_on.is_some() {
+                        return Err(de::Error::duplicate_field("locked_on"));
+                    }
+                    let s: String = map.next_value()?;
+                    if let Err(e) = lane_core::clock::parse_date(&s) {
+                        let msg = if e.starts_with("expected") {
+                            e
+                        } else {
+                            format!("expected a date as YYYY-MM-DD: {e}")
+                        };
+                        return Err(de::Error::custom(msg));
+                    }
+                    locked_on = Some(s);
+                }
+                other => return Err(de::Error::unknown_field(other, ENTRY_FIELDS)),
+            }
+        }
+        Ok(Entry {
+            path: path.ok_or_else(|| de::Error::missing_field("path"))?,
+            sha256: sha256.ok_or_else(|| de::Error::missing_field("sha256"))?,
+            bytes: bytes.ok_or_else(|| de::Error::missing_field("bytes"))?,
+            locked_on: locked_on.ok_or_else(|| de::Error::missing_field("locked_on"))?,
+        })
+    }
+}
+
+fn clip(s: &str) -> String {
+    if s.chars().count() > 80 {
+        format!("{}...", s.chars().take(80).collect::<String>())
+    } else {
+        s.to_string()
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Sidecars
+// ---------------------------------------------------------------------------------------
+
+/// What a `.sha256` sidecar holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Sidecar {
+    /// One bare digest for the file the sidecar is named after.
+    Bare(String),
+    /// `sha256sum` output: one digest per named file.
+    Sums(Vec<SumLine>),
+}
+
+/// One `sha256sum` line: `HEX  name` (text mode) or `HEX *name` (binary mode).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SumLine {
+    /// Lowercase.
+    pub digest: String,
+    /// As written: relative to the sidecar's folder.
+    pub name: String,
+    /// 1-based line in the sidecar.
+    pub line: usize,
+}
+
+const SUM_EXPECTED: &str = "expected a bare 64-digit hex digest, or sha256sum lines \
+                            'HEX  name' / 'HEX *name'";
+
+/// Parses a sidecar. Hex digits may be upper or lower case (they are lowercased); blank lines
+/// are ignored; anything else that is not a digest line is an error at its line and column.
+pub fn parse_sidecar(bytes: &[u8], source_name: &str) -> Result<Sidecar, Error> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let line = bytes[..e.valid_up_to()]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1;
+        Error::parse(source_name, line, 0, "expected UTF-8 text")
+    })?;
+    let lines: Vec<(usize, &str)> = text
+        .split('\n')
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.strip_suffix('\r').unwrap_or(l)))
+        .filter(|(_, l)| !l.trim().is_empty())
+        .collect();
+    if lines.is_empty() {
+        return Err(Error::parse(source_name, 1, 1, SUM_EXPECTED));
+    }
+    if let [(_, only)] = lines.as_slice() {
+        let t = only.trim();
+        if t.len() == 64 && t.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Ok(Sidecar::Bare(t.to_ascii_lowercase()));
+        }
+    }
+    let mut out = Vec::new();
+    for (line, text) in lines {
+        out.push(parse_sum_line(text, line, source_name)?);
+    }
+    Ok(Sidecar::Sums(out))
+}
+
+fn parse_sum_line(text: &str, line: usize, source_name: &str) -> Result<SumLine, Error> {
+    let (escaped, rest, col0) = match text.strip_prefix('\\') {
+        Some(r) => (true, r, 2),
+        None => (false, text, 1),
+    };
+    let hex_len = rest.bytes().take_while(|b| b.is_ascii_hexdigit()).count();
+    if hex_len != 64 {
+        return Err(Error::parse(
+            source_name,
+            line,
+            col0 + hex_len.min(64),
+            SUM_EXPECTED,
+        ));
+    }
+    let digest = rest[..64].to_ascii_lowercase();
+    let after = &rest[64..];
+    let name = match after
+        .strip_prefix("  ")
+        .or_else(|| after.strip_prefix(" *"))
+    {
+        Some(n) if !n.is_empty() => n,
+        _ => {
+            return Err(Error::parse(
+                source_name,
+                line,
+                col0 + 64,
+                "expected two spaces (text mode) or ' *' (binary mode) and a file name after the digest",
+            ));
+        }
+    };
+    let name = if escaped {
+        unescape(name).ok_or_else(|| {
+            Error::parse(
+                source_name,
+                line,
+                col0 + 66,
+                "expected an escaped file name (only \\\\, \\n and \\r escapes)",
+            )
+        })?
+    } else {
+        name.to_string()
+    };
+    Ok(SumLine { digest, name, line })
+}
+
+/// sha256sum's escaping of names holding a backslash or a newline.
+fn unescape(name: &str) -> Option<String> {
+    let mut out = String::with_capacity(name.len());
+    let mut chars = name.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.next()? {
+                '\\' => out.push('\\'),
+                'n' => out.push('\n'),
+                'r' => out.push('\r'),
+                _ => return None,
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    Some(out)
+}
+
+/// Folders never walked: dot-folders, virtualenvs, build outputs and caches (pytest's
+/// `norecursedirs` defaults in spirit, plus `target` and `__pycache__`).
+pub fn is_pruned_dir(name: &str) -> bool {
+    name.starts_with('.')
+        || matches!(
+            name,
+            "venv" | "node_modules" | "target" | "__pycache__" | "_darcs" | "CVS" | "{arch}"
+        )
+        || name.ends_with(".egg")
+}
+
+/// Every `*.sha256` file under `root` (regular files and symlinks; folders pruned by
+/// [`is_pruned_dir`], symlinked folders not followed), as sorted root-relative paths.
+pub fn find_sidecars(root: &Path) -> Result<Vec<String>, Error> {
+    let mut out = Vec::new();
+    let walker = walkdir::WalkDir::new(root)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| {
+            e.depth() == 0
+                || !e.file_type().is_dir()
+                || !is_pruned_dir(&e.file_name().to_string_lossy())
+        });
+    for entry in walker {
+        let entry = entry.map_err(|e| {
+            let path = e.path().map(Path::to_path_buf).unwrap_or_default();
+            Error::io(path, std::io::Error::other(e.to_string()))
+        })?;
+        let name = entry.file_name().to_string_lossy();
+        if entry.file_type().is_dir()
+            || name.len() <= SIDECAR_SUFFIX.len()
+            || !name.ends_with(SIDECAR_SUFFIX)
+        {
+            continue;
+        }
+        if let Some(rel) = lane_core::paths::relative_to(entry.path(), root) {
+            out.push(rel);
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// The file a bare-digest sidecar locks: `fixture.txt.sha256` -> `fixture.txt`, or, as in the
+/// article, `statement_v3.sha256` -> `statement_v3.txt` (the one sibling with that stem).
+/// `Err` lists the candidates when more than one file could be meant (fail closed).
+pub fn bare_target(root: &Path, sidecar: &str) -> Result<String, Vec<String>> {
+    let stripped = &sidecar[..sidecar.len() - SIDECAR_SUFFIX.len()];
+    let (dir, stem) = match stripped.rfind('/') {
+        Some(i) => (&stripped[..i], &stripped[i + 1..]),
+        None => ("", stripped),
+    };
+    let join = |name: &str| {
+        if dir.is_empty() {
+            name.to_string()
+        } else {
+            format!("{dir}/{name}")
+        }
+    };
+    let mut candidates = Vec::new();
+    if root.join(stripped).symlink_metadata().is_ok() {
+        candidates.push(stripped.to_string());
+    }
+    let folder: PathBuf = if dir.is_empty() {
+        root.to_path_buf()
+    } else {
+        root.join(dir)
+    };
+    if let Ok(read) = std::fs::read_dir(&folder) {
+        let mut names: Vec<String> = read
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        for name in names {
+            if name == stem || name.ends_with(SIDECAR_SUFFIX) {
+                continue;
+            }
+            if Path::new(&name).file_stem().map(|s| s.to_string_lossy()) == Some(stem.into()) {
+                candidates.push(join(&name));
+            }
+        }
+    }
+    match candidates.len() {
+        0 => Ok(stripped.to_string()),
+        1 => Ok(candidates.remove(0)),
+        _ => Err(candidates),
+    }
+}
+
+/// Joins a name from a sha256sum line to its sidecar's folder, as a root-relative path.
+/// `None` when the name is absolute or climbs out with `..` (an unsafe path).
+pub fn sum_target(sidecar: &str, name: &str) -> Option<String> {
+    if name.starts_with('/') || name.starts_with('\\') || Path::new(name).is_absolute() {
+        return None;
+    }
+    let mut parts: Vec<&str> = match sidecar.rfind('/') {
+        Some(i) => sidecar[..i].split('/').collect(),
+        None => Vec::new(),
+    };
+    let folder_depth = parts.len();
+    for part in name.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => return None,
+            p => parts.push(p),
+        }
+    }
+    if parts.len() == folder_depth {
+        return None;
+    }
+    Some(parts.join("/"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: &str = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    const B: &str = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+
+    fn entry_json(path: &str, sha: &str) -> String {
+        format!(r#"{{"path": "{path}", "sha256": "{sha}", "bytes": 3, "locked_on": "2026-01-02"}}"#)
+    }
+
+    #[test]
+    fn round_trips_sorted() {
+        let text = format!(
+            "{{\"version\": 1, \"files\": [{}, {}]}}",
+            entry_json("b.txt", B),
+            entry_json("a.txt", A)
+        );
+        let lock = LockFile::parse(text.as_bytes(), "lanes.lock").unwrap();
+        assert_eq!(lock.files[0].path, "a.txt");
+        assert_eq!(lock.get("b.txt").unwrap().sha256, B);
+        assert!(lock.get("c.txt").is_none());
+        let again = LockFile::parse(&lock.to_bytes(), "lanes.lock").unwrap();
+        assert_eq!(lock, again);
+        let canonical = String::from_utf8(lock.to_bytes()).unwrap();
+        assert!(canonical.starts_with("{\n  \"version\": 1,\n  \"files\": [\n"));
+        assert!(canonical.ends_with("}\n"));
+    }
+
+    #[test]
+    fn malformed_locks_name_the_position() {
+        let e = |p: &str, s: &str| entry_json(p, s);
+        let upper = A.to_uppercase();
+        let cases: Vec<(&str, String, &str)> = vec![
+            (
+                "short digest on line 3",
+                format!(
+                    "{{\n  \"version\": 1,\n  \"files\": [{}]\n}}",
+                    e("a.txt", "abc")
+                ),
+                "lanes.lock:3:41: expected a 64-digit lowercase hex digest, found 'abc'",
+            ),
+            (
+                "uppercase digest",
+                format!("{{\"version\":1,\"files\":[\n{}]}}", e("a.txt", &upper)),
+                "lanes.lock:2:29: expected a 64-digit lowercase hex digest",
+            ),
+            (
+                "duplicate path",
+                format!(
+                    "{{\"version\":1,\"files\":[\n{},\n{}]}}",
+                    e("a.txt", A),
+                    e("a.txt", B)
+                ),
+                "lanes.lock:3:10: duplicate path 'a.txt'",
+            ),
+            (
+                "version 2",
+                "{\"version\": 2, \"files\": []}".to_string(),
+                "lanes.lock:1:13: unsupported lock version 2",
+            ),
+            (
+                "bad date",
+                format!(
+                    "{{\"version\":1,\"files\":[{}]}}",
+                    e("a.txt", A).replace("2026-01-02", "2026-13-40")
+                ),
+                "lanes.lock:1:",
+            ),
+            (
+                "truncated",
+                "{\"version\": 1, \"files\": [".into(),
+                "lanes.lock:1:",
+            ),
+            (
+                "bytes as string",
+                format!(
+                    "{{\"version\":1,\"files\":[{}]}}",
+                    e("a.txt", A).replace("\"bytes\": 3", "\"bytes\": \"3\"")
+                ),
+                "invalid type: string \"3\", expected u64",
+            ),
+            (
+                "unknown field",
+                "{\"version\": 1, \"files\": [], \"extra\": 1}".into(),
+                "unknown field `extra`",
+            ),
+            (
+                "missing locked_on",
+                "{\"version\":1,\"files\":[{\"path\":\"a\",\"sha256\":\"".to_string()
+                    + A
+                    + "\",\"bytes\":1}]}",
+                "missing field `locked_on`",
+            ),
+            (
+                "no files",
+                "{\"version\":1}".into(),
+                "missing field `files`",
+            ),
+            ("empty", " \n".into(), "lanes.lock:1:1: expected a lock"),
+            ("not an object", "[]".into(), "lanes.lock:1:"),
+            (
+                "trailing garbage",
+                "{\"version\":1,\"files\":[]} x".into(),
+                "trailing characters",
+            ),
+        ];
+        for (name, text, expected) in cases {
+            let err = LockFile::parse(text.as_bytes(), "lanes.lock")
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(expected), "{name}: got {err:?}");
+        }
+    }
+
+    #[test]
+    fn sidecar_formats() {
+        let cases: Vec<(&str, String, Sidecar)> = vec![
+            ("bare", format!("{A}\n"), Sidecar::Bare(A.into())),
+            ("bare no newline", A.to_string(), Sidecar::Bare(A.into())),
+            (
+                "bare uppercase, CRLF",
+                format!("{}\r\n", A.to_uppercase()),
+                Sidecar::Bare(A.into()),
+            ),
+            (
+                "text mode",
+                format!("{A}  statement_v3.txt\n"),
+                Sidecar::Sums(vec![SumLine {
+                    digest: A.into(),
+                    name: "statement_v3.txt".into(),
+                    line: 1,
+                }]),
+            ),
+            (
+                "binary mode, two lines, blank line",
+                format!("{A} *a.bin\n\n{B}  sub/b c.txt\n"),
+                Sidecar::Sums(vec![
+                    SumLine {
+                        digest: A.into(),
+                        name: "a.bin".into(),
+                        line: 1,
+                    },
+                    SumLine {
+                        digest: B.into(),
+                        name: "sub/b c.txt".into(),
+                        line: 3,
+                    },
+                ]),
+            ),
+            (
+                "escaped name",
+                format!("\\{A}  a\\nb\\\\c\n"),
+                Sidecar::Sums(vec![SumLine {
+                    digest: A.into(),
+                    name: "a\nb\\c".into(),
+                    line: 1,
+                }]),
+            ),
+        ];
+        for (name, text, expected) in cases {
+            let got = parse_sidecar(text.as_bytes(), "x.sha256").unwrap();
+            assert_eq!(got, expected, "{name}");
+        }
+    }
+
+    #[test]
+    fn bad_sidecars_name_the_position() {
+        let cases: Vec<(&str, String, &str)> = vec![
+            ("empty", String::new(), "x.sha256:1:1: expected a bare"),
+            ("short", "abc\n".into(), "x.sha256:1:4: expected a bare"),
+            (
+                "one space",
+                format!("{A} name\n"),
+                "x.sha256:1:65: expected two spaces",
+            ),
+            (
+                "no name",
+                format!("{A} *\n"),
+                "x.sha256:1:65: expected two spaces",
+            ),
+            (
+                "second line bad",
+                format!("{A}  a\nnot a digest\n"),
+                "x.sha256:2:1: expected a bare",
+            ),
+            (
+                "bad escape",
+                format!("\\{A}  a\\tb\n"),
+                "x.sha256:1:68: expected an escaped file name",
+            ),
+            (
+                "binary junk",
+                "\u{0}\u{1}".into(),
+                "x.sha256:1:1: expected a bare",
+            ),
+        ];
+        for (name, text, expected) in cases {
+            let err = parse_sidecar(text.as_bytes(), "x.sha256")
+                .unwrap_err()
+                .to_string();
+            assert!(err.starts_with(expected), "{name}: got {err:?}");
+        }
+        let err = parse_sidecar(b"\xff\xfe", "x.sha256")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(err, "x.sha256:1: expected UTF-8 text");
+    }
+
+    #[test]
+    fn sum_targets() {
+        let cases = [
+            ("fx/x.sha256", "a.txt", Some("fx/a.txt")),
+            ("fx/x.sha256", "./sub/a.txt", Some("fx/sub/a.txt")),
+            ("x.sha256", "a.txt", Some("a.txt")),
+            ("fx/x.sha256", "../a.txt", None),
+            ("fx/x.sha256", "/etc/passwd", None),
+            ("fx/x.sha256", ".", None),
+        ];
+        for (sidecar, name, expected) in cases {
+            assert_eq!(
+                sum_target(sidecar, name).as_deref(),
+                expected,
+                "{sidecar} {name}"
+            );
+        }
+    }
+
+    #[test]
+    fn bare_targets() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("fx")).unwrap();
+        for f in [
+            "fx/fixture.txt",
+            "fx/statement_v3.txt",
+            "fx/two.txt",
+            "fx/two.csv",
+        ] {
+            std::fs::write(root.join(f), b"x").unwrap();
+        }
+        assert_eq!(
+            bare_target(root, "fx/fixture.txt.sha256"),
+            Ok("fx/fixture.txt".into())
+        );
+        assert_eq!(
+            bare_target(root, "fx/statement_v3.sha256"),
+            Ok("fx/statement_v3.txt".into())
+        );
+        assert_eq!(
+            bare_target(root, "fx/gone.txt.sha256"),
+            Ok("fx/gone.txt".into())
+        );
+        assert_eq!(
+            bare_target(root, "fx/two.sha256"),
+            Err(vec!["fx/two.csv".into(), "fx/two.txt".into()])
+        );
+    }
+
+    #[test]
+    fn pruned_folders() {
+        for name in [
+            ".git",
+            ".venv",
+            "venv",
+            "node_modules",
+            "target",
+            "__pycache__",
+            "x.egg",
+        ] {
+            assert!(is_pruned_dir(name), "{name}");
+        }
+        for name in ["tests", "fixtures", "src"] {
+            assert!(!is_pruned_dir(name), "{name}");
+        }
+    }
+}

@@ -1,0 +1,302 @@
+//! `lane-lock lock PATH... --today DATE`: hash files (or every file under a folder) and add or
+//! update their entries in the lock, atomically; optionally write `FILE.sha256` sidecars.
+//!
+//! The report is the `lock_update` section of a small evidence document (the document of
+//! `--input` when given; stdin is never read, so the command cannot block in a script).
+
+use std::collections::BTreeMap;
+use std::path::{Component, Path, PathBuf};
+
+use lane_core::paths::{resolve_inside, to_slash};
+use lane_core::{Document, Error, Problem};
+use serde::{Deserialize, Serialize};
+
+use crate::hash::{self, HashError};
+use crate::lock::{self, Entry, LockFile};
+use crate::{Place, TOOL};
+
+/// The section name of the report.
+pub const SECTION: &str = "lock_update";
+
+/// What `lane-lock lock` did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateSection {
+    pub tool: String,
+    /// The root-relative lock file written.
+    pub lock: String,
+    /// New entries.
+    pub added: Vec<Entry>,
+    /// Entries whose bytes changed: the new entry and the digest it replaced.
+    pub changed: Vec<Changed>,
+    /// Entries whose bytes did not change (they keep their `locked_on`).
+    pub unchanged: Vec<Entry>,
+    /// Sidecars written or confirmed (`--sidecar`), root-relative.
+    pub sidecars: Vec<String>,
+    /// Always empty: refusals stop the command (exit 2) instead.
+    pub problems: Vec<Problem>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Changed {
+    pub path: String,
+    pub previous_sha256: String,
+    pub previous_bytes: u64,
+    pub sha256: String,
+    pub bytes: u64,
+    pub locked_on: String,
+}
+
+/// Options of `lane-lock lock`.
+#[derive(Debug, Clone)]
+pub struct LockOptions {
+    /// Files or folders, relative to the current folder; they must lie inside the root.
+    pub paths: Vec<PathBuf>,
+    /// `YYYY-MM-DD`.
+    pub today: String,
+    pub sidecar: bool,
+}
+
+/// A file to lock: its root-relative path and where to read it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Target {
+    rel: String,
+    abs: PathBuf,
+}
+
+/// Locks the files and returns the report section. Nothing is written when anything is
+/// refused; the lock is written before any sidecar.
+pub fn lock(place: &Place, opts: &LockOptions) -> Result<UpdateSection, Error> {
+    let root = &place.root;
+    let real_root = root
+        .canonicalize()
+        .map_err(|e| Error::io(root.clone(), e))?;
+    let lock_name = place.lock_name();
+
+    // The current lock first: a malformed one stops everything before any work.
+    let old = if place.lock.symlink_metadata().is_ok() {
+        let bytes = crate::read_small(&place.lock, &lock_name)?;
+        Some((LockFile::parse(&bytes, &lock_name)?, bytes))
+    } else {
+        None
+    };
+
+    let mut targets = BTreeMap::new();
+    for arg in &opts.paths {
+        for t in targets_of(root, &real_root, arg, &lock_name)? {
+            targets.insert(t.rel.clone(), t);
+        }
+    }
+    if targets.is_empty() {
+        return Err(Error::usage(
+            "nothing to lock: the paths hold no regular files",
+        ));
+    }
+    let targets: Vec<Target> = targets.into_values().collect();
+    let abs: Vec<PathBuf> = targets.iter().map(|t| t.abs.clone()).collect();
+    let digests = hash::hash_files(&abs);
+
+    let mut entries: BTreeMap<String, Entry> = old
+        .as_ref()
+        .map(|(l, _)| {
+            l.files
+                .iter()
+                .map(|e| (e.path.clone(), e.clone()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut section = UpdateSection {
+        tool: TOOL.into(),
+        lock: lock_name.clone(),
+        added: Vec::new(),
+        changed: Vec::new(),
+        unchanged: Vec::new(),
+        sidecars: Vec::new(),
+        problems: Vec::new(),
+    };
+    for (t, d) in targets.iter().zip(digests) {
+        let d = d.map_err(|e| match e {
+            HashError::Io(io) => Error::io(t.rel.as_str(), io),
+            other => Error::io(t.rel.as_str(), std::io::Error::other(other.to_string())),
+        })?;
+        let new = Entry {
+            path: t.rel.clone(),
+            sha256: d.sha256,
+            bytes: d.bytes,
+            locked_on: opts.today.clone(),
+        };
+        match entries.get(&t.rel) {
+            Some(prev) if prev.sha256 == new.sha256 && prev.bytes == new.bytes => {
+                section.unchanged.push(prev.clone());
+            }
+            Some(prev) => {
+                section.changed.push(Changed {
+                    path: new.path.clone(),
+                    previous_sha256: prev.sha256.clone(),
+                    previous_bytes: prev.bytes,
+                    sha256: new.sha256.clone(),
+                    bytes: new.bytes,
+                    locked_on: new.locked_on.clone(),
+                });
+                entries.insert(t.rel.clone(), new);
+            }
+            None => {
+                section.added.push(new.clone());
+                entries.insert(t.rel.clone(), new);
+            }
+        }
+    }
+
+    let lockfile = LockFile {
+        files: entries.into_values().collect(),
+    };
+    let bytes = lockfile.to_bytes();
+    if old.as_ref().map(|(_, b)| b) != Some(&bytes) {
+        lane_core::io::atomic_write(&place.lock, &bytes)?;
+    }
+    if opts.sidecar {
+        for t in &targets {
+            let Some(entry) = lockfile.get(&t.rel) else {
+                continue;
+            };
+            let rel = format!("{}{}", t.rel, lock::SIDECAR_SUFFIX);
+            let path = root.join(&rel);
+            resolve_inside(root, &rel).map_err(|why| {
+                Error::usage(format!("refusing to write sidecar {rel}: it {why}"))
+            })?;
+            let content = format!("{}\n", entry.sha256);
+            if std::fs::read(&path).ok().as_deref() != Some(content.as_bytes()) {
+                lane_core::io::atomic_write(&path, content.as_bytes())?;
+            }
+            section.sidecars.push(rel);
+        }
+    }
+    Ok(section)
+}
+
+/// Runs `lock` and builds the report document: the `--input` document when given, otherwise
+/// an empty one (stdin is not read).
+pub fn run(place: &Place, opts: &LockOptions, input: Option<&Path>) -> Result<Document, Error> {
+    let mut doc = match input {
+        Some(p) => lane_core::io::read_document(Some(p))?,
+        None => Document::empty(),
+    };
+    let section = lock(place, opts)?;
+    doc.set_section(SECTION, &section);
+    Ok(doc)
+}
+
+/// The files one command-line path names, refusing anything outside the root.
+fn targets_of(
+    root: &Path,
+    real_root: &Path,
+    arg: &Path,
+    lock_name: &str,
+) -> Result<Vec<Target>, Error> {
+    let shown = arg.display().to_string();
+    if arg.components().any(|c| c == Component::ParentDir) {
+        return Err(Error::usage(format!(
+            "{shown}: refusing a path with a '..' component (lock files inside the root only)"
+        )));
+    }
+    std::fs::symlink_metadata(arg).map_err(|e| Error::io(arg, e))?;
+    let rel = root_relative(real_root, arg).ok_or_else(|| {
+        Error::usage(format!(
+            "{shown}: refusing a path outside the root (--rootdir {})",
+            root.display()
+        ))
+    })?;
+    // Symlinks (of the path itself or its folders) must stay inside the root.
+    let abs = if rel.is_empty() {
+        root.to_path_buf()
+    } else {
+        resolve_inside(root, &rel)
+            .map_err(|why| Error::usage(format!("{shown}: refusing a path that {why}")))?
+    };
+    let real = std::fs::metadata(&abs).map_err(|e| Error::io(arg, e))?;
+    if real.is_file() {
+        return Ok(vec![Target { rel, abs }]);
+    }
+    if !real.is_dir() {
+        return Err(Error::usage(format!(
+            "{shown}: not a regular file or folder (FIFOs and devices are never read)"
+        )));
+    }
+    walk_folder(root, &abs, &rel, lock_name)
+}
+
+/// Every regular file under a folder, sorted; pruned folders, sidecars and the lock itself
+/// are left out, FIFOs and devices are skipped, symlinks must stay inside the root.
+fn walk_folder(root: &Path, abs: &Path, rel: &str, lock_name: &str) -> Result<Vec<Target>, Error> {
+    let mut out = Vec::new();
+    let walker = walkdir::WalkDir::new(abs)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| {
+            e.depth() == 0
+                || !e.file_type().is_dir()
+                || !lock::is_pruned_dir(&e.file_name().to_string_lossy())
+        });
+    for entry in walker {
+        let entry = entry.map_err(|e| {
+            let path = e.path().map(Path::to_path_buf).unwrap_or_default();
+            Error::io(path, std::io::Error::other(e.to_string()))
+        })?;
+        if entry.file_type().is_dir() {
+            continue;
+        }
+        let sub = entry
+            .path()
+            .strip_prefix(abs)
+            .map(to_slash)
+            .unwrap_or_default();
+        let file_rel = if rel.is_empty() {
+            sub
+        } else {
+            format!("{rel}/{sub}")
+        };
+        if file_rel.ends_with(lock::SIDECAR_SUFFIX) || file_rel == lock_name {
+            continue;
+        }
+        let file_abs = if entry.file_type().is_symlink() {
+            let p = resolve_inside(root, &file_rel).map_err(|why| {
+                Error::usage(format!("{file_rel}: refusing a symlink that {why}"))
+            })?;
+            match std::fs::metadata(&p) {
+                Ok(m) if m.is_file() => p,
+                _ => continue,
+            }
+        } else if entry.file_type().is_file() {
+            entry.path().to_path_buf()
+        } else {
+            continue;
+        };
+        out.push(Target {
+            rel: file_rel,
+            abs: file_abs,
+        });
+    }
+    Ok(out)
+}
+
+/// `arg` as a root-relative `/` path, by the real location of its folder (so a symlink keeps
+/// its own name); `None` when it lies outside the root. The root itself is `""`.
+fn root_relative(real_root: &Path, arg: &Path) -> Option<String> {
+    let mut arg = crate::lexical(arg);
+    if arg.as_os_str().is_empty() {
+        arg = PathBuf::from(".");
+    }
+    let real = match (arg.parent(), arg.file_name()) {
+        (Some(parent), Some(name)) => {
+            let parent = if parent.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                parent
+            };
+            parent.canonicalize().ok()?.join(name)
+        }
+        _ => arg.canonicalize().ok()?,
+    };
+    real.strip_prefix(real_root).ok().map(to_slash)
+}
