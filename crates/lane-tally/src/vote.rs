@@ -747,3 +747,445 @@ fn compare_base(
         freeze: d(Lane::Freeze),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scan_doc(tests: &[(&str, Option<&str>)], extra: &str) -> Document {
+        let tests: Vec<String> = tests
+            .iter()
+            .map(|(id, lane)| {
+                let file = id.split("::").next().unwrap_or("");
+                let lane_json = lane.map_or("null".to_string(), |l| format!("\"{l}\""));
+                let lanes = lane.map_or("[]".to_string(), |l| format!("[\"{l}\"]"));
+                format!(
+                    r#"{{"id":"{id}","file":"{file}","line":3,"lane":{lane_json},"lanes":{lanes},"marks":[],"parametrized":false,"attachments":{{}}}}"#
+                )
+            })
+            .collect();
+        let json = format!(
+            r#"{{"version":1,"scan":{{"tool":"lane-scan","tests":[{}],"counts":{{"merge":0,"witness":0,"freeze":0,"unmarked":0}},"files":[],"problems":[]}},"lock":{{"problems":[]}},"ledger":{{"problems":[]}}{extra}}}"#,
+            tests.join(",")
+        );
+        Document::parse(json.as_bytes(), "doc").expect("test document")
+    }
+
+    struct Dir(PathBuf);
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn scratch(name: &str) -> Dir {
+        let dir =
+            std::env::temp_dir().join(format!("lane-tally-vote-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("scratch dir");
+        Dir(dir)
+    }
+
+    fn suite(cases: &str) -> String {
+        format!("<testsuites><testsuite>{cases}</testsuite></testsuites>")
+    }
+
+    fn run(dir: &Path, doc: &Document, reports: &[(Lane, &str)]) -> TallySection {
+        let mut list = Vec::new();
+        for (i, (lane, xml)) in reports.iter().enumerate() {
+            let path = dir.join(format!("r{i}.xml"));
+            std::fs::write(&path, xml).expect("write report");
+            list.push(Report {
+                lane: *lane,
+                path: path.display().to_string(),
+            });
+        }
+        let options = Options {
+            reports: list,
+            rootdir: dir.to_path_buf(),
+            base: None,
+            reason: None,
+        };
+        tally(doc, &options).expect("tally")
+    }
+
+    fn rules(section: &TallySection) -> Vec<String> {
+        section
+            .problems
+            .iter()
+            .map(|p| {
+                format!(
+                    "{}{}@{}",
+                    if p.is_error() { "" } else { "~" },
+                    p.rule,
+                    p.test.as_deref().unwrap_or("-")
+                )
+            })
+            .collect()
+    }
+
+    const M: &str = "t/test_m.py::test_a";
+    const W: &str = "t/test_w.py::test_w";
+    const F: &str = "t/test_f.py::test_f";
+
+    #[test]
+    fn vote_table() {
+        let dir = scratch("table");
+        std::fs::write(dir.0.join("cap.bin"), b"x").expect("capsule");
+        let doc = scan_doc(
+            &[
+                (M, Some("merge")),
+                (W, Some("witness")),
+                (F, Some("freeze")),
+            ],
+            "",
+        );
+        let ok_w = suite(r#"<testcase classname="t.test_w" name="test_w"/>"#);
+        let ok_f = suite(r#"<testcase classname="t.test_f" name="test_f"/>"#);
+        let table: Vec<(&str, String, String, String, Vec<&str>)> = vec![
+            (
+                "all good, parametrized cases fold",
+                suite(
+                    r#"<testcase classname="t.test_m" name="test_a[1]"/><testcase classname="t.test_m" name="test_a[2]"/>"#,
+                ),
+                ok_w.clone(),
+                ok_f.clone(),
+                vec![],
+            ),
+            (
+                "merge failure",
+                suite(
+                    r#"<testcase classname="t.test_m" name="test_a"><failure message="x"/></testcase>"#,
+                ),
+                ok_w.clone(),
+                ok_f.clone(),
+                vec!["merge-failed@t/test_m.py::test_a"],
+            ),
+            (
+                "failure plus teardown error is a failure, not a flake",
+                suite(
+                    r#"<testcase classname="t.test_m" name="test_a"><failure/></testcase><testcase classname="t.test_m" name="test_a"><error/></testcase>"#,
+                ),
+                ok_w.clone(),
+                ok_f.clone(),
+                vec!["merge-failed@t/test_m.py::test_a"],
+            ),
+            (
+                "failed then passed is flaky",
+                suite(
+                    r#"<testcase classname="t.test_m" name="test_a"><failure/></testcase><testcase classname="t.test_m" name="test_a"/>"#,
+                ),
+                ok_w.clone(),
+                ok_f.clone(),
+                vec!["flaky-voter@t/test_m.py::test_a"],
+            ),
+            (
+                "passed twice (a rerun plugin) is flaky",
+                suite(
+                    r#"<testcase classname="t.test_m" name="test_a"/><testcase classname="t.test_m" name="test_a"/>"#,
+                ),
+                ok_w.clone(),
+                ok_f.clone(),
+                vec!["flaky-voter@t/test_m.py::test_a"],
+            ),
+            (
+                "retry evidence is flaky",
+                suite(r#"<testcase classname="t.test_m" name="test_a"><rerunFailure/></testcase>"#),
+                ok_w.clone(),
+                ok_f.clone(),
+                vec!["flaky-voter@t/test_m.py::test_a"],
+            ),
+            (
+                "runtime skip and xfail",
+                suite(
+                    r#"<testcase classname="t.test_m" name="test_a[1]"><skipped/></testcase><testcase classname="t.test_m" name="test_a[2]"><skipped type="pytest.xfail"/></testcase>"#,
+                ),
+                ok_w.clone(),
+                ok_f.clone(),
+                vec!["merge-skipped@t/test_m.py::test_a"],
+            ),
+            (
+                "missing vote, unknown case, lane mismatch",
+                suite(
+                    r#"<testcase classname="t.test_x" name="test_new"/><testcase classname="t.test_w" name="test_w"/>"#,
+                ),
+                ok_w.clone(),
+                ok_f.clone(),
+                vec![
+                    "unknown-test@-",
+                    "missing-vote@t/test_m.py::test_a",
+                    "lane-mismatch@t/test_w.py::test_w",
+                ],
+            ),
+            (
+                "witness failure and skip",
+                suite(r#"<testcase classname="t.test_m" name="test_a"/>"#),
+                suite(
+                    r#"<testcase classname="t.test_w" name="test_w[1]"><error/></testcase><testcase classname="t.test_w" name="test_w[2]"><skipped/></testcase>"#,
+                ),
+                ok_f.clone(),
+                vec![
+                    "witness-failed@t/test_w.py::test_w",
+                    "witness-skipped@t/test_w.py::test_w",
+                ],
+            ),
+            (
+                "freeze failure with a replay artifact is a warning",
+                suite(r#"<testcase classname="t.test_m" name="test_a"/>"#),
+                ok_w.clone(),
+                suite(
+                    r#"<testcase classname="t.test_f" name="test_f"><properties><property name="replay" value="cap.bin"/></properties><failure/></testcase>"#,
+                ),
+                vec!["~freeze-failed@t/test_f.py::test_f"],
+            ),
+            (
+                "freeze failure without a usable replay artifact",
+                suite(r#"<testcase classname="t.test_m" name="test_a"/>"#),
+                ok_w.clone(),
+                suite(
+                    r#"<testcase classname="t.test_f" name="test_f[1]"><properties><property name="replay" value="../cap.bin"/></properties><failure/></testcase><testcase classname="t.test_f" name="test_f[2]"><failure/></testcase>"#,
+                ),
+                vec![
+                    "~freeze-failed@t/test_f.py::test_f",
+                    "missing-replay-artifact@t/test_f.py::test_f",
+                ],
+            ),
+            (
+                "freeze skipped did not run",
+                suite(r#"<testcase classname="t.test_m" name="test_a"/>"#),
+                ok_w.clone(),
+                suite(r#"<testcase classname="t.test_f" name="test_f"><skipped/></testcase>"#),
+                vec!["missing-freeze-run@t/test_f.py::test_f"],
+            ),
+            (
+                "collection error and a module-level skip",
+                suite(
+                    r#"<testcase classname="" name="t.test_m"><skipped/></testcase><testcase classname="" name="t.test_gone"><error message="collection failure"/></testcase>"#,
+                ),
+                ok_w.clone(),
+                ok_f.clone(),
+                vec!["collection-error@-", "merge-skipped@t/test_m.py::test_a"],
+            ),
+        ];
+        for (name, merge, witness, freeze, expected) in table {
+            let section = run(
+                &dir.0,
+                &doc,
+                &[
+                    (Lane::Merge, &merge),
+                    (Lane::Witness, &witness),
+                    (Lane::Freeze, &freeze),
+                ],
+            );
+            let mut got = rules(&section);
+            got.sort();
+            let mut want: Vec<String> = expected.iter().map(|s| s.to_string()).collect();
+            want.sort();
+            assert_eq!(got, want, "{name}");
+            let errors = section.problems.iter().any(Problem::is_error);
+            assert_eq!(section.decision == Decision::Reject, errors, "{name}");
+            assert_eq!(
+                section.reasons.len(),
+                section.problems.iter().filter(|p| p.is_error()).count(),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn counts_shards_and_missing_reports() {
+        let dir = scratch("counts");
+        let doc = scan_doc(
+            &[
+                (M, Some("merge")),
+                ("t/test_m.py::test_b", Some("merge")),
+                (W, Some("witness")),
+            ],
+            "",
+        );
+        let shard1 = suite(
+            r#"<testcase classname="t.test_m" name="test_a[1]"/><testcase classname="t.test_m" name="test_a[2]"><failure/></testcase>"#,
+        );
+        let shard2 = suite(
+            r#"<testcase classname="t.test_m" name="test_b"><skipped/></testcase><testcase classname="t.test_m" name="test_a[2]"><error/></testcase>"#,
+        );
+        let s = run(
+            &dir.0,
+            &doc,
+            &[(Lane::Merge, &shard1), (Lane::Merge, &shard2)],
+        );
+        assert_eq!(
+            s.lanes.merge,
+            LaneCounts {
+                tests: 2,
+                cases: 3,
+                passed: 1,
+                failed: 0,
+                errors: 1,
+                skipped: 1,
+                missing: 0
+            }
+        );
+        assert_eq!(
+            s.lanes.witness,
+            LaneCounts {
+                tests: 1,
+                missing: 1,
+                ..Default::default()
+            }
+        );
+        let mut got = rules(&s);
+        got.sort();
+        assert_eq!(
+            got,
+            [
+                "merge-failed@t/test_m.py::test_a",
+                "merge-skipped@t/test_m.py::test_b",
+                "missing-witness@t/test_w.py::test_w"
+            ]
+        );
+        assert!(
+            s.problems
+                .iter()
+                .any(|p| p.message.contains("no witness report was given"))
+        );
+    }
+
+    #[test]
+    fn evidence_sections_and_upstream_errors() {
+        let dir = scratch("evidence");
+        let no_scan = Document::parse(br#"{"version":1}"#, "doc").expect("doc");
+        let s = run(
+            &dir.0,
+            &no_scan,
+            &[(Lane::Merge, &suite(r#"<testcase classname="a" name="t"/>"#))],
+        );
+        assert_eq!(rules(&s), ["no-scan-evidence@-"]);
+        assert_eq!(s.lanes.merge.cases, 1);
+
+        // Witness and freeze tests without lock / ledger sections; an upstream error travels.
+        let json = r#"{"version":1,"scan":{"tool":"lane-scan","tests":[
+            {"id":"t/test_w.py::test_w","file":"t/test_w.py","line":1,"lane":"witness","lanes":["witness"],"marks":[],"parametrized":false,"attachments":{}},
+            {"id":"t/test_f.py::test_f","file":"t/test_f.py","line":1,"lane":"freeze","lanes":["freeze"],"marks":[],"parametrized":false,"attachments":{}}],
+            "counts":{"merge":0,"witness":1,"freeze":1,"unmarked":0},"files":[],
+            "problems":[{"rule":"unmarked","severity":"error","message":"m","test":"t/x.py::t"}]}}"#;
+        let doc = Document::parse(json.as_bytes(), "doc").expect("doc");
+        let s = run(
+            &dir.0,
+            &doc,
+            &[
+                (
+                    Lane::Witness,
+                    &suite(r#"<testcase classname="t.test_w" name="test_w"/>"#),
+                ),
+                (
+                    Lane::Freeze,
+                    &suite(r#"<testcase classname="t.test_f" name="test_f"/>"#),
+                ),
+            ],
+        );
+        let mut got = rules(&s);
+        got.sort();
+        assert_eq!(
+            got,
+            [
+                "empty-merge-lane@-",
+                "freeze-over-budget@-",
+                "no-ledger-evidence@-",
+                "no-lock-evidence@-"
+            ]
+        );
+        assert!(
+            s.reasons.iter().any(|p| p.rule == "unmarked"),
+            "upstream error copied"
+        );
+        assert_eq!(s.reasons.len(), 5);
+        assert_eq!(s.decision, Decision::Reject);
+    }
+
+    #[test]
+    fn base_comparison_and_reason() {
+        let dir = scratch("base");
+        let base = scan_doc(
+            &[
+                (M, Some("merge")),
+                ("t/test_m.py::test_gone", Some("merge")),
+                ("t/test_m.py::test_moved", Some("merge")),
+            ],
+            "",
+        );
+        let head = scan_doc(
+            &[
+                (M, Some("merge")),
+                ("t/test_m.py::test_moved", Some("witness")),
+            ],
+            "",
+        );
+        let merge = suite(r#"<testcase classname="t.test_m" name="test_a"/>"#);
+        let witness = suite(r#"<testcase classname="t.test_m" name="test_moved"/>"#);
+        for reason in [None, Some("split the module")] {
+            let mut list = Vec::new();
+            for (i, (lane, xml)) in [(Lane::Merge, &merge), (Lane::Witness, &witness)]
+                .iter()
+                .enumerate()
+            {
+                let path = dir.0.join(format!("b{i}.xml"));
+                std::fs::write(&path, xml).expect("write");
+                list.push(Report {
+                    lane: *lane,
+                    path: path.display().to_string(),
+                });
+            }
+            let options = Options {
+                reports: list,
+                rootdir: dir.0.clone(),
+                base: Some(base.clone()),
+                reason: reason.map(str::to_string),
+            };
+            let s = tally(&head, &options).expect("tally");
+            let mut got = rules(&s);
+            got.sort();
+            let delta = s.delta.expect("delta");
+            assert_eq!(
+                delta.merge,
+                LaneDelta {
+                    base: 3,
+                    head: 1,
+                    change: -2
+                }
+            );
+            assert_eq!(
+                delta.witness,
+                LaneDelta {
+                    base: 0,
+                    head: 1,
+                    change: 1
+                }
+            );
+            match reason {
+                None => {
+                    assert_eq!(
+                        got,
+                        [
+                            "lane-changed@t/test_m.py::test_moved",
+                            "merge-test-removed@t/test_m.py::test_gone"
+                        ]
+                    );
+                    assert_eq!(s.decision, Decision::Reject);
+                }
+                Some(r) => {
+                    assert_eq!(
+                        got,
+                        [
+                            "~lane-changed@t/test_m.py::test_moved",
+                            "~merge-test-removed@t/test_m.py::test_gone"
+                        ]
+                    );
+                    assert!(s.problems.iter().all(|p| p.message.contains(r)));
+                    assert_eq!(s.decision, Decision::Approve);
+                    assert_eq!(s.reason.as_deref(), Some(r));
+                }
+            }
+        }
+    }
+}
