@@ -408,12 +408,13 @@ pub fn read<R: BufRead>(
                     Some(Kind::CaseProperties) => {
                         if local == "property" {
                             let has_name = read_attr(e, "name", &mut prop_name, pos)?;
-                            if has_name && prop_name == "replay" {
-                                if read_attr(e, "value", &mut prop_value, pos)? {
-                                    case.replay.clear();
-                                    case.replay.push_str(&prop_value);
-                                    case.has_replay = true;
-                                }
+                            if has_name
+                                && prop_name == "replay"
+                                && read_attr(e, "value", &mut prop_value, pos)?
+                            {
+                                case.replay.clear();
+                                case.replay.push_str(&prop_value);
+                                case.has_replay = true;
                             }
                         }
                         Kind::Other
@@ -540,6 +541,7 @@ pub fn read_from<R: Read>(input: R, sink: impl FnMut(&Case<'_>)) -> Result<ReadS
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -733,7 +735,7 @@ traceback &lt;module&gt; here</failure><system-out>captured</system-out></testca
         let xml = format!(
             "<testsuite>\n<testcase classname=\"a\" name=\"t\"><system-out>{body}</system-out></testcase>\n<bogus"
         );
-        let err = cases(&xml).unwrap_err();
+        let err = cases(&xml).expect_err("bogus tail");
         assert!(err.starts_with("r.xml:3:"), "{err}");
         let ok = format!(
             "<testsuite><testcase classname=\"a\" name=\"t\"><failure>{body}</failure></testcase></testsuite>"

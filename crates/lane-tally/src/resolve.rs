@@ -150,6 +150,7 @@ impl<'s> Resolver<'s> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use lane_core::scan::{Attachments, Lane};

@@ -226,10 +226,8 @@ fn read_report(
                 if case.outcome != Outcome::Passed || case.retry {
                     out.labels.push((index, hash, case.name.to_string()));
                 }
-                if lane == Lane::Freeze {
-                    if let Some(replay) = case.replay {
-                        out.replays.push((index, hash, replay.to_string()));
-                    }
+                if let (Lane::Freeze, Some(replay)) = (lane, case.replay) {
+                    out.replays.push((index, hash, replay.to_string()));
                 }
             }
             Resolved::Module { file } => {
@@ -749,6 +747,7 @@ fn compare_base(
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
