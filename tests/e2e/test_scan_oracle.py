@@ -22,8 +22,9 @@ from conftest import REPO, run_pytest, run_tool
 E2E = Path(__file__).resolve().parent
 SUITES_DIR = REPO / "tests" / "suites"
 # The suites this oracle must cover; a missing one fails (never skips).
-REQUIRED = ("tests/suites/tricky", "tests/suites/ini_style", "tests/suites/cfg_style",
-            "examples/invoice")
+REQUIRED = tuple(f"tests/suites/{name}" for name in (
+    "tricky", "ini_style", "cfg_style", "toml_native", "pytest_ini", "pytest_toml",
+    "addopts_ignore")) + ("examples/invoice",)
 
 
 def suite_dirs() -> list[str]:

@@ -1,0 +1,6 @@
+import pytest
+
+
+@pytest.mark.merge
+def test_ignored_by_addopts():
+    assert False

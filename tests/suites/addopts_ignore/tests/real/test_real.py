@@ -1,0 +1,6 @@
+import pytest
+
+
+@pytest.mark.merge
+def test_real():
+    assert "real"

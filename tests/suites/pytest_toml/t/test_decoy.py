@@ -1,0 +1,6 @@
+import pytest
+
+
+@pytest.mark.merge
+def test_only_tox_ini_would_collect_this():
+    assert False

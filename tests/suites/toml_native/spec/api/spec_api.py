@@ -1,0 +1,7 @@
+from pytest import mark
+
+pytestmark = [mark.freeze]
+
+
+def it_retries():
+    assert "retry"
