@@ -380,10 +380,10 @@ pub fn display_name(root: &Path, path: &Path) -> String {
             return slash;
         }
     }
-    if let Some(rel) = lane_core::paths::relative_to(path, root) {
-        if !rel.is_empty() {
-            return rel;
-        }
+    if let Some(rel) = lane_core::paths::relative_to(path, root)
+        && !rel.is_empty()
+    {
+        return rel;
     }
     let real = |p: &Path| -> Option<PathBuf> {
         match (p.parent(), p.file_name()) {
@@ -398,10 +398,10 @@ pub fn display_name(root: &Path, path: &Path) -> String {
             _ => None,
         }
     };
-    if let (Some(p), Ok(r)) = (real(path), root.canonicalize()) {
-        if let Ok(rel) = p.strip_prefix(&r) {
-            return lane_core::paths::to_slash(rel);
-        }
+    if let (Some(p), Ok(r)) = (real(path), root.canonicalize())
+        && let Ok(rel) = p.strip_prefix(&r)
+    {
+        return lane_core::paths::to_slash(rel);
     }
     path.display().to_string()
 }

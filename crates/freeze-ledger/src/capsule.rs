@@ -69,6 +69,7 @@ pub fn root_relative(root: &Path, file: &Path) -> Result<String, String> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -118,21 +118,21 @@ pub fn check(
             } else {
                 first_line.insert(id, row.line);
             }
-            if let (Some(freeze), Some(all)) = (&freeze, &all_scanned) {
-                if !freeze.contains_key(id) {
-                    let why = match all.get(id) {
-                        None => "the scan has no such test".to_string(),
-                        Some(t) => match t.lane {
-                            Some(lane) => format!("the scan places it in the {lane} lane"),
-                            None => "the scan gives it no single lane".to_string(),
-                        },
-                    };
-                    problems.push(at(Problem::new(
-                        Rule::OrphanTicket,
-                        format!("ticket for {id}, but {why}"),
-                    )));
-                    status = status.min(Status::Orphan);
-                }
+            if let (Some(freeze), Some(all)) = (&freeze, &all_scanned)
+                && !freeze.contains_key(id)
+            {
+                let why = match all.get(id) {
+                    None => "the scan has no such test".to_string(),
+                    Some(t) => match t.lane {
+                        Some(lane) => format!("the scan places it in the {lane} lane"),
+                        None => "the scan gives it no single lane".to_string(),
+                    },
+                };
+                problems.push(at(Problem::new(
+                    Rule::OrphanTicket,
+                    format!("ticket for {id}, but {why}"),
+                )));
+                status = status.min(Status::Orphan);
             }
         }
         match &row.ticket {
@@ -149,11 +149,11 @@ pub fn check(
                 let days = days_between(opts.today, t.expires_on);
                 expires_on = Some(t.expires_on.to_string());
                 days_left = Some(days);
-                if let Some(input_path) = &t.input_path {
-                    if let Err(why) = capsule::verify(opts.root, input_path, &t.input_sha256) {
-                        problems.push(at(Problem::new(Rule::CapsuleMismatch, why)));
-                        status = status.min(Status::CapsuleMismatch);
-                    }
+                if let Some(input_path) = &t.input_path
+                    && let Err(why) = capsule::verify(opts.root, input_path, &t.input_sha256)
+                {
+                    problems.push(at(Problem::new(Rule::CapsuleMismatch, why)));
+                    status = status.min(Status::CapsuleMismatch);
                 }
                 if days < 0 {
                     problems.push(at(Problem::new(
@@ -237,6 +237,7 @@ pub fn check(
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use jiff::civil::date;

@@ -121,10 +121,8 @@ pub fn diff(
                 names.push(key.clone());
             }
         }
-        if !row.raw.is_object() || !before.raw.is_object() {
-            if row.raw != before.raw {
-                names.push("row".to_string());
-            }
+        if (!row.raw.is_object() || !before.raw.is_object()) && row.raw != before.raw {
+            names.push("row".to_string());
         }
         if names.is_empty() {
             section.unchanged += 1;
@@ -164,6 +162,7 @@ pub fn diff(
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -416,7 +416,7 @@ pub fn ticket_from_value(value: &Value) -> Result<Ticket, Vec<FieldIssue>> {
             ));
         }
     }
-    let test_id = string_field(map, "test_id", &mut issues, |s| check_test_id(s));
+    let test_id = string_field(map, "test_id", &mut issues, check_test_id);
     let seed = map.get("seed").and_then(|v| match Seed::from_json(v) {
         Ok(s) => Some(s),
         Err(m) => {
@@ -431,13 +431,13 @@ pub fn ticket_from_value(value: &Value) -> Result<Ticket, Vec<FieldIssue>> {
     let created_on = date_field(map, "created_on", &mut issues);
     let owner = string_field(map, "owner", &mut issues, |s| non_blank("owner", s));
     let reason = string_field(map, "reason", &mut issues, |s| non_blank("reason", s));
-    if let (Some(created), Some(expires)) = (created_on, expires_on) {
-        if created > expires {
-            issues.push(FieldIssue::new(
-                "created_on",
-                format!("created_on {created} is after expires_on {expires}"),
-            ));
-        }
+    if let (Some(created), Some(expires)) = (created_on, expires_on)
+        && created > expires
+    {
+        issues.push(FieldIssue::new(
+            "created_on",
+            format!("created_on {created} is after expires_on {expires}"),
+        ));
     }
     if !issues.is_empty() {
         return Err(issues);
@@ -581,6 +581,7 @@ pub fn element_lines(bytes: &[u8]) -> Vec<u64> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use serde_json::json;

@@ -1,0 +1,980 @@
+//! The real `freeze-ledger` binary on real ledger files and scan sections in temp folders.
+#![allow(clippy::unwrap_used)]
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use freeze_ledger::check::LedgerSection;
+use freeze_ledger::diff::LedgerDiffSection;
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_freeze-ledger");
+const FLAKY: &str = "tests/test_invoice.py::test_flaky_rounding";
+const ABC_SHA: &str = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Out {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", self.stdout))
+    }
+
+    fn ledger(&self) -> LedgerSection {
+        serde_json::from_value(self.json()["ledger"].clone()).expect("ledger section schema")
+    }
+
+    fn rules(&self) -> Vec<String> {
+        self.ledger()
+            .problems
+            .iter()
+            .map(|p| p.rule.clone())
+            .collect()
+    }
+}
+
+/// A fresh folder for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("freeze-ledger-cli-{}-{name}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn run_env(dir: &Path, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Out {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args)
+        .current_dir(dir)
+        .env_remove("LANES_TODAY")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("spawn freeze-ledger");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    Out {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn run(dir: &Path, args: &[&str], stdin: &str) -> Out {
+    run_env(dir, args, stdin, &[])
+}
+
+/// An evidence document with a scan section: (id, lane) pairs.
+fn scan_doc(tests: &[(&str, Option<&str>)]) -> String {
+    let tests: Vec<Value> = tests
+        .iter()
+        .enumerate()
+        .map(|(i, (id, lane))| {
+            let file = id.split("::").next().unwrap();
+            json!({"id": id, "file": file, "line": 10 + i, "lane": lane,
+                   "lanes": lane.map(|l| vec![l]).unwrap_or_default(), "marks": [],
+                   "parametrized": false, "attachments": {}})
+        })
+        .collect();
+    let freeze = tests.iter().filter(|t| t["lane"] == "freeze").count();
+    json!({"version": 1, "scan": {"tool": "lane-scan", "tests": tests,
+        "counts": {"merge": 1, "witness": 0, "freeze": freeze, "unmarked": 0},
+        "problems": [{"rule": "runtime-hook", "severity": "warning", "message": "upstream"}]}})
+    .to_string()
+}
+
+fn row(id: &str, expires: &str) -> Value {
+    json!({"test_id": id, "seed": 1234, "input_sha256": ABC_SHA, "expires_on": expires,
+           "last_replay_job": "https://ci.example.org/jobs/1"})
+}
+
+fn write_ledger(dir: &Path, rows: &[Value]) -> Vec<u8> {
+    let mut text = serde_json::to_string_pretty(rows).unwrap();
+    text.push('\n');
+    fs::write(dir.join("freeze_ledger.json"), &text).unwrap();
+    text.into_bytes()
+}
+
+/// One row per line, so row N starts on line N + 1.
+fn write_ledger_lines(dir: &Path, rows: &[Value]) {
+    let lines: Vec<String> = rows.iter().map(Value::to_string).collect();
+    fs::write(
+        dir.join("freeze_ledger.json"),
+        format!("[\n{}\n]\n", lines.join(",\n")),
+    )
+    .unwrap();
+}
+
+fn ledger_bytes(dir: &Path) -> Vec<u8> {
+    fs::read(dir.join("freeze_ledger.json")).unwrap()
+}
+
+fn entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+fn add_args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "add",
+        FLAKY,
+        "--seed",
+        "1234",
+        "--replay-job",
+        "https://ci.example.org/jobs/9",
+        "--today",
+        "2026-02-01",
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
+#[test]
+fn add_then_check_is_clean() {
+    let dir = scratch("add-check");
+    fs::create_dir_all(dir.join("tests/capsules")).unwrap();
+    fs::write(dir.join("tests/capsules/rounding.bin"), b"abc").unwrap();
+    let scan = scan_doc(&[
+        (FLAKY, Some("freeze")),
+        ("tests/test_invoice.py::test_total", Some("merge")),
+    ]);
+    let out = run(
+        &dir,
+        &add_args(&[
+            "--input",
+            "tests/capsules/rounding.bin",
+            "--expires",
+            "2026-04-01",
+            "--owner",
+            "ana",
+        ]),
+        &scan,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.contains("added a ticket for"), "{}", out.stderr);
+    let ticket = out.json();
+    assert_eq!(ticket["input_sha256"], ABC_SHA);
+    assert_eq!(ticket["input_path"], "tests/capsules/rounding.bin");
+    assert_eq!(ticket["created_on"], "2026-02-01");
+    assert_eq!(ticket["seed"], 1234);
+    // The file is canonical: fields in order, 2-space indent, trailing newline.
+    let text = String::from_utf8(ledger_bytes(&dir)).unwrap();
+    assert!(text.starts_with("[\n  {\n    \"test_id\": \""), "{text}");
+    assert!(text.ends_with("}\n]\n"), "{text}");
+    assert_eq!(entries(&dir), ["freeze_ledger.json", "tests"]);
+
+    let out = run(&dir, &["check", "--today", "2026-02-01"], &scan);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let section = out.ledger();
+    assert!(section.problems.is_empty(), "{:?}", section.problems);
+    assert!(section.matched_scan);
+    assert_eq!(section.tickets.len(), 1);
+    assert_eq!(section.tickets[0].days_left, Some(59));
+    // Upstream sections travel untouched.
+    assert_eq!(out.json()["scan"]["problems"][0]["message"], "upstream");
+    // Same input, same bytes.
+    let again = run(&dir, &["check", "--today", "2026-02-01"], &scan);
+    assert_eq!(again.stdout, out.stdout);
+}
+
+#[test]
+fn each_check_rule() {
+    let dir = scratch("rules");
+    fs::create_dir_all(dir.join("caps")).unwrap();
+    fs::write(dir.join("caps/good.bin"), b"abc").unwrap();
+    fs::write(dir.join("caps/moved.bin"), b"abd").unwrap();
+    let mut good = row("t.py::test_good", "2026-04-01");
+    good["input_path"] = json!("caps/good.bin");
+    let mut moved = row("t.py::test_moved", "2026-04-01");
+    moved["input_path"] = json!("caps/moved.bin");
+    let mut gone = row("t.py::test_gone", "2026-04-01");
+    gone["input_path"] = json!("caps/gone.bin");
+    let mut bad = row("t.py::test_bad", "2026-02-30");
+    bad["seed"] = json!("1234");
+    bad["input_sha256"] = json!(ABC_SHA.to_uppercase());
+    bad["ownr"] = json!("ana");
+    let rows = vec![
+        good,                                    // line 2
+        moved,                                   // 3
+        gone,                                    // 4
+        bad,                                     // 5
+        row("t.py::test_expired", "2026-02-28"), // 6
+        row("t.py::test_far", "2026-06-30"),
+        row("t.py::test_soon", "2026-03-08"),
+        row("t.py::test_orphan", "2026-04-01"),
+        row("t.py::test_merge", "2026-04-01"),
+        row("t.py::test_good", "2026-04-01"),
+        json!(17),
+    ];
+    write_ledger_lines(&dir, &rows);
+    let scan = scan_doc(&[
+        ("t.py::test_good", Some("freeze")),
+        ("t.py::test_moved", Some("freeze")),
+        ("t.py::test_gone", Some("freeze")),
+        ("t.py::test_bad", Some("freeze")),
+        ("t.py::test_expired", Some("freeze")),
+        ("t.py::test_far", Some("freeze")),
+        ("t.py::test_soon", Some("freeze")),
+        ("t.py::test_merge", Some("merge")),
+        ("t.py::test_unticketed", Some("freeze")),
+    ]);
+    let out = run(&dir, &["check", "--today", "2026-03-01"], &scan);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let section = out.ledger();
+    let found = |rule: &str, test: &str| {
+        section
+            .problems
+            .iter()
+            .find(|p| p.rule == rule && p.test.as_deref() == Some(test))
+            .unwrap_or_else(|| panic!("no {rule} for {test}: {:#?}", section.problems))
+    };
+    let moved = found("capsule-mismatch", "t.py::test_moved");
+    assert!(moved.message.contains(ABC_SHA), "{}", moved.message);
+    assert_eq!(moved.line, Some(3));
+    assert!(
+        found("capsule-mismatch", "t.py::test_gone")
+            .message
+            .contains("missing")
+    );
+    for field in ["seed", "input_sha256", "expires_on", "ownr"] {
+        assert!(
+            section.problems.iter().any(|p| p.rule == "invalid-ticket"
+                && p.line == Some(5)
+                && p.file.as_deref() == Some("freeze_ledger.json")
+                && p.message.contains(field)),
+            "{field}: {:#?}",
+            section.problems
+        );
+    }
+    assert!(
+        found("expired-ticket", "t.py::test_expired")
+            .message
+            .contains("1 day ago")
+    );
+    assert_eq!(found("expired-ticket", "t.py::test_expired").line, Some(6));
+    found("expiry-too-far", "t.py::test_far");
+    let soon = found("expiring-soon", "t.py::test_soon");
+    assert_eq!(soon.severity, lane_core::Severity::Warning);
+    assert!(
+        found("orphan-ticket", "t.py::test_orphan")
+            .message
+            .contains("no such test")
+    );
+    assert!(
+        found("orphan-ticket", "t.py::test_merge")
+            .message
+            .contains("merge lane")
+    );
+    let dup = found("duplicate-ticket", "t.py::test_good");
+    assert!(dup.message.contains("line 2"), "{}", dup.message);
+    let missing = found("missing-ticket", "t.py::test_unticketed");
+    assert_eq!(missing.file.as_deref(), Some("t.py"));
+    assert!(section.problems.iter().any(|p| p.rule == "invalid-ticket"
+        && p.message.contains("must be a JSON object")
+        && p.test.is_none()));
+    // Statuses: one entry per row plus the missing test.
+    let status = |id: &str| {
+        section
+            .tickets
+            .iter()
+            .filter(|t| t.test_id.as_deref() == Some(id))
+            .map(|t| {
+                serde_json::to_value(t.status)
+                    .unwrap()
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(status("t.py::test_good"), ["ok", "duplicate"]);
+    assert_eq!(status("t.py::test_bad"), ["invalid"]);
+    assert_eq!(status("t.py::test_expired"), ["expired"]);
+    assert_eq!(status("t.py::test_far"), ["expiry-too-far"]);
+    assert_eq!(status("t.py::test_soon"), ["expiring-soon"]);
+    assert_eq!(status("t.py::test_orphan"), ["orphan"]);
+    assert_eq!(status("t.py::test_moved"), ["capsule-mismatch"]);
+    assert_eq!(status("t.py::test_unticketed"), ["missing"]);
+    assert_eq!(section.tickets.len(), rows.len() + 1);
+
+    // Without a scan there is no 1:1 match: no orphan or missing tickets.
+    let out = run(&dir, &["check", "--today", "2026-03-01"], "");
+    let rules = out.rules();
+    assert!(
+        !rules
+            .iter()
+            .any(|r| r == "orphan-ticket" || r == "missing-ticket"),
+        "{rules:?}"
+    );
+    assert!(!out.ledger().matched_scan);
+}
+
+#[test]
+fn expiry_boundaries_through_the_binary() {
+    let dir = scratch("boundaries");
+    write_ledger(&dir, &[row(FLAKY, "2026-03-10")]);
+    let cases: &[(&str, i32, &[&str])] = &[
+        ("2026-03-10", 0, &["expiring-soon"]), // expires today: still valid
+        ("2026-03-11", 1, &["expired-ticket"]), // expired yesterday
+        ("2026-03-03", 0, &["expiring-soon"]), // exactly 7 days left
+        ("2026-03-02", 0, &[]),                // 8 days left
+        ("2025-12-10", 0, &[]),                // exactly 90 days ahead
+        ("2025-12-09", 1, &["expiry-too-far"]), // 91 days ahead
+    ];
+    for (today, code, rules) in cases {
+        let out = run(&dir, &["check", "--today", today], "");
+        assert_eq!(out.code, *code, "{today}: {}", out.stdout);
+        assert_eq!(out.rules(), *rules, "{today}");
+    }
+    let out = run(
+        &dir,
+        &["check", "--today", "2025-12-09", "--max-days", "91"],
+        "",
+    );
+    assert_eq!(out.code, 0);
+    // Leap day: a ticket expiring 2028-02-29 is one day past 2028-02-28.
+    write_ledger(&dir, &[row(FLAKY, "2028-02-29")]);
+    let out = run(&dir, &["check", "--today", "2028-02-28"], "");
+    assert_eq!(out.ledger().tickets[0].days_left, Some(1));
+    let out = run(&dir, &["check", "--today", "2028-03-01"], "");
+    assert_eq!(out.rules(), ["expired-ticket"]);
+}
+
+#[test]
+fn capsule_outside_the_root_is_never_read() {
+    let dir = scratch("unsafe");
+    let root = dir.join("root");
+    fs::create_dir_all(&root).unwrap();
+    fs::write(dir.join("secret"), b"abc").unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(dir.join("secret"), root.join("link.bin")).unwrap();
+    let mut up = row("t.py::test_up", "2026-04-01");
+    up["input_path"] = json!("link.bin");
+    write_ledger(&root, &[up]);
+    let out = run(&root, &["check", "--today", "2026-03-01"], "");
+    assert_eq!(out.code, 1);
+    let p = &out.ledger().problems[0];
+    assert_eq!(p.rule, "capsule-mismatch");
+    assert!(p.message.contains("outside the root"), "{}", p.message);
+}
+
+#[test]
+fn missing_ledger_has_no_tickets() {
+    let dir = scratch("missing");
+    let scan = scan_doc(&[(FLAKY, Some("freeze"))]);
+    let out = run(&dir, &["check", "--today", "2026-03-01"], &scan);
+    assert_eq!(out.code, 1);
+    assert_eq!(out.rules(), ["missing-ticket"]);
+    assert!(!out.ledger().exists);
+    let out = run(&dir, &["check", "--today", "2026-03-01"], "");
+    assert_eq!(out.code, 0);
+    assert!(out.ledger().tickets.is_empty());
+    // An empty array is a valid, empty ledger.
+    fs::write(dir.join("freeze_ledger.json"), "[]\n").unwrap();
+    let out = run(&dir, &["check", "--today", "2026-03-01"], "");
+    assert_eq!(out.code, 0);
+    assert!(out.ledger().exists);
+}
+
+#[test]
+fn unreadable_inputs_exit_2_with_a_location() {
+    let dir = scratch("malformed");
+    fs::write(dir.join("freeze_ledger.json"), "[\n  {\"test_id\" 1}\n]\n").unwrap();
+    let out = run(&dir, &["check", "--today", "2026-03-01"], "");
+    assert_eq!(out.code, 2);
+    assert!(out.stdout.is_empty());
+    assert!(
+        out.stderr
+            .starts_with("freeze-ledger: error: freeze_ledger.json:2:14: expected `:`"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(out.stderr.lines().count(), 1);
+    fs::write(dir.join("freeze_ledger.json"), "\n{\"test_id\": 1}").unwrap();
+    let out = run(&dir, &["check", "--today", "2026-03-01"], "");
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr
+            .contains("freeze_ledger.json:2:1: expected a JSON array"),
+        "{}",
+        out.stderr
+    );
+    // A ledger that is a folder.
+    fs::remove_file(dir.join("freeze_ledger.json")).unwrap();
+    fs::create_dir(dir.join("freeze_ledger.json")).unwrap();
+    let out = run(&dir, &["check", "--today", "2026-03-01"], "");
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("not a regular file"), "{}", out.stderr);
+    // A malformed document on stdin.
+    let out = run(
+        &dir,
+        &["check", "--today", "2026-03-01", "--ledger", "none.json"],
+        "{\"version\":1,",
+    );
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("<stdin>:1:"), "{}", out.stderr);
+    // A scan section of the wrong shape.
+    let out = run(
+        &dir,
+        &["check", "--today", "2026-03-01", "--ledger", "none.json"],
+        r#"{"version":1,"scan":{"tests":3}}"#,
+    );
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("section \"scan\" is malformed"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn the_clock_must_be_pinned() {
+    let dir = scratch("clock");
+    for args in [
+        vec!["check"],
+        add_args(&["--input-sha256", ABC_SHA, "--expires", "2026-03-01"])
+            .into_iter()
+            .filter(|a| *a != "--today" && *a != "2026-02-01")
+            .collect(),
+    ] {
+        let out = run(&dir, &args, "");
+        assert_eq!(out.code, 2, "{args:?}");
+        assert!(out.stdout.is_empty());
+        assert!(
+            out.stderr.contains("clock must be pinned"),
+            "{}",
+            out.stderr
+        );
+        assert!(out.stderr.contains("LANES_TODAY"), "{}", out.stderr);
+    }
+    assert!(!dir.join("freeze_ledger.json").exists());
+    let out = run_env(&dir, &["check"], "", &[("LANES_TODAY", "2026-03-01")]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.ledger().today, "2026-03-01");
+    let out = run(&dir, &["check", "--today", "2026-02-30"], "");
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("not a calendar date"), "{}", out.stderr);
+}
+
+#[test]
+fn refused_edits_leave_the_file_byte_identical() {
+    let dir = scratch("refused");
+    // Deliberately not canonical (compact), so any rewrite would show.
+    let original = format!(
+        "[{{\"test_id\":\"{FLAKY}\",\"seed\":1,\"input_sha256\":\"{ABC_SHA}\",\"expires_on\":\"2026-03-01\",\"last_replay_job\":\"https://ci/1\"}}]"
+    );
+    fs::write(dir.join("freeze_ledger.json"), &original).unwrap();
+    let sha = ["--input-sha256", ABC_SHA];
+    let other = "tests/test_invoice.py::test_other";
+    let scan = scan_doc(&[(FLAKY, Some("freeze")), (other, Some("merge"))]);
+    let cases: Vec<(&str, Vec<&str>, &str, &str)> = vec![
+        (
+            "duplicate",
+            add_args(&[sha[0], sha[1], "--expires", "2026-03-01"]),
+            "",
+            "already has a ticket",
+        ),
+        (
+            "past",
+            vec![
+                "add",
+                other,
+                "--seed",
+                "1",
+                sha[0],
+                sha[1],
+                "--expires",
+                "2026-01-31",
+                "--replay-job",
+                "https://ci/2",
+                "--today",
+                "2026-02-01",
+            ],
+            "",
+            "in the past",
+        ),
+        (
+            "too far",
+            vec![
+                "add",
+                other,
+                "--seed",
+                "1",
+                sha[0],
+                sha[1],
+                "--expires",
+                "2026-05-03",
+                "--replay-job",
+                "https://ci/2",
+                "--today",
+                "2026-02-01",
+            ],
+            "",
+            "91 days",
+        ),
+        (
+            "not freeze",
+            vec![
+                "add",
+                other,
+                "--seed",
+                "1",
+                sha[0],
+                sha[1],
+                "--expires",
+                "2026-03-01",
+                "--replay-job",
+                "https://ci/2",
+                "--today",
+                "2026-02-01",
+            ],
+            &scan,
+            "merge lane",
+        ),
+        (
+            "unknown to scan",
+            vec![
+                "add",
+                "t.py::nope",
+                "--seed",
+                "1",
+                sha[0],
+                sha[1],
+                "--expires",
+                "2026-03-01",
+                "--replay-job",
+                "https://ci/2",
+                "--today",
+                "2026-02-01",
+            ],
+            &scan,
+            "no test t.py::nope",
+        ),
+        (
+            "bad url",
+            vec![
+                "add",
+                other,
+                "--seed",
+                "1",
+                sha[0],
+                sha[1],
+                "--expires",
+                "2026-03-01",
+                "--replay-job",
+                "ci/2",
+                "--today",
+                "2026-02-01",
+            ],
+            "",
+            "http(s) URL",
+        ),
+        (
+            "bad digest",
+            vec![
+                "add",
+                other,
+                "--seed",
+                "1",
+                "--input-sha256",
+                "abc",
+                "--expires",
+                "2026-03-01",
+                "--replay-job",
+                "https://ci/2",
+                "--today",
+                "2026-02-01",
+            ],
+            "",
+            "64 lowercase hex",
+        ),
+        (
+            "seed too big",
+            vec![
+                "add",
+                other,
+                "--seed",
+                "18446744073709551616",
+                sha[0],
+                sha[1],
+                "--expires",
+                "2026-03-01",
+                "--replay-job",
+                "https://ci/2",
+                "--today",
+                "2026-02-01",
+            ],
+            "",
+            "does not fit in 64 bits",
+        ),
+        (
+            "bracketed id",
+            vec![
+                "add",
+                "t.py::test[1]",
+                "--seed",
+                "1",
+                sha[0],
+                sha[1],
+                "--expires",
+                "2026-03-01",
+                "--replay-job",
+                "https://ci/2",
+                "--today",
+                "2026-02-01",
+            ],
+            "",
+            "parametrization",
+        ),
+        (
+            "capsule outside",
+            vec![
+                "add",
+                other,
+                "--seed",
+                "1",
+                "--input",
+                "/etc/hostname",
+                "--expires",
+                "2026-03-01",
+                "--replay-job",
+                "https://ci/2",
+                "--today",
+                "2026-02-01",
+            ],
+            "",
+            "outside the rootdir",
+        ),
+        (
+            "renew without job",
+            vec![
+                "renew",
+                FLAKY,
+                "--expires",
+                "2026-03-15",
+                "--today",
+                "2026-02-01",
+            ],
+            "",
+            "a renewal needs --replay-job",
+        ),
+        (
+            "renew same job",
+            vec![
+                "renew",
+                FLAKY,
+                "--expires",
+                "2026-03-15",
+                "--replay-job",
+                "https://ci/1",
+                "--today",
+                "2026-02-01",
+            ],
+            "",
+            "new replay job",
+        ),
+        (
+            "renew unknown",
+            vec![
+                "renew",
+                other,
+                "--expires",
+                "2026-03-15",
+                "--replay-job",
+                "https://ci/2",
+                "--today",
+                "2026-02-01",
+            ],
+            "",
+            "has no ticket",
+        ),
+        (
+            "renew expired date",
+            vec![
+                "renew",
+                FLAKY,
+                "--expires",
+                "2026-01-15",
+                "--replay-job",
+                "https://ci/2",
+                "--today",
+                "2026-02-01",
+            ],
+            "",
+            "in the past",
+        ),
+        ("remove unknown", vec!["remove", other], "", "has no ticket"),
+    ];
+    for (name, args, stdin, message) in cases {
+        let out = run(&dir, &args, stdin);
+        assert_eq!(out.code, 2, "{name}: {}", out.stderr);
+        assert!(out.stdout.is_empty(), "{name}");
+        assert!(out.stderr.contains(message), "{name}: {}", out.stderr);
+        assert_eq!(ledger_bytes(&dir), original.as_bytes(), "{name}");
+        assert_eq!(entries(&dir), ["freeze_ledger.json"], "{name}");
+    }
+}
+
+#[test]
+fn edits_on_an_invalid_ledger_are_refused_except_removing_the_bad_row() {
+    let dir = scratch("invalid-edit");
+    let mut bad = row("t.py::test_bad", "2026-03-01");
+    bad["seed"] = json!(1.5);
+    let original = write_ledger(&dir, &[row(FLAKY, "2026-03-01"), bad]);
+    let out = run(
+        &dir,
+        &[
+            "renew",
+            FLAKY,
+            "--expires",
+            "2026-03-15",
+            "--replay-job",
+            "https://ci/2",
+            "--today",
+            "2026-02-01",
+        ],
+        "",
+    );
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr
+            .contains("freeze_ledger.json:9: row 2 is not a valid ticket"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(ledger_bytes(&dir), original);
+    let out = run(&dir, &["remove", "t.py::test_bad"], "");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.json()[0]["seed"], 1.5);
+    let out = run(&dir, &["check", "--today", "2026-02-01"], "");
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert_eq!(out.ledger().tickets.len(), 1);
+}
+
+#[test]
+fn renew_and_remove() {
+    let dir = scratch("renew");
+    fs::write(dir.join("new.bin"), b"abc").unwrap();
+    let mut first = row(FLAKY, "2026-03-01");
+    first["owner"] = json!("ana");
+    write_ledger(&dir, &[first, row("a.py::test_b", "2026-03-05")]);
+    let out = run(
+        &dir,
+        &[
+            "renew",
+            FLAKY,
+            "--expires",
+            "2026-04-15",
+            "--replay-job",
+            "https://ci/77",
+            "--seed",
+            "-3",
+            "--input",
+            "new.bin",
+            "--today",
+            "2026-03-01",
+        ],
+        "",
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let t = out.json();
+    assert_eq!(t["expires_on"], "2026-04-15");
+    assert_eq!(t["last_replay_job"], "https://ci/77");
+    assert_eq!(t["seed"], -3);
+    assert_eq!(t["input_path"], "new.bin");
+    assert_eq!(t["owner"], "ana");
+    // list: sorted by expiry.
+    let out = run(&dir, &["list"], "");
+    let ids: Vec<String> = out
+        .json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["test_id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids, ["a.py::test_b", FLAKY]);
+    let md = run(&dir, &["list", "--format", "markdown"], "");
+    assert!(
+        md.stdout.contains("| 2026-03-05 | `a.py::test_b` |"),
+        "{}",
+        md.stdout
+    );
+    let out = run(&dir, &["remove", "a.py::test_b"], "");
+    assert_eq!(out.code, 0);
+    let rows: Value = serde_json::from_slice(&ledger_bytes(&dir)).unwrap();
+    assert_eq!(rows.as_array().unwrap().len(), 1);
+    assert_eq!(rows[0]["test_id"], FLAKY);
+}
+
+#[test]
+fn a_failed_write_leaves_no_trace() {
+    let dir = scratch("crash");
+    // The ledger's folder is a regular file: nothing can be created.
+    fs::write(dir.join("blocker"), b"x").unwrap();
+    let out = run(
+        &dir,
+        &add_args(&[
+            "--input-sha256",
+            ABC_SHA,
+            "--expires",
+            "2026-03-01",
+            "--ledger",
+            "blocker/freeze_ledger.json",
+        ]),
+        "",
+    );
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("blocker/freeze_ledger.json"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(fs::read(dir.join("blocker")).unwrap(), b"x");
+    assert_eq!(entries(&dir), ["blocker"]);
+}
+
+/// A write that fails half-way (the file-size limit is 0, so the temp file cannot be filled):
+/// the old ledger stays and the temp file is removed.
+#[cfg(unix)]
+#[test]
+fn a_write_failing_midway_keeps_the_old_ledger() {
+    let dir = scratch("fsize");
+    let original = write_ledger(&dir, &[row(FLAKY, "2026-03-01")]);
+    let script = format!(
+        "trap '' XFSZ; ulimit -f 0; exec '{BIN}' renew '{FLAKY}' --expires 2026-03-20 \
+         --replay-job https://ci/2 --today 2026-03-01 </dev/null"
+    );
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(&script)
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stdout.is_empty());
+    assert_eq!(ledger_bytes(&dir), original);
+    assert_eq!(entries(&dir), ["freeze_ledger.json"]);
+}
+
+#[test]
+fn diff_reports_added_renewed_changed_and_removed() {
+    let dir = scratch("diff");
+    let base = vec![
+        row("a.py::test_keep", "2026-03-01"),
+        row("a.py::test_renew", "2026-03-01"),
+        row("a.py::test_reseed", "2026-03-01"),
+        row("a.py::test_gone", "2026-03-01"),
+    ];
+    fs::write(
+        dir.join("base.json"),
+        serde_json::to_string_pretty(&base).unwrap(),
+    )
+    .unwrap();
+    let mut reseed = row("a.py::test_reseed", "2026-03-01");
+    reseed["seed"] = json!(99);
+    let mut renew = row("a.py::test_renew", "2026-04-01");
+    renew["last_replay_job"] = json!("https://ci/2");
+    let head = vec![
+        row("a.py::test_keep", "2026-03-01"),
+        renew,
+        reseed,
+        row("a.py::test_new", "2026-03-01"),
+    ];
+    fs::write(
+        dir.join("head.json"),
+        serde_json::to_string_pretty(&head).unwrap(),
+    )
+    .unwrap();
+    let out = run(&dir, &["diff", "base.json", "head.json"], &scan_doc(&[]));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let doc = out.json();
+    assert!(doc.get("scan").is_some());
+    let d: LedgerDiffSection = serde_json::from_value(doc["ledger_diff"].clone()).unwrap();
+    assert_eq!(d.added, ["a.py::test_new"]);
+    assert_eq!(d.removed, ["a.py::test_gone"]);
+    assert_eq!(d.renewed[0].fields, ["expires_on", "last_replay_job"]);
+    assert_eq!(d.changed[0].fields, ["seed"]);
+    assert_eq!(d.unchanged, 1);
+    let rules: Vec<&str> = d.problems.iter().map(|p| p.rule.as_str()).collect();
+    assert_eq!(rules, ["ticket-renewed", "ticket-changed", "ticket-added"]);
+    assert_eq!(d.problems[2].line, Some(23));
+    // Removal only: listed, not an error.
+    let out = run(&dir, &["diff", "base.json", "missing.json"], "");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.json()["ledger_diff"]["removed"]
+            .as_array()
+            .unwrap()
+            .len(),
+        4
+    );
+    // A missing or empty base has no tickets: everything is added.
+    fs::write(dir.join("empty.json"), "").unwrap();
+    for base in ["missing.json", "empty.json"] {
+        let out = run(&dir, &["diff", base, "head.json"], "");
+        assert_eq!(out.code, 1);
+        assert_eq!(
+            out.json()["ledger_diff"]["added"].as_array().unwrap().len(),
+            4
+        );
+    }
+    let out = run(
+        &dir,
+        &["diff", "head.json", "head.json", "--format", "markdown"],
+        "",
+    );
+    assert_eq!(out.code, 0);
+    assert!(out.stdout.contains("No problems."), "{}", out.stdout);
+}
+
+#[test]
+fn help_version_explain_generate() {
+    let dir = scratch("help");
+    let help = run(&dir, &["--help"], "");
+    assert_eq!(help.code, 0);
+    assert!(
+        help.stdout.contains("freeze-ledger check --today"),
+        "{}",
+        help.stdout
+    );
+    assert!(help.stdout.contains("byte-identical"));
+    let version = run(&dir, &["--version"], "");
+    assert!(version.stdout.starts_with("freeze-ledger "));
+    let explain = run(&dir, &["--explain", "expired-ticket"], "");
+    assert_eq!(explain.code, 0);
+    assert!(
+        explain
+            .stdout
+            .starts_with("expired-ticket (error, reported by freeze-ledger)")
+    );
+    let unknown = run(&dir, &["--explain", "nope"], "");
+    assert_eq!(unknown.code, 2);
+    let bash = run(&dir, &["--generate", "bash"], "");
+    assert_eq!(bash.code, 0);
+    assert!(bash.stdout.contains("freeze-ledger"));
+    let none = run(&dir, &[], "");
+    assert_eq!(none.code, 2);
+    assert!(none.stderr.contains("no command given"), "{}", none.stderr);
+}
