@@ -6,11 +6,12 @@ its node id without parametrization brackets:
 
     {"rootdir": "...", "tests": {"tests/test_a.py::TestX::test_y":
         {"marks": ["merge", "parametrize"], "lanes": ["merge"], "lane": "merge",
-         "file": "tests/test_a.py", "line": 12}}}
+         "file": "tests/test_a.py", "line": 12, "parametrized": true}}}
 
 `marks` is the union of `item.iter_markers()` names over every parametrized instance, `lanes`
 the marks among merge/witness/freeze, `lane` the single lane or null; `file` and `line` (1-based)
-say where pytest found the function (for an inherited method: where the base defines it).
+say where pytest found the function (for an inherited method: where the base defines it);
+`parametrized` is true when pytest expanded it into instances (it has a callspec).
 
 The snapshot is taken in an outermost `pytest_collection_modifyitems` wrapper, before any other
 implementation (a suite's own conftest hooks included) runs: hooks that deselect, reorder, add
@@ -43,8 +44,11 @@ def plain_node_id(item: pytest.Item) -> str:
 def snapshot(items: list[pytest.Item]) -> dict[str, dict]:
     marks: dict[str, set[str]] = {}
     places: dict[str, tuple[str, int | None]] = {}
+    parametrized: set[str] = set()
     for item in items:
         tid = plain_node_id(item)
+        if getattr(item, "callspec", None) is not None:
+            parametrized.add(tid)
         names = marks.setdefault(tid, set())
         names.update(mark.name for mark in item.iter_markers())
         if tid not in places:
@@ -59,6 +63,7 @@ def snapshot(items: list[pytest.Item]) -> dict[str, dict]:
             "lane": lanes[0] if len(lanes) == 1 else None,
             "file": places[tid][0],
             "line": places[tid][1],
+            "parametrized": tid in parametrized,
         }
     return tests
 

@@ -3,8 +3,8 @@
 For each suite under tests/suites/ and for examples/invoice, real pytest collects with
 collect_plugin.py (node ids without parametrization, every mark reaching each test) and lane-scan
 scans the same folder without importing anything. The two must agree test for test: the same set
-of ids, the same lane (and set of lanes), and lane-scan's marks must include every mark pytest
-sees. A failure prints a readable diff, one line per disagreement.
+of ids, the same lane (and set of lanes), the same `parametrized` flag, and lane-scan's marks must
+include every mark pytest sees. A failure prints a readable diff, one line per disagreement.
 
 Set SCAN_ORACLE_REPORT=FILE to also append every disagreement to FILE.
 """
@@ -87,6 +87,9 @@ def disagreements(expected: dict, actual: dict) -> list[str]:
             lines.append(f"lane of {tid}: pytest says {want['lane']} (lanes {want['lanes']}), "
                          f"lane-scan says {got.get('lane')} (lanes {got.get('lanes')}) "
                          f"at {where(got)}")
+        if want["parametrized"] != got.get("parametrized"):
+            lines.append(f"parametrized of {tid}: pytest says {want['parametrized']}, lane-scan "
+                         f"says {got.get('parametrized')} at {where(got)}")
         missing = sorted(set(want["marks"]) - set(got.get("marks") or []))
         if missing:
             lines.append(f"marks of {tid}: pytest sees {want['marks']}, lane-scan's marks "
@@ -143,19 +146,23 @@ def test_plugin_folds_parametrized_ids(tmp_path: Path):
 def test_disagreements_name_every_difference():
     pytest_side = {
         "a.py::test_same": {"lane": "merge", "lanes": ["merge"], "marks": ["merge"],
-                            "file": "a.py", "line": 3},
+                            "file": "a.py", "line": 3, "parametrized": False},
         "a.py::test_lane": {"lane": "merge", "lanes": ["merge"], "marks": ["merge", "slow"],
-                            "file": "a.py", "line": 7},
+                            "file": "a.py", "line": 7, "parametrized": True},
         "a.py::test_only_pytest": {"lane": None, "lanes": [], "marks": [], "file": "a.py",
-                                   "line": 9},
+                                   "line": 9, "parametrized": False},
     }
     scan_side = {
-        "a.py::test_same": {"lane": "merge", "lanes": ["merge"], "marks": ["merge", "x"]},
-        "a.py::test_lane": {"lane": "witness", "lanes": ["witness"], "marks": ["witness"]},
-        "a.py::test_only_scan": {"lane": "merge", "lanes": ["merge"], "marks": ["merge"]},
+        "a.py::test_same": {"lane": "merge", "lanes": ["merge"], "marks": ["merge", "x"],
+                            "parametrized": False},
+        "a.py::test_lane": {"lane": "witness", "lanes": ["witness"], "marks": ["witness"],
+                            "parametrized": False},
+        "a.py::test_only_scan": {"lane": "merge", "lanes": ["merge"], "marks": ["merge"],
+                                 "parametrized": False},
     }
     lines = disagreements(pytest_side, scan_side)
-    assert len(lines) == 4, lines
+    assert len(lines) == 5, lines
+    assert any(line.startswith("parametrized of a.py::test_lane") for line in lines)
     assert any(line.startswith("only pytest collects a.py::test_only_pytest") for line in lines)
     assert any(line.startswith("only lane-scan reports a.py::test_only_scan") for line in lines)
     assert any(line.startswith("lane of a.py::test_lane") for line in lines)
