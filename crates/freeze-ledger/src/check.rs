@@ -7,6 +7,7 @@ use jiff::civil::Date;
 use lane_core::problem::normalize;
 use lane_core::scan::{Lane, ScanSection};
 use lane_core::{Problem, Rule};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::capsule;
@@ -96,7 +97,20 @@ pub fn check(
         scan.map(ScanSection::by_id);
     let mut first_line: BTreeMap<&str, u64> = BTreeMap::new();
 
-    for row in &ledger.rows {
+    // Capsules can be large: hash them on every core, then walk the rows in order.
+    let capsules: Vec<Result<(), String>> = ledger
+        .rows
+        .par_iter()
+        .map(|row| match &row.ticket {
+            Ok(t) => match &t.input_path {
+                Some(path) => capsule::verify(opts.root, path, &t.input_sha256),
+                None => Ok(()),
+            },
+            Err(_) => Ok(()),
+        })
+        .collect();
+
+    for (row, capsule) in ledger.rows.iter().zip(capsules) {
         let id = row.test_id.as_deref();
         let mut status = Status::Ok;
         let mut expires_on = None;
@@ -149,9 +163,7 @@ pub fn check(
                 let days = days_between(opts.today, t.expires_on);
                 expires_on = Some(t.expires_on.to_string());
                 days_left = Some(days);
-                if let Some(input_path) = &t.input_path
-                    && let Err(why) = capsule::verify(opts.root, input_path, &t.input_sha256)
-                {
+                if let Err(why) = capsule {
                     problems.push(at(Problem::new(Rule::CapsuleMismatch, why)));
                     status = status.min(Status::CapsuleMismatch);
                 }

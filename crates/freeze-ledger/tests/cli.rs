@@ -978,3 +978,98 @@ fn help_version_explain_generate() {
     assert_eq!(none.code, 2);
     assert!(none.stderr.contains("no command given"), "{}", none.stderr);
 }
+
+#[test]
+fn output_file_and_report_formats() {
+    let dir = scratch("formats");
+    write_ledger_lines(&dir, &[row(FLAKY, "2026-02-20")]);
+    let out = run(
+        &dir,
+        &[
+            "check",
+            "--today",
+            "2026-03-01",
+            "--output",
+            "evidence.json",
+        ],
+        "",
+    );
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        fs::read_to_string(dir.join("evidence.json")).unwrap(),
+        out.stdout
+    );
+    let gh = run(
+        &dir,
+        &["check", "--today", "2026-03-01", "--format", "github"],
+        "",
+    );
+    assert_eq!(gh.code, 1);
+    assert!(
+        gh.stdout
+            .starts_with("::error file=freeze_ledger.json,line=2,title=expired-ticket::"),
+        "{}",
+        gh.stdout
+    );
+    let md = run(
+        &dir,
+        &["check", "--today", "2026-03-01", "--format", "markdown"],
+        "",
+    );
+    assert!(
+        md.stdout.contains(
+            "| `tests/test_invoice.py::test_flaky_rounding` | expired | 2026-02-20 | -9 |"
+        ),
+        "{}",
+        md.stdout
+    );
+    // --ledger and --rootdir: the ledger is named relative to the root.
+    let sub = dir.join("project");
+    fs::create_dir_all(&sub).unwrap();
+    fs::rename(
+        dir.join("freeze_ledger.json"),
+        sub.join("freeze_ledger.json"),
+    )
+    .unwrap();
+    let out = run(
+        &dir,
+        &["check", "--today", "2026-02-01", "--rootdir", "project"],
+        "",
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.ledger().ledger, "freeze_ledger.json");
+    let out = run(
+        &dir,
+        &[
+            "check",
+            "--today",
+            "2026-02-01",
+            "--ledger",
+            "project/freeze_ledger.json",
+        ],
+        "",
+    );
+    assert_eq!(out.ledger().ledger, "project/freeze_ledger.json");
+}
+
+#[test]
+fn diff_refuses_rows_it_cannot_compare() {
+    let dir = scratch("diff-bad");
+    fs::write(dir.join("base.json"), "[]").unwrap();
+    fs::write(dir.join("head.json"), "[\n{\"seed\": 1}\n]").unwrap();
+    let out = run(&dir, &["diff", "base.json", "head.json"], "");
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("head.json:2: row 1 has no test_id"),
+        "{}",
+        out.stderr
+    );
+    fs::write(dir.join("head.json"), "{}").unwrap();
+    let out = run(&dir, &["diff", "base.json", "head.json"], "");
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("head.json:1:1: expected a JSON array"),
+        "{}",
+        out.stderr
+    );
+}
