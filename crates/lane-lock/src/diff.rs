@@ -73,8 +73,17 @@ fn read_lock(arg: &str, place: &Place) -> Result<(LockFile, String), Error> {
             .map_err(|e| Error::io("<stdin>", e))?;
         (bytes, "-".to_string())
     } else {
-        let name = crate::display_name(Path::new(arg), &place.root);
-        (crate::read_small(Path::new(arg), &name)?, name)
+        // BASE and HEAD are read as streams: `/dev/null` and process substitution
+        // (`<(git show origin/main:lanes.lock)`) are the usual ways to give them.
+        let path = Path::new(arg);
+        let name = crate::display_name(path, &place.root);
+        if path.is_dir() {
+            return Err(Error::usage(format!(
+                "{name}: is a folder, expected a lock file"
+            )));
+        }
+        let bytes = std::fs::read(path).map_err(|e| Error::io(name.as_str(), e))?;
+        (bytes, name)
     };
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok((LockFile::default(), name));
@@ -200,29 +209,31 @@ pub fn diff(
             })
             .collect::<Vec<String>>()
     });
-    if let Some(behavior) = &behavior_changes {
-        if !moved.is_empty() && !behavior.is_empty() && opts.reason.is_none() {
-            let mut named: Vec<&str> = behavior
-                .iter()
-                .take(NAMED_PATHS)
-                .map(String::as_str)
-                .collect();
-            if behavior.len() > NAMED_PATHS {
-                named.push("...");
-            }
-            problems.push(Problem::new(
-                Rule::LockBatchedWithBehavior,
-                format!(
-                    "this change moves {} locked digest{} and also changes {} other file{} ({}): \
-                     split the lock edit into its own change or pass --reason",
-                    moved.len(),
-                    lane_core::render::plural(moved.len()),
-                    behavior.len(),
-                    lane_core::render::plural(behavior.len()),
-                    named.join(", ")
-                ),
-            ));
+    if let Some(behavior) = &behavior_changes
+        && !moved.is_empty()
+        && !behavior.is_empty()
+        && opts.reason.is_none()
+    {
+        let mut named: Vec<&str> = behavior
+            .iter()
+            .take(NAMED_PATHS)
+            .map(String::as_str)
+            .collect();
+        if behavior.len() > NAMED_PATHS {
+            named.push("...");
         }
+        problems.push(Problem::new(
+            Rule::LockBatchedWithBehavior,
+            format!(
+                "this change moves {} locked digest{} and also changes {} other file{} ({}): \
+                 split the lock edit into its own change or pass --reason",
+                moved.len(),
+                lane_core::render::plural(moved.len()),
+                behavior.len(),
+                lane_core::render::plural(behavior.len()),
+                named.join(", ")
+            ),
+        ));
     }
 
     lane_core::problem::normalize(&mut problems);

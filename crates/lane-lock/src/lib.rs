@@ -9,6 +9,8 @@
 //!
 //! [`lock`] holds the manifest and sidecar formats, [`hash`] the hashing.
 
+#![cfg_attr(test, allow(clippy::unwrap_used))]
+
 pub mod diff;
 pub mod hash;
 pub mod lock;
@@ -57,10 +59,10 @@ pub fn display_name(path: &Path, root: &Path) -> String {
         } else {
             parent
         };
-        if let Ok(real_parent) = parent.canonicalize() {
-            if let Ok(rel) = real_parent.join(name).strip_prefix(&root) {
-                return lane_core::paths::to_slash(rel);
-            }
+        if let Ok(real_parent) = parent.canonicalize()
+            && let Ok(rel) = real_parent.join(name).strip_prefix(&root)
+        {
+            return lane_core::paths::to_slash(rel);
         }
     }
     if path.is_relative() {

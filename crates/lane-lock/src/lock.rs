@@ -133,7 +133,16 @@ fn value_start(bytes: &[u8], line: usize, column: usize) -> Option<(usize, usize
     for _ in 1..line {
         offset += bytes[offset..].iter().position(|&b| b == b'\n')? + 1;
     }
-    let end = (offset + column - 1).min(bytes.len().checked_sub(1)?);
+    let mut end = (offset + column - 1).min(bytes.len().checked_sub(1)?);
+    // serde_json may point just past the value: step back over what can follow a value.
+    while end > 0
+        && matches!(
+            bytes[end],
+            b' ' | b'\t' | b'\r' | b'\n' | b',' | b'}' | b']'
+        )
+    {
+        end -= 1;
+    }
     let start = if bytes[end] == b'"' {
         // The opening quote: the previous quote not escaped by an odd run of backslashes.
         let mut i = end;
@@ -164,7 +173,10 @@ fn value_start(bytes: &[u8], line: usize, column: usize) -> Option<(usize, usize
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a lock {\"version\": 1, \"files\": [...]}"
+)]
 struct RawLock {
     #[allow(dead_code)]
     version: Version,
@@ -176,14 +188,54 @@ struct Version;
 
 impl<'de> Deserialize<'de> for Version {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let v = serde_json::Value::deserialize(d)?;
-        if v.as_u64() == Some(LOCK_VERSION) {
-            Ok(Version)
-        } else {
-            Err(de::Error::custom(format!(
-                "unsupported lock version {v} (this build reads version {LOCK_VERSION})"
-            )))
+        struct V;
+        fn refuse<E: de::Error>(found: impl fmt::Display) -> E {
+            E::custom(format!(
+                "unsupported lock version {found} (this build reads version {LOCK_VERSION})"
+            ))
         }
+        impl Visitor<'_> for V {
+            type Value = Version;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                write!(f, "the lock version {LOCK_VERSION}")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Version, E> {
+                if v == LOCK_VERSION {
+                    Ok(Version)
+                } else {
+                    Err(refuse(v))
+                }
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Version, E> {
+                Err(refuse(v))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Version, E> {
+                Err(refuse(v))
+            }
+        }
+        d.deserialize_u64(V)
+    }
+}
+
+/// Reads a string and checks it inside the string visitor, so serde_json places an error
+/// at the string itself.
+struct CheckedStr<F>(F);
+
+impl<'de, F: FnOnce(&str) -> Result<(), String>> DeserializeSeed<'de> for CheckedStr<F> {
+    type Value = String;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<String, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<F: FnOnce(&str) -> Result<(), String>> Visitor<'_> for CheckedStr<F> {
+    type Value = String;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<String, E> {
+        (self.0)(v).map_err(E::custom)?;
+        Ok(v.to_string())
     }
 }
 
@@ -233,26 +285,29 @@ impl<'de> Visitor<'de> for EntrySeed<'_> {
                     if path.is_some() {
                         return Err(de::Error::duplicate_field("path"));
                     }
-                    let p: String = map.next_value()?;
-                    if !self.seen.insert(p.clone()) {
-                        return Err(de::Error::custom(format!(
-                            "duplicate path '{p}': each file has one entry"
-                        )));
-                    }
-                    path = Some(p);
+                    let seen = &mut *self.seen;
+                    path = Some(map.next_value_seed(CheckedStr(|p: &str| {
+                        if seen.insert(p.to_string()) {
+                            Ok(())
+                        } else {
+                            Err(format!("duplicate path '{p}': each file has one entry"))
+                        }
+                    }))?);
                 }
                 "sha256" => {
                     if sha256.is_some() {
                         return Err(de::Error::duplicate_field("sha256"));
                     }
-                    let s: String = map.next_value()?;
-                    if !lane_core::hex::is_sha256(&s) {
-                        return Err(de::Error::custom(format!(
-                            "expected a 64-digit lowercase hex digest, found '{}'",
-                            clip(&s)
-                        )));
-                    }
-                    sha256 = Some(s);
+                    sha256 = Some(map.next_value_seed(CheckedStr(|s: &str| {
+                        if lane_core::hex::is_sha256(s) {
+                            Ok(())
+                        } else {
+                            Err(format!(
+                                "expected a 64-digit lowercase hex digest, found '{}'",
+                                clip(s)
+                            ))
+                        }
+                    }))?);
                 }
                 "bytes" => {
                     if bytes.is_some() {
@@ -264,16 +319,15 @@ impl<'de> Visitor<'de> for EntrySeed<'_> {
                     if locked_on.is_some() {
                         return Err(de::Error::duplicate_field("locked_on"));
                     }
-                    let s: String = map.next_value()?;
-                    if let Err(e) = lane_core::clock::parse_date(&s) {
-                        let msg = if e.starts_with("expected") {
-                            e
-                        } else {
-                            format!("expected a date as YYYY-MM-DD: {e}")
-                        };
-                        return Err(de::Error::custom(msg));
-                    }
-                    locked_on = Some(s);
+                    locked_on = Some(map.next_value_seed(CheckedStr(|s: &str| {
+                        lane_core::clock::parse_date(s).map(|_| ()).map_err(|e| {
+                            if e.starts_with("expected") {
+                                e
+                            } else {
+                                format!("expected a date as YYYY-MM-DD: {e}")
+                            }
+                        })
+                    }))?);
                 }
                 other => return Err(de::Error::unknown_field(other, ENTRY_FIELDS)),
             }
@@ -807,6 +861,24 @@ mod tests {
         }
         for name in ["tests", "fixtures", "src"] {
             assert!(!is_pruned_dir(name), "{name}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn parsers_never_panic(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..300)) {
+            let _ = LockFile::parse(&bytes, "lanes.lock");
+            let _ = parse_sidecar(&bytes, "x.sha256");
+            if let Ok(text) = std::str::from_utf8(&bytes) {
+                let _ = sum_target("fx/x.sha256", text);
+            }
+        }
+
+        #[test]
+        fn lock_errors_are_located(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 1..300)) {
+            if let Err(e) = LockFile::parse(&bytes, "lanes.lock") {
+                proptest::prop_assert!(e.to_string().starts_with("lanes.lock:"), "{e}");
+            }
         }
     }
 }

@@ -1,0 +1,850 @@
+//! The real `lane-lock` binary on real files in temporary folders.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use lane_lock::diff::DiffSection;
+use lane_lock::update::UpdateSection;
+use lane_lock::verify::{FileStatus, LockSection};
+use serde_json::{Value, json};
+
+const ABC: &str = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+const EMPTY: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Out {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!("stdout is not JSON ({e}): {}\n{}", self.stdout, self.stderr)
+        })
+    }
+    fn lock(&self) -> LockSection {
+        serde_json::from_value(self.json()["lock"].clone()).expect("lock section schema")
+    }
+    fn update(&self) -> UpdateSection {
+        serde_json::from_value(self.json()["lock_update"].clone()).expect("lock_update schema")
+    }
+    fn diff(&self) -> DiffSection {
+        serde_json::from_value(self.json()["lock_diff"].clone()).expect("lock_diff schema")
+    }
+    fn rules(&self, section: &str) -> Vec<String> {
+        self.json()[section]["problems"]
+            .as_array()
+            .expect("problems")
+            .iter()
+            .map(|p| p["rule"].as_str().unwrap_or_default().to_string())
+            .collect()
+    }
+}
+
+fn run_in(dir: &Path, args: &[&str], stdin: &[u8]) -> Out {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lane-lock"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("LANES_TODAY")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn lane-lock");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin)
+        .expect("write stdin");
+    let out = child.wait_with_output().expect("wait");
+    Out {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn write(root: &Path, rel: &str, bytes: &[u8]) -> PathBuf {
+    let p = root.join(rel);
+    fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+    fs::write(&p, bytes).expect("write");
+    p
+}
+
+fn lock_json(entries: &[(&str, &str, u64)]) -> String {
+    let files: Vec<Value> = entries
+        .iter()
+        .map(|(p, s, b)| json!({"path": p, "sha256": s, "bytes": b, "locked_on": "2026-01-01"}))
+        .collect();
+    serde_json::to_string_pretty(&json!({"version": 1, "files": files})).expect("json")
+}
+
+/// A scan section with one witness test per fixture list.
+fn scan_doc(tests: &[(&str, &[&str])]) -> String {
+    let tests: Vec<Value> = tests
+        .iter()
+        .map(|(id, fixtures)| {
+            json!({"id": id, "file": id.split("::").next().unwrap_or(""), "line": 3,
+                   "lane": "witness", "lanes": ["witness"], "marks": ["witness"],
+                   "parametrized": false, "attachments": {"fixtures": fixtures}})
+        })
+        .collect();
+    let n = tests.len();
+    json!({"version": 1, "scan": {"tool": "lane-scan", "tests": tests,
+        "counts": {"merge": 0, "witness": n, "freeze": 0, "unmarked": 0}, "files": [],
+        "problems": []}})
+    .to_string()
+}
+
+#[test]
+fn lock_then_verify_is_clean() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let root = dir.path();
+    write(root, "tests/fixtures/abc.txt", b"abc");
+    write(root, "tests/fixtures/sub/empty.bin", b"");
+    write(root, "tests/fixtures/__pycache__/x.pyc", b"skip me");
+    let out = run_in(
+        root,
+        &["lock", "tests/fixtures", "--today", "2026-03-04"],
+        b"",
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let report = out.update();
+    let added: Vec<(&str, &str, u64)> = report
+        .added
+        .iter()
+        .map(|e| (e.path.as_str(), e.sha256.as_str(), e.bytes))
+        .collect();
+    assert_eq!(
+        added,
+        [
+            ("tests/fixtures/abc.txt", ABC, 3),
+            ("tests/fixtures/sub/empty.bin", EMPTY, 0)
+        ]
+    );
+    assert!(report.changed.is_empty() && report.unchanged.is_empty());
+    let lock: Value =
+        serde_json::from_slice(&fs::read(root.join("lanes.lock")).expect("lock")).expect("json");
+    assert_eq!(lock["version"], 1);
+    assert_eq!(lock["files"][0]["path"], "tests/fixtures/abc.txt");
+    assert_eq!(lock["files"][0]["sha256"], ABC);
+    assert_eq!(lock["files"][0]["locked_on"], "2026-03-04");
+    // The atomic write left no temporary file behind.
+    let names: Vec<String> = fs::read_dir(root)
+        .expect("ls")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+
+    let out = run_in(root, &["verify"], b"");
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let section = out.lock();
+    assert_eq!(section.lock.as_deref(), Some("lanes.lock"));
+    assert_eq!(section.files.len(), 2);
+    assert!(
+        section
+            .files
+            .iter()
+            .all(|f| f.status == FileStatus::Ok && f.source == "lock")
+    );
+    assert_eq!(section.files[0].actual.as_deref(), Some(ABC));
+    assert!(section.problems.is_empty());
+
+    // LANES_TODAY works as the clock too, and the root can be given.
+    let out = Command::new(env!("CARGO_BIN_EXE_lane-lock"))
+        .args(["--rootdir", ".", "lock", "tests/fixtures/abc.txt"])
+        .current_dir(root)
+        .env("LANES_TODAY", "2026-05-06")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn unchanged_entries_keep_locked_on() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let root = dir.path();
+    write(root, "fx/a.txt", b"abc");
+    write(root, "fx/b.txt", b"one");
+    assert_eq!(
+        run_in(root, &["lock", "fx", "--today", "2026-01-01"], b"").code,
+        0
+    );
+    write(root, "fx/b.txt", b"two");
+    write(root, "fx/c.txt", b"");
+    let out = run_in(root, &["lock", "fx", "--today", "2026-02-02"], b"");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let r = out.update();
+    assert_eq!(r.unchanged.len(), 1);
+    assert_eq!(r.unchanged[0].path, "fx/a.txt");
+    assert_eq!(r.unchanged[0].locked_on, "2026-01-01");
+    assert_eq!(r.changed.len(), 1);
+    assert_eq!(r.changed[0].path, "fx/b.txt");
+    assert_eq!(r.changed[0].locked_on, "2026-02-02");
+    assert_ne!(r.changed[0].previous_sha256, r.changed[0].sha256);
+    assert_eq!(r.added.len(), 1);
+    assert_eq!(r.added[0].sha256, EMPTY);
+    let lock: Value =
+        serde_json::from_slice(&fs::read(root.join("lanes.lock")).expect("lock")).expect("json");
+    let dates: Vec<&str> = lock["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .map(|f| f["locked_on"].as_str().expect("date"))
+        .collect();
+    assert_eq!(dates, ["2026-01-01", "2026-02-02", "2026-02-02"]);
+    // Locking again without changes rewrites nothing.
+    let before = fs::read(root.join("lanes.lock")).expect("lock");
+    let out = run_in(root, &["lock", "fx", "--today", "2026-03-03"], b"");
+    assert_eq!(out.update().unchanged.len(), 3);
+    assert_eq!(fs::read(root.join("lanes.lock")).expect("lock"), before);
+}
+
+#[test]
+fn digest_moved_and_missing_file() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let root = dir.path();
+    write(root, "fx/golden.txt", b"abc");
+    write(root, "fx/gone.txt", b"x");
+    assert_eq!(
+        run_in(root, &["lock", "fx", "--today", "2026-01-01"], b"").code,
+        0
+    );
+    write(root, "fx/golden.txt", b"abd");
+    fs::remove_file(root.join("fx/gone.txt")).expect("rm");
+    let out = run_in(root, &["verify"], b"");
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(out.rules("lock"), ["digest-moved", "missing-file"]);
+    let section = out.lock();
+    let moved = &section.problems[0];
+    assert_eq!(moved.file.as_deref(), Some("fx/golden.txt"));
+    let actual = lane_lock::hash::sha256_bytes(b"abd");
+    assert!(
+        moved.message.contains(ABC) && moved.message.contains(&actual),
+        "{}",
+        moved.message
+    );
+    assert_eq!(section.files[0].status, FileStatus::Moved);
+    assert_eq!(section.files[1].status, FileStatus::Missing);
+    assert_eq!(section.files[1].actual, None);
+}
+
+#[cfg(unix)]
+#[test]
+fn fifos_are_never_read() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let root = dir.path();
+    let ok = Command::new("mkfifo")
+        .arg(root.join("pipe"))
+        .status()
+        .expect("mkfifo");
+    assert!(ok.success());
+    write(
+        root,
+        "lanes.lock",
+        lock_json(&[("pipe", ABC, 3)]).as_bytes(),
+    );
+    let out = run_in(root, &["verify"], b"");
+    assert_eq!(out.code, 1);
+    assert_eq!(out.rules("lock"), ["missing-file"]);
+    assert!(out.stdout.contains("not a regular file"));
+    let before = fs::read(root.join("lanes.lock")).expect("lock");
+    let out = run_in(root, &["lock", "pipe", "--today", "2026-01-01"], b"");
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("never read"), "{}", out.stderr);
+    assert_eq!(fs::read(root.join("lanes.lock")).expect("lock"), before);
+}
+
+#[test]
+fn witness_fixtures_must_be_locked() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let root = dir.path();
+    write(root, "tests/fixtures/a.txt", b"abc");
+    write(root, "tests/fixtures/b.txt", b"");
+    write(root, "tests/fixtures/old.txt", b"");
+    let doc = scan_doc(&[
+        ("tests/test_a.py::test_a", &["tests/fixtures/a.txt"]),
+        ("tests/test_b.py::test_b", &["tests/fixtures/b.txt"]),
+    ]);
+    // No lock and no sidecars: every fixture is unlocked.
+    let out = run_in(root, &["verify"], doc.as_bytes());
+    assert_eq!(out.code, 1);
+    assert_eq!(out.rules("lock"), ["unlocked-fixture", "unlocked-fixture"]);
+    let section = out.lock();
+    assert_eq!(section.lock, None);
+    assert_eq!(
+        section.problems[0].test.as_deref(),
+        Some("tests/test_a.py::test_a")
+    );
+    assert_eq!(
+        section.problems[1].file.as_deref(),
+        Some("tests/fixtures/b.txt")
+    );
+
+    // a.txt in the lock, b.txt by a sidecar, old.txt locked but named by no test.
+    write(
+        root,
+        "lanes.lock",
+        lock_json(&[
+            ("tests/fixtures/a.txt", ABC, 3),
+            ("tests/fixtures/old.txt", EMPTY, 0),
+        ])
+        .as_bytes(),
+    );
+    write(
+        root,
+        "tests/fixtures/b.txt.sha256",
+        format!("{EMPTY}\n").as_bytes(),
+    );
+    let out = run_in(root, &["verify"], doc.as_bytes());
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert_eq!(out.rules("lock"), ["orphan-lock"]);
+    assert_eq!(out.json()["lock"]["problems"][0]["severity"], "warning");
+
+    // Without a scan section there is no orphan check; no lock and no fixtures is fine.
+    assert!(run_in(root, &["verify"], b"").rules("lock").is_empty());
+    let empty = tempfile::tempdir().expect("tmp");
+    let out = run_in(empty.path(), &["verify"], b"");
+    assert_eq!(out.code, 0);
+    assert_eq!(out.json()["lock"]["lock"], Value::Null);
+}
+
+#[cfg(unix)]
+#[test]
+fn unsafe_paths_are_never_read() {
+    let base = tempfile::tempdir().expect("tmp");
+    let root = base.path().join("root");
+    write(&base.path().join("outside"), "secret.txt", b"abc");
+    write(&root, "fx/ok.txt", b"abc");
+    std::os::unix::fs::symlink(base.path().join("outside"), root.join("escape")).expect("symlink");
+    std::os::unix::fs::symlink("fx/ok.txt", root.join("inner")).expect("symlink");
+    write(
+        &root,
+        "lanes.lock",
+        lock_json(&[
+            ("../outside/secret.txt", ABC, 3),
+            ("/etc/hostname", ABC, 3),
+            ("escape/secret.txt", ABC, 3),
+            ("inner", ABC, 3),
+        ])
+        .as_bytes(),
+    );
+    write(
+        &root,
+        "fx/sums.sha256",
+        format!("{ABC}  ../../outside/secret.txt\n").as_bytes(),
+    );
+    let out = run_in(&root, &["verify"], b"");
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(out.rules("lock"), ["unsafe-path"; 4]);
+    let section = out.lock();
+    let statuses: Vec<(&str, FileStatus)> = section
+        .files
+        .iter()
+        .map(|f| (f.path.as_str(), f.status))
+        .collect();
+    assert!(
+        statuses.contains(&("inner", FileStatus::Ok)),
+        "{statuses:?}"
+    );
+    assert_eq!(
+        statuses
+            .iter()
+            .filter(|s| s.1 == FileStatus::Unsafe)
+            .count(),
+        4
+    );
+    assert!(
+        section
+            .files
+            .iter()
+            .all(|f| f.status != FileStatus::Unsafe || f.actual.is_none())
+    );
+    assert!(
+        section
+            .problems
+            .iter()
+            .all(|p| p.file.as_deref() != Some("/etc/hostname"))
+    );
+
+    // lock refuses the same paths and writes nothing.
+    let before = fs::read(root.join("lanes.lock")).expect("lock");
+    for bad in ["escape/secret.txt", "../outside/secret.txt", "escape"] {
+        let out = run_in(&root, &["lock", bad, "--today", "2026-01-01"], b"");
+        assert_eq!(out.code, 2, "{bad}: {}", out.stdout);
+        assert!(out.stdout.is_empty());
+        assert!(
+            out.stderr.starts_with("lane-lock: error: "),
+            "{}",
+            out.stderr
+        );
+    }
+    let outside = base.path().join("outside/secret.txt");
+    let out = run_in(
+        &root,
+        &[
+            "lock",
+            outside.to_str().expect("utf8"),
+            "--today",
+            "2026-01-01",
+        ],
+        b"",
+    );
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("outside the root"), "{}", out.stderr);
+    assert_eq!(fs::read(root.join("lanes.lock")).expect("lock"), before);
+}
+
+#[test]
+fn sidecars_in_every_format() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let root = dir.path();
+    write(root, "fx/bare.txt", b"abc");
+    write(root, "fx/bare.txt.sha256", format!("{ABC}\n").as_bytes());
+    write(root, "fx/statement_v3.txt", b"abc");
+    write(root, "fx/statement_v3.sha256", ABC.as_bytes());
+    write(root, "fx/text.txt", b"abc");
+    write(root, "fx/bin.dat", b"");
+    write(
+        root,
+        "fx/SHA256SUMS.sha256",
+        format!("{ABC}  text.txt\n{EMPTY} *bin.dat\n{ABC}  sub/deep.txt\n").as_bytes(),
+    );
+    write(root, "fx/sub/deep.txt", b"abd");
+    // Sidecars inside pruned folders are not read.
+    write(root, ".venv/junk.sha256", b"not a digest");
+    write(root, "node_modules/junk.sha256", b"not a digest");
+    let out = run_in(root, &["verify"], b"");
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let section = out.lock();
+    let got: Vec<(&str, &str, FileStatus)> = section
+        .files
+        .iter()
+        .map(|f| (f.path.as_str(), f.source.as_str(), f.status))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("fx/bare.txt", "sidecar:fx/bare.txt.sha256", FileStatus::Ok),
+            ("fx/bin.dat", "sidecar:fx/SHA256SUMS.sha256", FileStatus::Ok),
+            (
+                "fx/statement_v3.txt",
+                "sidecar:fx/statement_v3.sha256",
+                FileStatus::Ok
+            ),
+            (
+                "fx/sub/deep.txt",
+                "sidecar:fx/SHA256SUMS.sha256",
+                FileStatus::Moved
+            ),
+            (
+                "fx/text.txt",
+                "sidecar:fx/SHA256SUMS.sha256",
+                FileStatus::Ok
+            ),
+        ]
+    );
+    assert_eq!(out.rules("lock"), ["digest-moved"]);
+
+    // A bare digest that could lock two files fails closed.
+    write(root, "fx/statement_v3.csv", b"abc");
+    let out = run_in(root, &["verify"], b"");
+    assert_eq!(out.code, 2);
+    assert!(out.stdout.is_empty());
+    assert!(
+        out.stderr.contains("fx/statement_v3.sha256:1:1:")
+            && out
+                .stderr
+                .contains("fx/statement_v3.csv, fx/statement_v3.txt"),
+        "{}",
+        out.stderr
+    );
+    fs::remove_file(root.join("fx/statement_v3.csv")).expect("rm");
+
+    // A malformed sidecar is a located error.
+    write(
+        root,
+        "fx/bad.sha256",
+        format!("{ABC} one-space\n").as_bytes(),
+    );
+    let out = run_in(root, &["verify"], b"");
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr
+            .contains("fx/bad.sha256:1:65: expected two spaces"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn lock_writes_sidecars_that_verify_reads() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let root = dir.path();
+    write(root, "fx/a.txt", b"abc");
+    let out = run_in(
+        root,
+        &["lock", "fx/a.txt", "--sidecar", "--today", "2026-01-01"],
+        b"",
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.update().sidecars, ["fx/a.txt.sha256"]);
+    assert_eq!(
+        fs::read_to_string(root.join("fx/a.txt.sha256")).expect("sidecar"),
+        format!("{ABC}\n")
+    );
+    // Locking the folder again does not lock the sidecar itself.
+    let out = run_in(root, &["lock", "fx", "--today", "2026-01-01"], b"");
+    assert_eq!(out.update().unchanged.len(), 1);
+    let out = run_in(root, &["verify"], b"");
+    assert_eq!(out.code, 0);
+    let sources: Vec<String> = out.lock().files.into_iter().map(|f| f.source).collect();
+    assert_eq!(sources, ["lock", "sidecar:fx/a.txt.sha256"]);
+}
+
+#[test]
+fn malformed_locks_stop_with_a_position() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let root = dir.path();
+    write(root, "a.txt", b"abc");
+    let good = lock_json(&[("a.txt", ABC, 3)]);
+    let cases: Vec<(&str, String, &str)> = vec![
+        (
+            "short digest",
+            good.replace(ABC, "abc123"),
+            "lanes.lock:7:17: expected a 64-digit lowercase hex digest",
+        ),
+        (
+            "uppercase digest",
+            good.replace(ABC, &ABC.to_uppercase()),
+            "lanes.lock:7:17: expected a 64-digit",
+        ),
+        (
+            "bad json",
+            good.replacen('{', "", 1),
+            "lanes.lock:2:9: invalid type: string \"files\", expected a lock",
+        ),
+        (
+            "wrong type",
+            good.replace("\"bytes\": 3", "\"bytes\": \"3\""),
+            "lanes.lock:4:",
+        ),
+        (
+            "version 2",
+            good.replace("\"version\": 1", "\"version\": 2"),
+            "lanes.lock:10:14: unsupported lock version 2",
+        ),
+        (
+            "duplicate path",
+            lock_json(&[("a.txt", ABC, 3), ("a.txt", EMPTY, 0)]),
+            "lanes.lock:12:15: duplicate path 'a.txt'",
+        ),
+        (
+            "empty file",
+            String::new(),
+            "lanes.lock:1:1: expected a lock",
+        ),
+    ];
+    for (name, text, expected) in cases {
+        write(root, "lanes.lock", text.as_bytes());
+        for args in [
+            &["verify"][..],
+            &["lock", "a.txt", "--today", "2026-01-01"][..],
+        ] {
+            let out = run_in(root, args, b"");
+            assert_eq!(out.code, 2, "{name} {args:?}");
+            assert!(out.stdout.is_empty(), "{name}");
+            assert!(
+                out.stderr
+                    .starts_with(&format!("lane-lock: error: {expected}")),
+                "{name} {args:?}: {}",
+                out.stderr
+            );
+            assert_eq!(out.stderr.lines().count(), 1, "{name}");
+            assert_eq!(
+                fs::read(root.join("lanes.lock")).expect("lock"),
+                text.as_bytes(),
+                "{name}: the lock must stay byte-identical"
+            );
+        }
+    }
+}
+
+#[test]
+fn failed_write_leaves_the_old_lock() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let root = dir.path();
+    write(root, "a.txt", b"abc");
+    write(root, "blocker", b"a regular file, not a folder");
+    let out = run_in(
+        root,
+        &[
+            "--lock",
+            "blocker/lanes.lock",
+            "lock",
+            "a.txt",
+            "--today",
+            "2026-01-01",
+        ],
+        b"",
+    );
+    assert_eq!(out.code, 2);
+    assert!(out.stdout.is_empty());
+    assert!(out.stderr.contains("blocker/lanes.lock"), "{}", out.stderr);
+    assert_eq!(
+        fs::read(root.join("blocker")).expect("blocker"),
+        b"a regular file, not a folder"
+    );
+
+    // A lock that exists stays byte-identical when a later path is refused.
+    assert_eq!(
+        run_in(root, &["lock", "a.txt", "--today", "2026-01-01"], b"").code,
+        0
+    );
+    let before = fs::read(root.join("lanes.lock")).expect("lock");
+    write(root, "a.txt", b"changed");
+    let out = run_in(
+        root,
+        &["lock", "a.txt", "no-such-file", "--today", "2026-02-02"],
+        b"",
+    );
+    assert_eq!(out.code, 2);
+    assert_eq!(fs::read(root.join("lanes.lock")).expect("lock"), before);
+    let names: Vec<String> = fs::read_dir(root)
+        .expect("ls")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("tmp"))
+        .collect();
+    assert!(names.is_empty(), "{names:?}");
+}
+
+#[test]
+fn other_sections_pass_through() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let root = dir.path();
+    write(root, "fx/a.txt", b"abc");
+    write(
+        root,
+        "lanes.lock",
+        lock_json(&[("fx/a.txt", ABC, 3)]).as_bytes(),
+    );
+    let mut doc: Value =
+        serde_json::from_str(&scan_doc(&[("tests/test_a.py::test_a", &["fx/a.txt"])]))
+            .expect("json");
+    doc["ledger"] = json!({"tool": "freeze-ledger", "tickets": [{"x": [1, 2.5, null]}],
+        "problems": [{"rule": "expired-ticket", "severity": "error", "message": "m"}]});
+    doc["x-future"] = json!({"anything": ["goes", {"nested": true}]});
+    doc["lock"] = json!({"tool": "lane-lock", "stale": true, "problems": []});
+    let input = serde_json::to_vec(&doc).expect("json");
+    let out = run_in(root, &["verify"], &input);
+    assert_eq!(
+        out.code, 0,
+        "upstream errors do not fail lane-lock: {}",
+        out.stderr
+    );
+    let got = out.json();
+    for key in ["scan", "ledger", "x-future", "version"] {
+        assert_eq!(got[key], doc[key], "{key}");
+    }
+    assert_eq!(
+        got["lock"]["stale"],
+        Value::Null,
+        "the lock section is replaced"
+    );
+    // --output writes the same document.
+    let out2 = run_in(root, &["verify", "--output", "evidence.json"], &input);
+    assert_eq!(
+        fs::read_to_string(root.join("evidence.json")).expect("out"),
+        out2.stdout
+    );
+    assert_eq!(out2.stdout, out.stdout, "deterministic");
+
+    // diff passes sections through as well.
+    let out = run_in(root, &["diff", "lanes.lock", "lanes.lock"], &input);
+    assert_eq!(out.code, 0);
+    let got = out.json();
+    for key in ["scan", "ledger", "x-future"] {
+        assert_eq!(got[key], doc[key], "{key}");
+    }
+}
+
+#[test]
+fn diff_reports_moves_removals_and_batching() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let root = dir.path();
+    write(
+        root,
+        "base.lock",
+        lock_json(&[
+            ("fx/a.txt", ABC, 3),
+            ("fx/b.txt", EMPTY, 0),
+            ("fx/c.txt", ABC, 3),
+        ])
+        .as_bytes(),
+    );
+    write(
+        root,
+        "lanes.lock",
+        lock_json(&[
+            ("fx/a.txt", ABC, 3),
+            ("fx/b.txt", ABC, 3),
+            ("fx/d.txt", EMPTY, 0),
+        ])
+        .as_bytes(),
+    );
+    let out = run_in(root, &["diff", "base.lock", "lanes.lock"], b"");
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let d = out.diff();
+    assert_eq!(d.added.len(), 1);
+    assert_eq!(d.added[0].path, "fx/d.txt");
+    assert_eq!(d.removed[0].path, "fx/c.txt");
+    assert_eq!(d.moved[0].path, "fx/b.txt");
+    assert_eq!(
+        (
+            d.moved[0].base_sha256.as_str(),
+            d.moved[0].head_sha256.as_str()
+        ),
+        (EMPTY, ABC)
+    );
+    assert_eq!(d.unchanged, 1);
+    assert_eq!(d.behavior_changes, None);
+    assert_eq!(
+        out.rules("lock_diff"),
+        ["lock-entry-moved", "lock-entry-removed"]
+    );
+
+    // --changed with only fixtures, sidecars and the lock: not batched.
+    write(
+        root,
+        "changed.txt",
+        b"fx/b.txt\nfx/b.txt.sha256\nlanes.lock\n",
+    );
+    let out = run_in(
+        root,
+        &[
+            "diff",
+            "base.lock",
+            "lanes.lock",
+            "--changed",
+            "changed.txt",
+        ],
+        b"",
+    );
+    assert_eq!(out.diff().behavior_changes, Some(vec![]));
+    assert_eq!(
+        out.rules("lock_diff"),
+        ["lock-entry-moved", "lock-entry-removed"]
+    );
+
+    // Code changed in the same patch: batched.
+    write(
+        root,
+        "changed.txt",
+        b"fx/b.txt\nsrc/render.py\nlanes.lock\n",
+    );
+    let out = run_in(
+        root,
+        &[
+            "diff",
+            "base.lock",
+            "lanes.lock",
+            "--changed",
+            "changed.txt",
+        ],
+        b"",
+    );
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        out.diff().behavior_changes,
+        Some(vec!["src/render.py".to_string()])
+    );
+    let rules = out.rules("lock_diff");
+    assert!(
+        rules.contains(&"lock-batched-with-behavior".to_string()),
+        "{rules:?}"
+    );
+    assert!(out.stdout.contains("src/render.py"));
+
+    // --reason lifts the batching problem only, and is recorded.
+    let out = run_in(
+        root,
+        &[
+            "diff",
+            "base.lock",
+            "lanes.lock",
+            "--changed",
+            "changed.txt",
+            "--reason",
+            "new rounding rule",
+        ],
+        b"",
+    );
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        out.rules("lock_diff"),
+        ["lock-entry-moved", "lock-entry-removed"]
+    );
+    assert_eq!(out.diff().reason.as_deref(), Some("new rounding rule"));
+
+    // Only additions: clean. An empty base (no lock yet) from stdin.
+    let out = run_in(root, &["diff", "-", "lanes.lock"], b"");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let d = out.diff();
+    assert_eq!((d.base.as_str(), d.added.len()), ("-", 3));
+    let out = run_in(root, &["diff", "/dev/null", "lanes.lock"], b"");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+
+    // A base that does not exist, or a malformed one, stops with exit 2.
+    let out = run_in(root, &["diff", "nope.lock", "lanes.lock"], b"");
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("nope.lock"), "{}", out.stderr);
+    write(root, "bad.lock", b"{\"version\": 1, \"files\": [1]}");
+    let out = run_in(root, &["diff", "bad.lock", "lanes.lock"], b"");
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("bad.lock:1:"), "{}", out.stderr);
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn help_version_explain_generate() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let out = run_in(dir.path(), &["--help"], b"");
+    assert_eq!(out.code, 0);
+    assert!(out.stdout.contains("Example pipeline") && out.stdout.contains("lane-lock verify"));
+    assert!(out.stdout.contains("lock_update"));
+    let out = run_in(dir.path(), &["--version"], b"");
+    assert!(out.stdout.starts_with("lane-lock "));
+    let out = run_in(dir.path(), &["--explain", "digest-moved"], b"");
+    assert_eq!(out.code, 0);
+    assert!(
+        out.stdout
+            .starts_with("digest-moved (error, reported by lane-lock)")
+    );
+    assert_eq!(run_in(dir.path(), &["--explain", "nope"], b"").code, 2);
+    let out = run_in(dir.path(), &["--generate", "bash"], b"");
+    assert_eq!(out.code, 0);
+    assert!(out.stdout.contains("lane-lock"));
+    assert_eq!(run_in(dir.path(), &[], b"").code, 2);
+    assert_eq!(run_in(dir.path(), &["lock", "x"], b"").code, 2, "no date");
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+    #[test]
+    fn arbitrary_lock_bytes_never_panic(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200)) {
+        let dir = tempfile::tempdir().expect("tmp");
+        write(dir.path(), "lanes.lock", &bytes);
+        let out = run_in(dir.path(), &["verify"], b"");
+        proptest::prop_assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+        if lane_lock::lock::LockFile::parse(&bytes, "x").is_err() {
+            proptest::prop_assert_eq!(out.code, 2);
+            proptest::prop_assert!(out.stdout.is_empty());
+            proptest::prop_assert!(out.stderr.starts_with("lane-lock: error: lanes.lock:"), "{}", out.stderr);
+        }
+    }
+}
