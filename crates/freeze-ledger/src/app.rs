@@ -90,9 +90,11 @@ pub enum Command {
         /// URL of the CI job that replayed the flake with this capsule.
         #[arg(long, value_name = "URL")]
         replay_job: String,
-        #[arg(long)]
+        /// Who answers for the flake (recorded as `owner`).
+        #[arg(long, value_name = "WHO")]
         owner: Option<String>,
-        #[arg(long)]
+        /// Why the test is frozen (recorded as `reason`).
+        #[arg(long, value_name = "TEXT")]
         reason: Option<String>,
         #[command(flatten)]
         clock: Clock,
