@@ -1,0 +1,392 @@
+"""lane-tally end to end: a small lanes suite, the real pipeline before pytest (lane-scan,
+lane-lock verify, freeze-ledger check), three real pytest runs with their own --junitxml, then
+lane-tally on what pytest wrote.
+
+Each scenario changes how the suite behaves at run time through the LANES_E2E environment
+variable (the source, and so the scan, stays the same) or how pytest is invoked.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import run_pytest, run_tool
+
+TODAY = "2026-12-01"
+
+PYTEST_INI = """\
+[pytest]
+testpaths = tests
+markers =
+    merge: votes on the patch
+    witness: corroborates hash-locked bytes
+    freeze: ledger-backed flake, never votes
+"""
+
+TEST_PROPS = '''\
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+SCENARIO = os.environ.get("LANES_E2E", "")
+
+
+def double(x):
+    return x + x
+
+
+def halve(x):
+    return x // 2
+
+
+@pytest.mark.merge
+@settings(max_examples=25, deadline=None, database=None)
+@given(x=st.integers(min_value=-1000, max_value=1000))
+def test_round_trip(x):
+    """Halving a doubled number gives it back.
+
+    shrinking: integers shrink towards 0
+    """
+    assert halve(double(x)) == x
+
+
+@pytest.mark.merge
+def test_pair():
+    """owner: qa-team"""
+    expected = 5 if SCENARIO == "break" else 4
+    assert double(2) == expected
+
+
+class TestTable:
+    @pytest.mark.merge
+    @pytest.mark.parametrize("x, y", [(0, 0), (1, 2), (21, 42)])
+    def test_double(self, x, y):
+        """owner: qa-team"""
+        assert double(x) == y
+
+
+@pytest.mark.merge
+def test_sometimes():
+    """owner: qa-team"""
+    if SCENARIO == "skip":
+        pytest.skip("skipped at run time")
+    if SCENARIO == "flaky":
+        marker = Path(os.environ["LANES_E2E_STATE"])
+        if not marker.exists():
+            marker.write_text("failed once")
+            assert double(3) == 7, "first try fails"
+    assert double(3) == 6
+'''
+
+TEST_GOLDEN = '''\
+import os
+from pathlib import Path
+
+import pytest
+
+GOLDEN = Path(__file__).parent / "fixtures" / "golden.txt"
+
+
+def render():
+    text = "total: 42\\n"
+    if os.environ.get("LANES_E2E") == "witness":
+        text = "total: 43\\n"
+    return text
+
+
+@pytest.mark.witness(fixture="fixtures/golden.txt")
+def test_golden():
+    assert render() == GOLDEN.read_text()
+'''
+
+TEST_FLAKE = '''\
+import os
+
+import pytest
+
+
+@pytest.mark.freeze
+def test_flake(record_property):
+    scenario = os.environ.get("LANES_E2E", "")
+    if scenario == "freeze-fail":
+        record_property("replay", "capsules/flake.bin")
+    if scenario in ("freeze-fail", "freeze-noreplay"):
+        assert False, "the known flake struck again"
+'''
+
+TEST_BROKEN = '''\
+import pytest
+
+import module_that_does_not_exist
+
+
+@pytest.mark.merge
+def test_never_collected():
+    """owner: qa-team"""
+    assert module_that_does_not_exist.value == 1
+'''
+
+# The suite's tests as lane-scan reports them (used only while the lane-scan binary cannot
+# scan yet; see `evidence`).
+HAND_SCAN = [
+    ("tests/test_flake.py::test_flake", "tests/test_flake.py", 7, "freeze", {}),
+    ("tests/test_golden.py::test_golden", "tests/test_golden.py", 17, "witness",
+     {"fixtures": ["tests/fixtures/golden.txt"]}),
+    ("tests/test_props.py::TestTable::test_double", "tests/test_props.py", 37, "merge",
+     {"owner": "qa-team"}),
+    ("tests/test_props.py::test_pair", "tests/test_props.py", 30, "merge", {"owner": "qa-team"}),
+    ("tests/test_props.py::test_round_trip", "tests/test_props.py", 22, "merge",
+     {"shrinking": "integers shrink towards 0",
+      "domain": "x=st.integers(min_value=-1000, max_value=1000)"}),
+    ("tests/test_props.py::test_sometimes", "tests/test_props.py", 43, "merge",
+     {"owner": "qa-team"}),
+]
+HAND_SCAN_BROKEN = ("tests/test_broken.py::test_never_collected", "tests/test_broken.py", 7,
+                    "merge", {"owner": "qa-team"})
+
+
+def write_suite(root: Path, broken: bool = False) -> Path:
+    (root / "tests" / "fixtures").mkdir(parents=True)
+    (root / "capsules").mkdir()
+    (root / "pytest.ini").write_text(PYTEST_INI)
+    (root / "tests" / "test_props.py").write_text(TEST_PROPS)
+    (root / "tests" / "test_golden.py").write_text(TEST_GOLDEN)
+    (root / "tests" / "test_flake.py").write_text(TEST_FLAKE)
+    (root / "tests" / "fixtures" / "golden.txt").write_text("total: 42\n")
+    (root / "capsules" / "flake.bin").write_bytes(b"seed=7 input=\x00\x01\x02")
+    if broken:
+        (root / "tests" / "test_broken.py").write_text(TEST_BROKEN)
+    # The lock and the ledger, written by the tools themselves.
+    lock = run_tool("lane-lock", "lock", "tests/fixtures/golden.txt", "--today", TODAY, cwd=root)
+    assert lock.code == 0, lock.stderr
+    ticket = run_tool("freeze-ledger", "add", "tests/test_flake.py::test_flake", "--seed", "7",
+                      "--input", "capsules/flake.bin", "--expires", "2027-01-15",
+                      "--replay-job", "https://ci.example.invalid/jobs/1", "--today", TODAY,
+                      cwd=root)
+    assert ticket.code == 0, ticket.stderr
+    return root
+
+
+def hand_scan(broken: bool) -> dict:
+    rows = HAND_SCAN + ([HAND_SCAN_BROKEN] if broken else [])
+    tests = []
+    for test_id, file, line, lane, attachments in sorted(rows):
+        tests.append({"id": test_id, "file": file, "line": line, "lane": lane, "lanes": [lane],
+                      "marks": sorted({lane} | ({"parametrize"} if "TestTable" in test_id
+                                                else set())),
+                      "parametrized": "TestTable" in test_id, "attachments": attachments})
+    counts = {lane: sum(1 for t in tests if t["lane"] == lane)
+              for lane in ("merge", "witness", "freeze")}
+    counts["unmarked"] = 0
+    files = sorted({t["file"] for t in tests})
+    return {"version": 1, "scan": {"tool": "lane-scan", "tests": tests, "counts": counts,
+                                   "files": files, "problems": []}}
+
+
+def evidence(root: Path, broken: bool = False) -> str:
+    """The document before pytest: lane-scan | lane-lock verify | freeze-ledger check."""
+    scan = run_tool("lane-scan", cwd=root)
+    try:
+        doc = json.loads(scan.stdout) if scan.code in (0, 1) else {}
+    except json.JSONDecodeError:
+        doc = {}
+    if "scan" in doc:
+        scanned = scan.stdout
+    else:
+        # lane-scan is still being written: its section, as it will report this suite.
+        scanned = json.dumps(hand_scan(broken))
+    lock = run_tool("lane-lock", "verify", stdin=scanned, cwd=root)
+    assert lock.code == 0, lock.stderr + lock.stdout
+    ledger = run_tool("freeze-ledger", "check", "--today", TODAY, stdin=lock.stdout, cwd=root)
+    assert ledger.code == 0, ledger.stderr + ledger.stdout
+    return ledger.stdout
+
+
+def lane_run(root: Path, lane: str, *extra: str, select: str | None = None,
+             scenario: str = "", name: str | None = None) -> str:
+    """One lane's own pytest run; returns the report path relative to root."""
+    report = f"out/{name or lane}.xml"
+    env = {"LANES_E2E": scenario, "LANES_E2E_STATE": str(root / "out" / "state")}
+    proc = run_pytest("-m", select or lane, "--strict-markers", f"--junitxml={report}", *extra,
+                      cwd=root, env=env)
+    assert (root / report).exists(), proc.stdout + proc.stderr
+    return report
+
+
+def tally(root: Path, doc: str, reports: dict[str, str], *extra: str):
+    args = []
+    for lane, path in reports.items():
+        args += ["--junit", f"{lane}={path}"]
+    return run_tool("lane-tally", *args, "--rootdir", ".", *extra, stdin=doc, cwd=root)
+
+
+def own_rules(run) -> list[tuple[str, str, str | None]]:
+    section = run.json()["tally"]
+    return sorted((p["rule"], p["severity"], p.get("test")) for p in section["problems"])
+
+
+@pytest.fixture
+def suite(tmp_path: Path) -> Path:
+    return write_suite(tmp_path / "suite")
+
+
+def three_lanes(root: Path, *extra: str, scenario: str = "") -> dict[str, str]:
+    return {lane: lane_run(root, lane, *extra, scenario=scenario)
+            for lane in ("merge", "witness", "freeze")}
+
+
+@pytest.mark.parametrize("extra", [(), ("-o", "junit_family=xunit1"), ("-n", "2")],
+                         ids=["xunit2", "xunit1", "xdist"])
+def test_all_good_approves(suite: Path, extra: tuple[str, ...]):
+    doc = evidence(suite)
+    run = tally(suite, doc, three_lanes(suite, *extra))
+    assert run.code == 0, run.stdout + run.stderr
+    section = run.json()["tally"]
+    assert section["decision"] == "approve"
+    assert section["reasons"] == [] and section["problems"] == []
+    assert section["lanes"]["merge"] == {"tests": 4, "cases": 6, "passed": 6, "failed": 0,
+                                         "errors": 0, "skipped": 0, "missing": 0}
+    assert section["lanes"]["witness"]["passed"] == 1
+    assert section["lanes"]["freeze"]["passed"] == 1
+    # The upstream sections travel untouched.
+    before = json.loads(doc)
+    after = run.json()
+    for name in ("scan", "lock", "ledger"):
+        assert after[name] == before[name]
+
+
+def test_broken_merge_property_rejects(suite: Path):
+    run = tally(suite, evidence(suite), three_lanes(suite, scenario="break"))
+    assert run.code == 1
+    assert own_rules(run) == [("merge-failed", "error", "tests/test_props.py::test_pair")]
+    reason = run.json()["tally"]["reasons"][0]
+    assert reason["file"] == "tests/test_props.py" and reason["line"] >= 1
+
+
+def test_deselected_merge_test_is_a_missing_vote(suite: Path):
+    reports = three_lanes(suite)
+    reports["merge"] = lane_run(suite, "merge", "-k", "not test_pair", name="merge-k")
+    run = tally(suite, evidence(suite), reports)
+    assert run.code == 1
+    assert own_rules(run) == [("missing-vote", "error", "tests/test_props.py::test_pair")]
+
+
+def test_wider_selection_is_a_lane_mismatch(suite: Path):
+    reports = three_lanes(suite)
+    reports["merge"] = lane_run(suite, "merge", select="merge or witness", name="wide")
+    run = tally(suite, evidence(suite), reports)
+    assert run.code == 1
+    assert own_rules(run) == [("lane-mismatch", "error", "tests/test_golden.py::test_golden")]
+
+
+def test_runtime_skip_in_merge_lane(suite: Path):
+    run = tally(suite, evidence(suite), three_lanes(suite, scenario="skip"))
+    assert run.code == 1
+    assert own_rules(run) == [("merge-skipped", "error", "tests/test_props.py::test_sometimes")]
+
+
+def test_merge_test_rescued_by_a_rerun_is_flaky(suite: Path):
+    reports = three_lanes(suite)
+    reports["merge"] = lane_run(suite, "merge", "--reruns", "2", scenario="flaky",
+                                name="merge-rerun")
+    run = tally(suite, evidence(suite), reports)
+    assert run.code == 1
+    assert own_rules(run) == [("flaky-voter", "error", "tests/test_props.py::test_sometimes")]
+
+
+def test_witness_failure(suite: Path):
+    run = tally(suite, evidence(suite), three_lanes(suite, scenario="witness"))
+    assert run.code == 1
+    assert own_rules(run) == [("witness-failed", "error", "tests/test_golden.py::test_golden")]
+
+
+def test_freeze_failure_with_replay_is_recorded_not_a_vote(suite: Path):
+    run = tally(suite, evidence(suite), three_lanes(suite, scenario="freeze-fail"))
+    assert run.code == 0, run.stdout
+    assert own_rules(run) == [("freeze-failed", "warning", "tests/test_flake.py::test_flake")]
+    assert run.json()["tally"]["decision"] == "approve"
+
+
+def test_freeze_failure_without_replay_rejects(suite: Path):
+    run = tally(suite, evidence(suite), three_lanes(suite, scenario="freeze-noreplay"))
+    assert run.code == 1
+    assert own_rules(run) == [
+        ("freeze-failed", "warning", "tests/test_flake.py::test_flake"),
+        ("missing-replay-artifact", "error", "tests/test_flake.py::test_flake"),
+    ]
+
+
+def test_collection_error(tmp_path: Path):
+    root = write_suite(tmp_path / "suite", broken=True)
+    doc = evidence(root, broken=True)
+    run = tally(root, doc, three_lanes(root))
+    assert run.code == 1
+    rules = own_rules(run)
+    assert ("collection-error", "error", None) in rules
+    problem = next(p for p in run.json()["tally"]["problems"] if p["rule"] == "collection-error")
+    assert problem["file"] == "tests/test_broken.py"
+    # pytest stops every lane's run at a collection error: nothing voted or ran.
+    assert ("missing-vote", "error", "tests/test_broken.py::test_never_collected") in rules
+    assert ("missing-vote", "error", "tests/test_props.py::test_pair") in rules
+    assert ("missing-witness", "error", "tests/test_golden.py::test_golden") in rules
+    assert {r for r, _, _ in rules} == {"collection-error", "missing-vote", "missing-witness",
+                                        "missing-freeze-run"}
+
+
+def test_lane_without_a_report(suite: Path):
+    reports = three_lanes(suite)
+    del reports["freeze"]
+    run = tally(suite, evidence(suite), reports)
+    assert run.code == 1
+    assert own_rules(run) == [("missing-freeze-run", "error", "tests/test_flake.py::test_flake")]
+    assert "no freeze report was given" in run.json()["tally"]["reasons"][0]["message"]
+
+
+def test_markdown_and_github_of_a_rejection(suite: Path):
+    reports = three_lanes(suite, scenario="break")
+    doc = evidence(suite)
+    md = tally(suite, doc, reports, "--format", "markdown")
+    assert md.code == 1
+    assert md.stdout.startswith("### lane-tally: **reject**")
+    assert "`merge-failed`" in md.stdout
+    gh = tally(suite, doc, reports, "--format", "github")
+    assert gh.stdout.startswith("::error file=tests/test_props.py,line=")
+    assert "title=merge-failed" in gh.stdout
+
+
+def test_upstream_errors_are_reasons(suite: Path):
+    doc = json.loads(evidence(suite))
+    doc["lock"]["problems"].append({"rule": "digest-moved", "severity": "error",
+                                    "message": "tests/fixtures/golden.txt moved",
+                                    "file": "tests/fixtures/golden.txt"})
+    run = tally(suite, json.dumps(doc), three_lanes(suite))
+    assert run.code == 1
+    section = run.json()["tally"]
+    assert section["problems"] == []
+    assert [r["rule"] for r in section["reasons"]] == ["digest-moved"]
+
+
+def test_truncated_and_hostile_reports_exit_2(suite: Path):
+    doc = evidence(suite)
+    reports = three_lanes(suite)
+    real = (suite / reports["merge"]).read_bytes()
+    (suite / "out" / "truncated.xml").write_bytes(real[: len(real) // 2])
+    (suite / "out" / "bomb.xml").write_text(textwrap.dedent("""\
+        <?xml version="1.0"?>
+        <!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol1 "&lol;&lol;&lol;&lol;&lol;">]>
+        <testsuites><testsuite><testcase classname="a" name="&lol1;"/></testsuite></testsuites>
+        """))
+    (suite / "out" / "root.xml").write_text("<report><case/></report>")
+    for name, expected in [("truncated", "out/truncated.xml:"), ("bomb", "out/bomb.xml:2:1:"),
+                           ("root", "unknown root element <report>")]:
+        run = tally(suite, doc, {**reports, "merge": f"out/{name}.xml"})
+        assert run.code == 2, name
+        assert run.stdout == ""
+        assert run.stderr.startswith("lane-tally: error: ") and expected in run.stderr, run.stderr
