@@ -303,28 +303,47 @@ struct Folded {
     retry: bool,
 }
 
-fn fold(mut occurrences: Vec<Occurrence>) -> Vec<Folded> {
+/// The distinct cases of a lane, folded from its occurrences in (test, hash) order; an
+/// iterator, so no second list of a million cases is built.
+struct Folds {
+    occurrences: Vec<Occurrence>,
+    pos: usize,
+}
+
+fn fold(mut occurrences: Vec<Occurrence>) -> Folds {
     occurrences.sort_unstable_by_key(|o| (o.test, o.hash));
-    let mut out: Vec<Folded> = Vec::new();
-    for o in occurrences {
-        match out.last_mut() {
-            Some(f) if f.test == o.test && f.hash == o.hash => {
-                f.worst = f.worst.max(o.outcome);
-                f.count += 1;
-                f.passes += u32::from(o.outcome == Outcome::Passed);
-                f.retry |= o.retry;
-            }
-            _ => out.push(Folded {
-                test: o.test,
-                hash: o.hash,
-                worst: o.outcome,
-                count: 1,
-                passes: u32::from(o.outcome == Outcome::Passed),
-                retry: o.retry,
-            }),
-        }
+    Folds {
+        occurrences,
+        pos: 0,
     }
-    out
+}
+
+impl Iterator for Folds {
+    type Item = Folded;
+
+    fn next(&mut self) -> Option<Folded> {
+        let first = *self.occurrences.get(self.pos)?;
+        let mut f = Folded {
+            test: first.test,
+            hash: first.hash,
+            worst: first.outcome,
+            count: 1,
+            passes: u32::from(first.outcome == Outcome::Passed),
+            retry: first.retry,
+        };
+        self.pos += 1;
+        while let Some(o) = self.occurrences.get(self.pos) {
+            if o.test != f.test || o.hash != f.hash {
+                break;
+            }
+            f.worst = f.worst.max(o.outcome);
+            f.count += 1;
+            f.passes += u32::from(o.outcome == Outcome::Passed);
+            f.retry |= o.retry;
+            self.pos += 1;
+        }
+        Some(f)
+    }
 }
 
 /// Per test: the cases that decided something, by name.
@@ -476,10 +495,9 @@ pub fn tally(doc: &Document, options: &Options) -> Result<TallySection, Error> {
             }
             problems.append(&mut f.problems);
         }
-        let folded = fold(occurrences);
         let counts = lanes.get_mut(lane);
         let mut verdicts: BTreeMap<u32, TestVerdict> = BTreeMap::new();
-        for case in &folded {
+        for case in fold(occurrences) {
             counts.cases += 1;
             match case.worst {
                 Outcome::Passed => counts.passed += 1,
