@@ -174,8 +174,9 @@ def write_suite(root: Path, broken: bool = False) -> Path:
     return root
 
 
-def hand_scan(broken: bool) -> dict:
-    rows = HAND_SCAN + ([HAND_SCAN_BROKEN] if broken else [])
+def hand_scan(broken: bool, removed: tuple[str, ...]) -> dict:
+    rows = [row for row in HAND_SCAN if row[0] not in removed]
+    rows += [HAND_SCAN_BROKEN] if broken else []
     tests = []
     for test_id, file, line, lane, attachments in sorted(rows):
         tests.append({"id": test_id, "file": file, "line": line, "lane": lane, "lanes": [lane],
@@ -190,7 +191,7 @@ def hand_scan(broken: bool) -> dict:
                                    "files": files, "problems": []}}
 
 
-def evidence(root: Path, broken: bool = False) -> str:
+def evidence(root: Path, broken: bool = False, removed: tuple[str, ...] = ()) -> str:
     """The document before pytest: lane-scan | lane-lock verify | freeze-ledger check."""
     scan = run_tool("lane-scan", cwd=root)
     try:
@@ -201,7 +202,7 @@ def evidence(root: Path, broken: bool = False) -> str:
         scanned = scan.stdout
     else:
         # lane-scan is still being written: its section, as it will report this suite.
-        scanned = json.dumps(hand_scan(broken))
+        scanned = json.dumps(hand_scan(broken, removed))
     lock = run_tool("lane-lock", "verify", stdin=scanned, cwd=root)
     assert lock.code == 0, lock.stderr + lock.stdout
     ledger = run_tool("freeze-ledger", "check", "--today", TODAY, stdin=lock.stdout, cwd=root)
@@ -390,3 +391,27 @@ def test_truncated_and_hostile_reports_exit_2(suite: Path):
         assert run.code == 2, name
         assert run.stdout == ""
         assert run.stderr.startswith("lane-tally: error: ") and expected in run.stderr, run.stderr
+
+
+def test_patch_removing_a_merge_test(tmp_path: Path):
+    base_root = write_suite(tmp_path / "base")
+    (tmp_path / "base.json").write_text(evidence(base_root))
+    head = write_suite(tmp_path / "head")
+    source = (head / "tests" / "test_props.py").read_text()
+    start = source.index("@pytest.mark.merge\ndef test_pair")
+    end = source.index("class TestTable")
+    (head / "tests" / "test_props.py").write_text(source[:start] + source[end:])
+    doc = evidence(head, removed=("tests/test_props.py::test_pair",))
+    reports = three_lanes(head)
+    base = str(tmp_path / "base.json")
+    run = tally(head, doc, reports, "--base", base)
+    assert run.code == 1
+    assert own_rules(run) == [("merge-test-removed", "error", "tests/test_props.py::test_pair")]
+    section = run.json()["tally"]
+    assert section["delta"]["merge"] == {"base": 4, "head": 3, "change": -1}
+    acknowledged = tally(head, doc, reports, "--base", base, "--reason", "test_pair duplicated "
+                         "TestTable", "--format", "markdown")
+    assert acknowledged.code == 0, acknowledged.stdout
+    assert "**approve**" in acknowledged.stdout
+    assert "| merge | 4 | 3 | -1 |" in acknowledged.stdout
+    assert "test_pair duplicated TestTable" in acknowledged.stdout
