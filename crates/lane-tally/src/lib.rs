@@ -92,6 +92,14 @@ pub fn run(args: Args) -> Result<Status, Error> {
         )?),
         None => None,
     };
+    for (i, report) in args.junit.iter().enumerate() {
+        if args.junit[..i].contains(report) {
+            return Err(Error::usage(format!(
+                "--junit {}={} is given twice (each shard of a lane once)",
+                report.lane, report.path
+            )));
+        }
+    }
     let options = Options {
         reports: args.junit.clone(),
         rootdir,

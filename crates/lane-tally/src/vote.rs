@@ -419,13 +419,22 @@ pub fn tally(doc: &Document, options: &Options) -> Result<TallySection, Error> {
              (run lane-scan first)",
         ));
     } else {
-        if lanes.merge.tests == 0 {
+        // The scan reports these two itself; the tally adds them only when it did not (an
+        // older or hand-made scan section), so each shows once.
+        let scan_says = |rule: Rule| {
+            scan.as_ref().is_some_and(|s| {
+                s.problems
+                    .iter()
+                    .any(|p| p.rule == rule.id() && p.is_error())
+            })
+        };
+        if lanes.merge.tests == 0 && !scan_says(Rule::EmptyMergeLane) {
             problems.push(Problem::new(
                 Rule::EmptyMergeLane,
                 "the scan has no merge test: nothing can vote for the patch",
             ));
         }
-        if lanes.freeze.tests > lanes.merge.tests {
+        if lanes.freeze.tests > lanes.merge.tests && !scan_says(Rule::FreezeOverBudget) {
             problems.push(Problem::new(
                 Rule::FreezeOverBudget,
                 format!(
@@ -1117,6 +1126,44 @@ mod tests {
             "upstream error copied"
         );
         assert_eq!(s.reasons.len(), 5);
+
+        // When the scan already reports an empty merge lane, the tally does not repeat it.
+        let json = json.replace(
+            r#""problems":[{"rule":"unmarked""#,
+            r#""problems":[{"rule":"empty-merge-lane","severity":"error","message":"none"},{"rule":"unmarked""#,
+        );
+        let doc = Document::parse(json.as_bytes(), "doc").expect("doc");
+        let s = run(
+            &dir.0,
+            &doc,
+            &[
+                (
+                    Lane::Witness,
+                    &suite(r#"<testcase classname="t.test_w" name="test_w"/>"#),
+                ),
+                (
+                    Lane::Freeze,
+                    &suite(r#"<testcase classname="t.test_f" name="test_f"/>"#),
+                ),
+            ],
+        );
+        let mut got = rules(&s);
+        got.sort();
+        assert_eq!(
+            got,
+            [
+                "freeze-over-budget@-",
+                "no-ledger-evidence@-",
+                "no-lock-evidence@-"
+            ]
+        );
+        assert_eq!(
+            s.reasons
+                .iter()
+                .filter(|p| p.rule == "empty-merge-lane")
+                .count(),
+            1
+        );
         assert_eq!(s.decision, Decision::Reject);
     }
 

@@ -181,6 +181,12 @@ fn cannot_read_inputs_exit_2() {
         ),
         ("missing base", &["--base", "base.json"], DOC, "base.json"),
         (
+            "same report twice",
+            &["--junit", "merge=pass.xml", "--junit", "merge=pass.xml"],
+            DOC,
+            "given twice",
+        ),
+        (
             "unknown rule",
             &["--explain", "nope"],
             "",
