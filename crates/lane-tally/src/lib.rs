@@ -38,7 +38,8 @@ pub struct Args {
     /// several lanes, and for several shards of one lane.
     #[arg(long = "junit", value_name = "LANE=PATH", value_parser = parse_junit)]
     pub junit: Vec<Report>,
-    /// The root that `replay` properties of freeze cases are resolved in.
+    /// The root that `replay` properties of freeze cases are resolved in (default: the
+    /// current folder).
     #[arg(long, value_name = "DIR")]
     pub rootdir: Option<PathBuf>,
     /// The base branch's evidence document (with its scan section): report merge tests that

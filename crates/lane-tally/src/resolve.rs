@@ -99,6 +99,18 @@ impl<'s> Resolver<'s> {
         self.tests
     }
 
+    /// The scanned file a classname's module part names (the longest known dotted prefix),
+    /// to place a problem about a case that matches no test.
+    pub fn file_of_classname(&self, classname: &str) -> Option<&str> {
+        let mut end = classname.len();
+        loop {
+            if let Some(file) = self.modules.get(&classname[..end]) {
+                return Some(file);
+            }
+            end = classname[..end].rfind('.')?;
+        }
+    }
+
     pub fn resolve<'c>(&self, classname: &str, name: &'c str, file: Option<&str>) -> Resolved<'c> {
         if classname.is_empty() {
             let file = match self.modules.get(name) {
@@ -280,6 +292,12 @@ mod tests {
             ("a.b.C", "t"),
             ("tests.test_a.TestC", "test_x"),
         ];
+        assert_eq!(
+            r.file_of_classname("tests.test_a.TestC"),
+            Some("tests/test_a.py")
+        );
+        assert_eq!(r.file_of_classname("tests.test_a"), Some("tests/test_a.py"));
+        assert_eq!(r.file_of_classname("tests.test_b.X"), None);
         for (classname, case) in unknown {
             assert!(
                 matches!(r.resolve(classname, case, None), Resolved::Unknown { .. }),

@@ -277,14 +277,18 @@ fn read_report(
                 let base = crate::resolve::split_params(case.name).0;
                 let key = format!("{}::{base}", case.classname);
                 if unknown_seen.insert(key.clone()) {
-                    out.problems.push(Problem::new(
+                    let mut problem = Problem::new(
                         Rule::UnknownTest,
                         format!(
                             "the {lane} report {} has a case {key} that matches no scanned \
                              test ({why})",
                             report.path
                         ),
-                    ));
+                    );
+                    if let Some(file) = resolver.file_of_classname(case.classname) {
+                        problem = problem.file(file);
+                    }
+                    out.problems.push(problem);
                 }
             }
         }
