@@ -144,6 +144,7 @@ struct Occurrence {
     test: u32,
     outcome: Outcome,
     retry: bool,
+    xpass: bool,
 }
 
 /// What reading one report file produced.
@@ -185,6 +186,7 @@ fn read_report(
                 test: NO_TEST,
                 outcome: case.outcome,
                 retry: case.retry,
+                xpass: case.xpass,
             });
         };
         let Some(resolver) = resolver else {
@@ -222,6 +224,7 @@ fn read_report(
                     test: index,
                     outcome: case.outcome,
                     retry: case.retry,
+                    xpass: case.xpass,
                 });
                 if case.outcome != Outcome::Passed || case.retry {
                     out.labels.push((index, hash, case.name.to_string()));
@@ -257,6 +260,7 @@ fn read_report(
                                 test: index,
                                 outcome: Outcome::Skipped,
                                 retry: false,
+                                xpass: false,
                             });
                             out.labels.push((index, hash, MODULE_SKIP.to_string()));
                         }
@@ -305,6 +309,18 @@ struct Folded {
     count: u32,
     passes: u32,
     retry: bool,
+    xpass: bool,
+}
+
+impl Folded {
+    /// The worst outcome's name; a strict xpass (written by pytest as a failure) says so.
+    fn outcome_name(&self) -> &'static str {
+        if self.worst == Outcome::Failed && self.xpass {
+            "xpass strict"
+        } else {
+            self.worst.as_str()
+        }
+    }
 }
 
 /// The distinct cases of a lane, folded from its occurrences in (test, hash) order; an
@@ -334,6 +350,7 @@ impl Iterator for Folds {
             count: 1,
             passes: u32::from(first.outcome == Outcome::Passed),
             retry: first.retry,
+            xpass: first.xpass,
         };
         self.pos += 1;
         while let Some(o) = self.occurrences.get(self.pos) {
@@ -344,6 +361,7 @@ impl Iterator for Folds {
             f.count += 1;
             f.passes += u32::from(o.outcome == Outcome::Passed);
             f.retry |= o.retry;
+            f.xpass |= o.xpass;
             self.pos += 1;
         }
         Some(f)
@@ -540,28 +558,28 @@ pub fn tally(doc: &Document, options: &Options) -> Result<TallySection, Error> {
                         } else if case.worst == Outcome::Passed {
                             format!("was reported {} times (a rerun)", case.count)
                         } else {
-                            format!("both {} and passed", case.worst.as_str())
+                            format!("both {} and passed", case.outcome_name())
                         };
                         v.flaky.push(format!("{} {how}", label()));
                     } else if case.worst.is_failure() {
                         v.failed
-                            .push(format!("{} ({})", label(), case.worst.as_str()));
+                            .push(format!("{} ({})", label(), case.outcome_name()));
                     } else if case.worst.is_skip() {
                         v.skipped
-                            .push(format!("{} ({})", label(), case.worst.as_str()));
+                            .push(format!("{} ({})", label(), case.outcome_name()));
                     }
                 }
                 Lane::Witness => {
                     if case.worst.is_failure() || case.retry {
                         let how = if case.worst.is_failure() {
-                            case.worst.as_str()
+                            case.outcome_name()
                         } else {
                             "failed before a rerun"
                         };
                         v.failed.push(format!("{} ({how})", label()));
                     } else if case.worst.is_skip() {
                         v.skipped
-                            .push(format!("{} ({})", label(), case.worst.as_str()));
+                            .push(format!("{} ({})", label(), case.outcome_name()));
                     }
                 }
                 Lane::Freeze => {
@@ -572,10 +590,10 @@ pub fn tally(doc: &Document, options: &Options) -> Result<TallySection, Error> {
                         {
                             v.no_replay.push(format!("{name} {why}"));
                         }
-                        v.failed.push(format!("{name} ({})", case.worst.as_str()));
+                        v.failed.push(format!("{name} ({})", case.outcome_name()));
                     } else if case.worst.is_skip() {
                         v.skipped
-                            .push(format!("{} ({})", label(), case.worst.as_str()));
+                            .push(format!("{} ({})", label(), case.outcome_name()));
                     }
                 }
             }
@@ -1020,6 +1038,29 @@ mod tests {
                 "{name}"
             );
         }
+    }
+
+    #[test]
+    fn occurrences_stay_small_and_xpass_is_named() {
+        assert_eq!(std::mem::size_of::<Occurrence>(), 16);
+        let dir = scratch("xpass");
+        let doc = scan_doc(&[(M, Some("merge"))], "");
+        let s = run(
+            &dir.0,
+            &doc,
+            &[(
+                Lane::Merge,
+                &suite(
+                    r#"<testcase classname="t.test_m" name="test_a"><failure message="[XPASS(strict)] known"/></testcase>"#,
+                ),
+            )],
+        );
+        assert_eq!(rules(&s), ["merge-failed@t/test_m.py::test_a"]);
+        assert!(
+            s.problems[0].message.contains("test_a (xpass strict)"),
+            "{}",
+            s.problems[0].message
+        );
     }
 
     #[test]
