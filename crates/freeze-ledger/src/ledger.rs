@@ -234,6 +234,8 @@ impl Ledger {
             ));
         };
         let lines = element_lines(bytes);
+        // serde_json keeps the last of two equal keys; a row that says two things is refused.
+        let repeated: Vec<RepeatedKeys> = serde_json::from_slice(bytes).unwrap_or_default();
         let rows = items
             .into_iter()
             .enumerate()
@@ -242,7 +244,19 @@ impl Ledger {
                     .get("test_id")
                     .and_then(Value::as_str)
                     .map(str::to_string);
-                let ticket = ticket_from_value(&raw);
+                let mut ticket = ticket_from_value(&raw);
+                if let Some(RepeatedKeys(keys)) = repeated.get(i)
+                    && !keys.is_empty()
+                {
+                    let mut issues = ticket.err().unwrap_or_default();
+                    for key in keys {
+                        issues.push(FieldIssue::new(
+                            key,
+                            format!("field {key:?} appears more than once in the row"),
+                        ));
+                    }
+                    ticket = Err(issues);
+                }
                 Row {
                     index: i + 1,
                     line: lines.get(i).copied().unwrap_or(0),
@@ -512,6 +526,62 @@ fn date_field(map: &Map<String, Value>, field: &str, issues: &mut Vec<FieldIssue
             ));
             None
         }
+    }
+}
+
+/// The keys a top-level row object repeats (empty for anything that is not an object).
+#[derive(Debug, Default)]
+struct RepeatedKeys(Vec<String>);
+
+impl<'de> serde::Deserialize<'de> for RepeatedKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = RepeatedKeys;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<RepeatedKeys, A::Error> {
+                let mut seen = std::collections::BTreeSet::new();
+                let mut repeated = Vec::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                    if !seen.insert(key.clone()) && !repeated.contains(&key) {
+                        repeated.push(key);
+                    }
+                }
+                Ok(RepeatedKeys(repeated))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<RepeatedKeys, A::Error> {
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(RepeatedKeys::default())
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<RepeatedKeys, E> {
+                Ok(RepeatedKeys::default())
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<RepeatedKeys, E> {
+                Ok(RepeatedKeys::default())
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<RepeatedKeys, E> {
+                Ok(RepeatedKeys::default())
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<RepeatedKeys, E> {
+                Ok(RepeatedKeys::default())
+            }
+            fn visit_str<E>(self, _: &str) -> Result<RepeatedKeys, E> {
+                Ok(RepeatedKeys::default())
+            }
+            fn visit_unit<E>(self) -> Result<RepeatedKeys, E> {
+                Ok(RepeatedKeys::default())
+            }
+        }
+        d.deserialize_any(Visit)
     }
 }
 
@@ -805,6 +875,23 @@ mod tests {
                 "last_replay_job"
             ]
         );
+    }
+
+    #[test]
+    fn repeated_keys_are_refused() {
+        let text = format!(
+            r#"[1, {{"test_id":"t.py::t","seed":1,"input_sha256":"{}","expires_on":"2026-03-01",
+            "expires_on":"2099-01-01","last_replay_job":"https://ci/1"}}, {{"a": {{"b": 1, "b": 2}}}}]"#,
+            "0".repeat(64)
+        );
+        let ledger = Ledger::parse(text.as_bytes(), "l.json").unwrap();
+        let issues = ledger.rows[1].ticket.as_ref().unwrap_err();
+        assert_eq!(issues.len(), 1, "{issues:?}");
+        assert_eq!(issues[0].field, "expires_on");
+        assert!(issues[0].message.contains("more than once"));
+        // Only top-level row keys count; a nested repeat is just an unknown field here.
+        let nested = ledger.rows[2].ticket.as_ref().unwrap_err();
+        assert!(nested.iter().all(|i| !i.message.contains("more than once")));
     }
 
     #[test]
