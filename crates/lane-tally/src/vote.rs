@@ -240,10 +240,12 @@ fn read_report(
                         out.problems.push(
                             Problem::new(
                                 Rule::CollectionError,
+                                // The same words in every lane's report, so the problem
+                                // shows once however many runs hit it.
                                 format!(
-                                    "pytest could not collect {file} (module {} in the {lane} \
-                                     report {}): its tests never ran",
-                                    case.name, report.path
+                                    "pytest could not collect {file} (module {}): none of its \
+                                     tests ran",
+                                    case.name
                                 ),
                             )
                             .file(file),
