@@ -1,3 +1,56 @@
-fn main() {
-    // Built in its own issue.
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{CommandFactory, Parser};
+use lane_core::cli::{self, DocumentArgs, Generate};
+use lane_core::{Status, scan::ScanSection};
+
+const EXAMPLE: &str = "\
+Example (before pytest runs: fail fast on illegal suites):
+  lane-scan \\
+    | lane-lock verify \\
+    | freeze-ledger check --today \"$LANES_TODAY\" > evidence.json
+
+lane-scan never imports or runs the code it reads. Exit status: 0 no errors in the scan
+section, 1 errors found, 2 it could not scan (bad config, missing path, bad input).
+Explain a rule: lane-scan --explain unconditional-skip";
+
+/// Finds pytest tests without running them, gives each its lane (merge, witness, freeze) and
+/// reports every rule broken, as the `scan` section of the evidence document.
+#[derive(Debug, Parser)]
+#[command(name = "lane-scan", version, after_help = EXAMPLE)]
+struct Args {
+    /// Files and folders to scan, as given to pytest (default: testpaths, or the current folder).
+    paths: Vec<PathBuf>,
+    /// The rootdir test ids are relative to (default: found from the pytest config, as pytest does).
+    #[arg(long, value_name = "DIR")]
+    rootdir: Option<PathBuf>,
+    /// Print what a rule means and how to fix it, then exit.
+    #[arg(long, value_name = "RULE")]
+    explain: Option<String>,
+    #[arg(long, value_enum, hide = true)]
+    generate: Option<Generate>,
+    #[command(flatten)]
+    doc: DocumentArgs,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    cli::run("lane-scan", || {
+        if let Some(rule) = &args.explain {
+            return cli::explain(rule);
+        }
+        if let Some(what) = args.generate {
+            return cli::generate(Args::command(), what);
+        }
+        let mut doc = args.doc.read()?;
+        let section = lane_scan::scan(&lane_scan::Options {
+            paths: args.paths.clone(),
+            rootdir: args.rootdir.clone(),
+        })?;
+        let status = Status::from_problems(&section.problems);
+        doc.set_section(ScanSection::NAME, &section);
+        args.doc.emit("lane-scan", &doc, ScanSection::NAME, None)?;
+        Ok(status)
+    })
 }

@@ -1,0 +1,124 @@
+//! Walking the tree as pytest does: which files are test modules, which are conftest.py, which
+//! folders are never entered. Symlinked folders are not followed (no loops, nothing outside the
+//! tree); symlinked files that point at regular files are read.
+
+use std::path::{Path, PathBuf};
+
+use lane_core::Error;
+
+use crate::config::{Config, fnmatch};
+
+#[derive(Debug, Default)]
+pub struct Found {
+    /// Test modules (absolute paths), sorted, unique.
+    pub test_files: Vec<PathBuf>,
+    /// conftest.py files in the walked folders and their ancestors up to the rootdir.
+    pub conftests: Vec<PathBuf>,
+}
+
+/// Finds test modules and conftest files under `args` (absolute paths).
+pub fn discover(config: &Config, args: &[PathBuf]) -> Result<Found, Error> {
+    let mut found = Found::default();
+    for arg in args {
+        let meta = std::fs::metadata(arg).map_err(|e| Error::io(arg, e))?;
+        if meta.is_file() {
+            // An explicit file is collected whatever python_files says, as pytest does.
+            if arg.extension().is_some_and(|e| e == "py") {
+                if arg.file_name().is_some_and(|n| n == "conftest.py") {
+                    found.conftests.push(arg.clone());
+                } else {
+                    found.test_files.push(arg.clone());
+                }
+            }
+            if let Some(parent) = arg.parent() {
+                ancestor_conftests(config, parent, &mut found.conftests);
+            }
+            continue;
+        }
+        if !meta.is_dir() {
+            return Err(Error::usage(format!(
+                "{}: not a file or folder",
+                arg.display()
+            )));
+        }
+        ancestor_conftests(config, arg, &mut found.conftests);
+        let walker = walkdir::WalkDir::new(arg)
+            .follow_links(false)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_entry(|e| {
+                e.depth() == 0 || !e.file_type().is_dir() || keep_dir(config, e.path())
+            });
+        for entry in walker {
+            // Unreadable folders are skipped as pytest skips them; loops cannot happen
+            // because links to folders are not followed.
+            let Ok(entry) = entry else { continue };
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy();
+            if !name.ends_with(".py") {
+                continue;
+            }
+            let is_file = if entry.file_type().is_symlink() {
+                std::fs::metadata(path)
+                    .map(|m| m.is_file())
+                    .unwrap_or(false)
+            } else {
+                entry.file_type().is_file()
+            };
+            if !is_file {
+                continue;
+            }
+            if name == "conftest.py" {
+                found.conftests.push(path.to_path_buf());
+            } else if config
+                .python_files
+                .iter()
+                .any(|p| matches_file(p, path, &name))
+            {
+                found.test_files.push(path.to_path_buf());
+            }
+        }
+    }
+    found.test_files.sort();
+    found.test_files.dedup();
+    found.conftests.sort();
+    found.conftests.dedup();
+    Ok(found)
+}
+
+/// A python_files pattern with a `/` matches the end of the path; otherwise the file name.
+fn matches_file(pattern: &str, path: &Path, name: &str) -> bool {
+    if pattern.contains('/') {
+        let full = path.to_string_lossy().replace('\\', "/");
+        fnmatch(&format!("*{pattern}"), &full)
+    } else {
+        fnmatch(pattern, name)
+    }
+}
+
+/// pytest does not enter folders matching norecursedirs, nor virtualenvs.
+fn keep_dir(config: &Config, path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if name == "__pycache__" {
+        return false;
+    }
+    if config.norecursedirs.iter().any(|p| fnmatch(p, &name)) {
+        return false;
+    }
+    !path.join("pyvenv.cfg").is_file()
+}
+
+fn ancestor_conftests(config: &Config, from: &Path, out: &mut Vec<PathBuf>) {
+    for dir in from.ancestors() {
+        if !dir.starts_with(&config.rootdir) {
+            break;
+        }
+        let candidate = dir.join("conftest.py");
+        if candidate.is_file() {
+            out.push(candidate);
+        }
+    }
+}

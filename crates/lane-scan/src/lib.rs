@@ -1,0 +1,551 @@
+//! lane-scan: finds pytest tests without importing or running the code it reads, gives each
+//! its lane, and reports every rule broken (DESIGN.md §4).
+
+pub mod config;
+pub mod discover;
+pub mod marks;
+pub mod python;
+pub mod rules;
+
+use std::collections::{BTreeSet, HashSet};
+use std::path::{Path, PathBuf};
+
+use lane_core::scan::{Counts, Lane, ScanSection, ScanTest};
+use lane_core::{Error, Problem, Rule};
+use rayon::prelude::*;
+
+use crate::config::{Config, matches_prefix_or_glob};
+use crate::marks::{ModuleFile, Tree, Val};
+use crate::python::{Call, Class, Function, Located};
+
+/// Stack for parser threads: the parser and the AST's drop are recursive, and hostile input
+/// can nest deeply. The memory is reserved, not touched.
+const PARSER_STACK: usize = 512 << 20;
+
+/// How many rounds of "parse the tree modules the parsed ones import" are followed.
+const IMPORT_ROUNDS: usize = 8;
+
+/// What to scan.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Files and folders as given (none: testpaths or the current folder).
+    pub paths: Vec<PathBuf>,
+    pub rootdir: Option<PathBuf>,
+}
+
+/// Scans the suite and returns the `scan` section.
+pub fn scan(options: &Options) -> Result<ScanSection, Error> {
+    let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
+    for p in &options.paths {
+        if std::fs::symlink_metadata(p).is_err() {
+            return Err(Error::usage(format!(
+                "{}: no such file or folder",
+                p.display()
+            )));
+        }
+    }
+    let config = config::load(&options.paths, options.rootdir.as_deref(), &cwd)?;
+    let args = arguments(options, &config, &cwd);
+    let found = discover::discover(&config, &args)?;
+    let root = &config.rootdir;
+
+    let pool = rayon::ThreadPoolBuilder::new()
+        .stack_size(PARSER_STACK)
+        .build()
+        .map_err(|e| Error::usage(format!("cannot start parser threads: {e}")))?;
+
+    let mut problems = Vec::new();
+    let mut files = Vec::new();
+    let mut modules: Vec<ModuleFile> = Vec::new();
+    let mut seen: HashSet<PathBuf> = HashSet::new();
+    let mut wanted: Vec<PathBuf> = found
+        .test_files
+        .iter()
+        .chain(found.conftests.iter())
+        .cloned()
+        .collect();
+    let test_files: HashSet<&PathBuf> = found.test_files.iter().collect();
+    for round in 0..=IMPORT_ROUNDS {
+        wanted.retain(|p| seen.insert(p.clone()));
+        if wanted.is_empty() {
+            break;
+        }
+        let parsed: Vec<(PathBuf, String, Result<python::Module, Problem>)> = pool.install(|| {
+            wanted
+                .par_iter()
+                .map(|abs| {
+                    let rel = rel_path(abs, root);
+                    let result = parse_file(abs, &rel);
+                    (abs.clone(), rel, result)
+                })
+                .collect()
+        });
+        let mut next = Vec::new();
+        for (abs, rel, result) in parsed {
+            let is_test_file = test_files.contains(&abs) || round == 0;
+            if is_test_file {
+                files.push(rel.clone());
+            }
+            match result {
+                Ok(module) => {
+                    for import in &module.imports {
+                        for c in marks::candidates(&abs, &import.module, import.level, root) {
+                            if c.is_file() && !seen.contains(&c) {
+                                next.push(c);
+                                break;
+                            }
+                        }
+                        if let Some(item) = &import.name {
+                            let sub = if import.module.is_empty() {
+                                item.clone()
+                            } else {
+                                format!("{}.{item}", import.module)
+                            };
+                            for c in marks::candidates(&abs, &sub, import.level, root) {
+                                if c.is_file() && !seen.contains(&c) {
+                                    next.push(c);
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                    modules.push(ModuleFile { abs, rel, module });
+                }
+                // Only the files pytest would import are reported; a helper module that does not
+                // parse is reported too, since the tests importing it cannot run.
+                Err(problem) => problems.push(problem),
+            }
+        }
+        next.sort();
+        next.dedup();
+        wanted = next;
+    }
+    files.sort();
+    files.dedup();
+    // Parallel parsing finishes in any order; resolution below must not depend on it.
+    modules.sort_by(|a, b| a.abs.cmp(&b.abs));
+
+    let tree = Tree::new(&modules, root);
+    let mut collected = Vec::new();
+    for (i, module) in modules.iter().enumerate() {
+        if test_files.contains(&module.abs) {
+            collect_module(&tree, &config, i, &mut collected, &mut problems);
+        } else if module.abs.file_name().is_some_and(|n| n == "conftest.py") {
+            rules::runtime_hooks(module, &mut problems);
+        }
+    }
+    // Two definitions of one test id: the last one wins at import time.
+    collected.sort_by(|a: &TestFound, b| a.id.cmp(&b.id));
+    collected.dedup_by(|later, earlier| later.id == earlier.id);
+
+    let mut tests = Vec::with_capacity(collected.len());
+    for found in &collected {
+        tests.push(rules::check_test(&tree, found, &mut problems));
+    }
+    let counts = count(&tests);
+    rules::check_suite(&config, &counts, &tests, &mut problems);
+    lane_core::problem::normalize(&mut problems);
+    Ok(ScanSection {
+        tool: "lane-scan".to_string(),
+        tests,
+        counts,
+        files,
+        problems,
+    })
+}
+
+fn arguments(options: &Options, config: &Config, cwd: &Path) -> Vec<PathBuf> {
+    if !options.paths.is_empty() {
+        return options
+            .paths
+            .iter()
+            .map(|p| config::normalize(&cwd.join(p)))
+            .collect();
+    }
+    let cwd = config::normalize(cwd);
+    if cwd == config.rootdir && !config.testpaths.is_empty() {
+        let paths: Vec<PathBuf> = config
+            .testpaths
+            .iter()
+            .map(|t| config::normalize(&config.rootdir.join(t)))
+            .filter(|p| p.exists())
+            .collect();
+        if !paths.is_empty() {
+            return paths;
+        }
+    }
+    vec![cwd]
+}
+
+fn rel_path(abs: &Path, root: &Path) -> String {
+    lane_core::paths::relative_to(abs, root).unwrap_or_else(|| lane_core::paths::to_slash(abs))
+}
+
+fn parse_file(abs: &Path, rel: &str) -> Result<python::Module, Problem> {
+    let bytes = lane_core::io::read_file(abs)
+        .map_err(|e| Problem::new(Rule::ParseError, format!("cannot read {rel}: {e}")).file(rel))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let offset = e.utf8_error().valid_up_to();
+        let before = &e.as_bytes()[..offset];
+        let line = before.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+        Problem::new(
+            Rule::ParseError,
+            format!("{rel}:{line}: not valid UTF-8 (byte offset {offset})"),
+        )
+        .at(rel, line)
+    })?;
+    python::summarize(&text).map_err(|e| {
+        Problem::new(
+            Rule::ParseError,
+            format!("{rel}:{}:{}: {}", e.line, e.column, e.message),
+        )
+        .at(rel, e.line)
+    })
+}
+
+/// A test as collected, with everything that reaches it.
+pub struct TestFound<'a> {
+    pub id: String,
+    /// Root-relative file of the module the test is collected from.
+    pub file: String,
+    pub module: usize,
+    pub func: &'a Function,
+    /// The module the function is written in (a base class may live elsewhere).
+    pub func_module: usize,
+    /// Marks and other decorators reaching the test, nearest first.
+    pub applied: Vec<Applied<'a>>,
+    /// A `pytest.skip()` at module level, by line.
+    pub module_skip: Option<u64>,
+}
+
+/// One decorator or pytestmark entry that reaches a test.
+pub struct Applied<'a> {
+    pub val: Val<'a>,
+    /// Root-relative file and line where it is written.
+    pub file: String,
+    pub line: u64,
+    pub module: usize,
+    /// From `pytestmark` (a list or single mark), not a decorator.
+    pub from_pytestmark: bool,
+    /// Written on the function itself.
+    pub on_function: bool,
+}
+
+fn collect_module<'a>(
+    tree: &Tree<'a>,
+    config: &Config,
+    m: usize,
+    out: &mut Vec<TestFound<'a>>,
+    problems: &mut Vec<Problem>,
+) {
+    let file = &tree.modules[m];
+    let module = &file.module;
+    if module.dunder_test == Some(false) {
+        return;
+    }
+    let mut module_marks = Vec::new();
+    if let Some(pm) = &module.pytestmark {
+        pytestmark_entries(tree, pm, m, &mut module_marks);
+    }
+    let module_skip = module
+        .calls
+        .iter()
+        .find(|c| matches!(tree.eval(&c.value, m), Val::CallOf(ref p, _) if p == "pytest.skip"))
+        .map(|c| c.line);
+    let disabled: HashSet<&str> = module
+        .function_dunder_test
+        .iter()
+        .filter(|(_, t)| !t)
+        .map(|(n, _)| n.as_str())
+        .collect();
+    let mut names = BTreeSet::new();
+    for f in module.functions.iter().rev() {
+        if !names.insert(f.name.as_str()) {
+            continue;
+        }
+        if disabled.contains(f.name.as_str())
+            || !matches_prefix_or_glob(&config.python_functions, &f.name)
+        {
+            continue;
+        }
+        let mut applied = decorators(tree, f, m, true);
+        if is_fixture(&applied) {
+            continue;
+        }
+        applied.extend(module_marks.iter().map(clone_applied));
+        out.push(TestFound {
+            id: format!("{}::{}", file.rel, f.name),
+            file: file.rel.clone(),
+            module: m,
+            func: f,
+            func_module: m,
+            applied,
+            module_skip,
+        });
+    }
+    let mut class_names = BTreeSet::new();
+    for class in module.classes.iter().rev() {
+        if !class_names.insert(class.name.as_str()) {
+            continue;
+        }
+        collect_class(
+            tree,
+            config,
+            m,
+            class,
+            &format!("{}::{}", file.rel, class.name),
+            &module_marks,
+            module_skip,
+            out,
+            problems,
+        );
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn collect_class<'a>(
+    tree: &Tree<'a>,
+    config: &Config,
+    m: usize,
+    class: &'a Class,
+    prefix: &str,
+    outer: &[Applied<'a>],
+    module_skip: Option<u64>,
+    out: &mut Vec<TestFound<'a>>,
+    problems: &mut Vec<Problem>,
+) {
+    let file = &tree.modules[m];
+    let mro = mro(tree, m, class);
+    let unittest = mro.iter().any(|e| matches!(e, MroEntry::TestCase));
+    let classes: Vec<(usize, &Class)> = mro
+        .iter()
+        .filter_map(|e| match e {
+            MroEntry::Class(i, c) => Some((*i, *c)),
+            MroEntry::TestCase => None,
+        })
+        .collect();
+    let dunder_test = classes.iter().find_map(|(_, c)| c.dunder_test);
+    if dunder_test == Some(false) {
+        return;
+    }
+    if !unittest {
+        if !matches_prefix_or_glob(&config.python_classes, &class.name) {
+            return;
+        }
+        if classes.iter().any(|(_, c)| c.has_init) {
+            // pytest warns and does not collect a test class with an __init__.
+            return;
+        }
+    }
+    let mut class_marks: Vec<Applied<'a>> = Vec::new();
+    for (i, c) in &classes {
+        for d in &c.decorators {
+            class_marks.push(applied_from(tree, d, *i, false, false));
+        }
+        if let Some(pm) = &c.pytestmark {
+            pytestmark_entries(tree, pm, *i, &mut class_marks);
+        }
+    }
+    class_marks.extend(outer.iter().map(clone_applied));
+
+    let mut names = HashSet::new();
+    for (i, c) in &classes {
+        for f in c.methods.iter().rev() {
+            if !names.insert(f.name.as_str()) {
+                continue;
+            }
+            let is_test = if unittest {
+                f.name.starts_with("test")
+            } else {
+                matches_prefix_or_glob(&config.python_functions, &f.name)
+            };
+            if !is_test {
+                continue;
+            }
+            let mut applied = decorators(tree, f, *i, true);
+            if is_fixture(&applied) {
+                continue;
+            }
+            applied.extend(class_marks.iter().map(clone_applied));
+            out.push(TestFound {
+                id: format!("{prefix}::{}", f.name),
+                file: file.rel.clone(),
+                module: m,
+                func: f,
+                func_module: *i,
+                applied,
+                module_skip,
+            });
+        }
+    }
+    if !unittest {
+        let mut inner_names = BTreeSet::new();
+        for inner in class.classes.iter().rev() {
+            if !inner_names.insert(inner.name.as_str()) {
+                continue;
+            }
+            collect_class(
+                tree,
+                config,
+                m,
+                inner,
+                &format!("{prefix}::{}", inner.name),
+                &class_marks,
+                module_skip,
+                out,
+                problems,
+            );
+        }
+    }
+}
+
+enum MroEntry<'a> {
+    Class(usize, &'a Class),
+    TestCase,
+}
+
+/// The class and its bases in the tree, depth first, each once; `unittest.TestCase` (and its
+/// async variant) marks a unittest class.
+fn mro<'a>(tree: &Tree<'a>, m: usize, class: &'a Class) -> Vec<MroEntry<'a>> {
+    fn walk<'a>(
+        tree: &Tree<'a>,
+        m: usize,
+        class: &'a Class,
+        out: &mut Vec<MroEntry<'a>>,
+        seen: &mut HashSet<*const Class>,
+        depth: usize,
+    ) {
+        if depth > 64 || !seen.insert(class as *const Class) {
+            return;
+        }
+        out.push(MroEntry::Class(m, class));
+        for base in &class.bases {
+            match tree.eval(base, m) {
+                Val::Class(i, c) => walk(tree, i, c, out, seen, depth + 1),
+                Val::Path(p)
+                    if matches!(
+                        p.as_str(),
+                        "unittest.TestCase"
+                            | "unittest.case.TestCase"
+                            | "unittest.IsolatedAsyncioTestCase"
+                            | "unittest.async_case.IsolatedAsyncioTestCase"
+                    ) =>
+                {
+                    out.push(MroEntry::TestCase)
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(tree, m, class, &mut out, &mut HashSet::new(), 0);
+    out
+}
+
+fn decorators<'a>(
+    tree: &Tree<'a>,
+    f: &'a Function,
+    m: usize,
+    on_function: bool,
+) -> Vec<Applied<'a>> {
+    f.decorators
+        .iter()
+        .map(|d| applied_from(tree, d, m, false, on_function))
+        .collect()
+}
+
+fn applied_from<'a>(
+    tree: &Tree<'a>,
+    d: &'a Located<crate::python::Ex>,
+    m: usize,
+    from_pytestmark: bool,
+    on_function: bool,
+) -> Applied<'a> {
+    let val = match tree.eval(&d.value, m) {
+        v @ Val::Mark(_) => v,
+        // `getattr(pytest.mark, name)` and friends: refers to marks, resolves to none.
+        _ if marks::mentions_marks(tree, &d.value, m) => Val::Unknown,
+        // An ordinary decorator we cannot see into: not a mark.
+        Val::Unknown => Val::Path(String::new()),
+        v => v,
+    };
+    Applied {
+        val,
+        file: tree.modules[m].rel.clone(),
+        line: d.line,
+        module: m,
+        from_pytestmark,
+        on_function,
+    }
+}
+
+/// Expands a `pytestmark = ...` value: a mark, or a list/tuple of marks. Anything else is
+/// kept as an unresolved entry.
+fn pytestmark_entries<'a>(
+    tree: &Tree<'a>,
+    pm: &'a Located<crate::python::Ex>,
+    m: usize,
+    out: &mut Vec<Applied<'a>>,
+) {
+    let make = |val| Applied {
+        val,
+        file: tree.modules[m].rel.clone(),
+        line: pm.line,
+        module: m,
+        from_pytestmark: true,
+        on_function: false,
+    };
+    match tree.eval(&pm.value, m) {
+        Val::List(items) => {
+            for item in items {
+                match item {
+                    Val::Mark(_) => out.push(make(item)),
+                    _ => out.push(make(Val::Unknown)),
+                }
+            }
+        }
+        v @ Val::Mark(_) => out.push(make(v)),
+        _ => out.push(make(Val::Unknown)),
+    }
+}
+
+fn clone_applied<'a>(a: &Applied<'a>) -> Applied<'a> {
+    Applied {
+        val: a.val.clone(),
+        file: a.file.clone(),
+        line: a.line,
+        module: a.module,
+        from_pytestmark: a.from_pytestmark,
+        on_function: false,
+    }
+}
+
+fn is_fixture(applied: &[Applied]) -> bool {
+    applied.iter().any(|a| match &a.val {
+        Val::Path(p) | Val::CallOf(p, _) => p == "pytest.fixture",
+        _ => false,
+    })
+}
+
+fn count(tests: &[ScanTest]) -> Counts {
+    let mut counts = Counts::default();
+    for t in tests {
+        match t.lane {
+            Some(Lane::Merge) => counts.merge += 1,
+            Some(Lane::Witness) => counts.witness += 1,
+            Some(Lane::Freeze) => counts.freeze += 1,
+            None if t.lanes.is_empty() => counts.unmarked += 1,
+            None => {}
+        }
+    }
+    counts
+}
+
+/// The call of a mark or decorator, when it has one.
+pub fn call_of<'a>(val: &Val<'a>) -> Option<&'a Call> {
+    match val {
+        Val::Mark(m) => m.call,
+        Val::CallOf(_, c) => Some(c),
+        _ => None,
+    }
+}

@@ -1,0 +1,243 @@
+//! Static resolution of names and mark expressions across the modules of the tree:
+//! `import pytest as pt`, `from pytest import mark as m`, `merge = pytest.mark.merge`, names
+//! imported from modules inside the tree, and classes for inheritance.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::python::{Call, Class, Ex, Module};
+
+/// How deep name chains are followed (`a = b`, `b = c` ...) before giving up.
+const MAX_HOPS: usize = 32;
+
+/// A parsed module of the tree.
+#[derive(Debug)]
+pub struct ModuleFile {
+    pub abs: PathBuf,
+    /// Root-relative `/` path.
+    pub rel: String,
+    pub module: Module,
+}
+
+/// The value of an expression, as far as it can be known without running anything.
+#[derive(Debug, Clone)]
+pub enum Val<'a> {
+    /// A dotted name outside the tree (`pytest.mark`, `hypothesis.given`, `getattr`).
+    Path(String),
+    /// `pytest.mark.NAME`, called or not.
+    Mark(Mark<'a>),
+    /// A call of something outside the tree (`pytest.param(...)`, `unittest.skip("r")`).
+    CallOf(String, &'a Call),
+    List(Vec<Val<'a>>),
+    Class(usize, &'a Class),
+    Module(usize),
+    Str(String),
+    Const(bool),
+    Unknown,
+}
+
+#[derive(Debug, Clone)]
+pub struct Mark<'a> {
+    pub name: String,
+    pub call: Option<&'a Call>,
+}
+
+pub struct Tree<'a> {
+    pub modules: &'a [ModuleFile],
+    pub by_path: HashMap<PathBuf, usize>,
+    pub root: PathBuf,
+}
+
+impl<'a> Tree<'a> {
+    pub fn new(modules: &'a [ModuleFile], root: &Path) -> Tree<'a> {
+        let by_path = modules
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (m.abs.clone(), i))
+            .collect();
+        Tree {
+            modules,
+            by_path,
+            root: root.to_path_buf(),
+        }
+    }
+
+    /// Evaluates `ex` as written in module `m`.
+    pub fn eval(&self, ex: &'a Ex, m: usize) -> Val<'a> {
+        self.eval_hops(ex, m, 0)
+    }
+
+    fn eval_hops(&self, ex: &'a Ex, m: usize, hops: usize) -> Val<'a> {
+        if hops > MAX_HOPS {
+            return Val::Unknown;
+        }
+        match ex {
+            Ex::Name(n) => self.lookup(n, m, hops + 1),
+            Ex::Attr(base, attr) => match self.eval_hops(base, m, hops + 1) {
+                Val::Path(p) => path_val(format!("{p}.{attr}")),
+                Val::Module(i) => self.lookup(attr, i, hops + 1),
+                Val::Class(i, class) => class
+                    .classes
+                    .iter()
+                    .find(|c| &c.name == attr)
+                    .map(|c| Val::Class(i, c))
+                    .unwrap_or(Val::Unknown),
+                _ => Val::Unknown,
+            },
+            Ex::Call(call) => match self.eval_hops(&call.func, m, hops + 1) {
+                Val::Mark(Mark { name, call: None }) => Val::Mark(Mark {
+                    name,
+                    call: Some(call),
+                }),
+                Val::Path(p) => Val::CallOf(p, call),
+                _ => Val::Unknown,
+            },
+            Ex::List(items) | Ex::Tuple(items) => Val::List(
+                items
+                    .iter()
+                    .map(|i| self.eval_hops(i, m, hops + 1))
+                    .collect(),
+            ),
+            Ex::Str(s) => Val::Str(s.clone()),
+            Ex::Const(b) => Val::Const(*b),
+            Ex::Other => Val::Unknown,
+        }
+    }
+
+    /// What `name` is bound to at module level in module `m`.
+    fn lookup(&self, name: &str, m: usize, hops: usize) -> Val<'a> {
+        let module = &self.modules[m].module;
+        if let Some(class) = module.classes.iter().rev().find(|c| c.name == name) {
+            return Val::Class(m, class);
+        }
+        if let Some((_, value)) = module.assigns.iter().rev().find(|(n, _)| n == name) {
+            return self.eval_hops(&value.value, m, hops + 1);
+        }
+        if let Some(import) = module.imports.iter().rev().find(|i| i.binds == name) {
+            let from = &self.modules[m].abs;
+            match &import.name {
+                None => {
+                    if let Some(i) = self.find_module(from, &import.module, 0) {
+                        return Val::Module(i);
+                    }
+                    return Val::Path(import.module.clone());
+                }
+                Some(item) => {
+                    if let Some(i) = self.find_module(from, &import.module, import.level) {
+                        // `from pkg import sub` may name a submodule.
+                        let own = &self.modules[i].module;
+                        let defined = own.classes.iter().any(|c| &c.name == item)
+                            || own.assigns.iter().any(|(n, _)| n == item)
+                            || own.imports.iter().any(|imp| &imp.binds == item);
+                        if !defined {
+                            let sub = if import.module.is_empty() {
+                                item.clone()
+                            } else {
+                                format!("{}.{item}", import.module)
+                            };
+                            if let Some(j) = self.find_module(from, &sub, import.level) {
+                                return Val::Module(j);
+                            }
+                        }
+                        return self.lookup(item, i, hops + 1);
+                    }
+                    if import.level > 0 {
+                        return Val::Unknown;
+                    }
+                    return path_val(format!("{}.{item}", import.module));
+                }
+            }
+        }
+        if module.functions.iter().any(|f| f.name == name) {
+            return Val::Unknown;
+        }
+        // A builtin or a global we cannot see.
+        Val::Path(name.to_string())
+    }
+
+    /// The tree module an import names, when it is one of the parsed modules.
+    pub fn find_module(&self, from: &Path, module: &str, level: u32) -> Option<usize> {
+        candidates(from, module, level, &self.root)
+            .into_iter()
+            .find_map(|c| self.by_path.get(&c).copied())
+    }
+}
+
+/// Files an import may refer to, nearest first: relative imports from the importer's package;
+/// absolute ones from the importer's folder and each parent up to the rootdir (pytest puts the
+/// rootdir-side base folders on sys.path).
+pub fn candidates(from: &Path, module: &str, level: u32, root: &Path) -> Vec<PathBuf> {
+    let rel: PathBuf = module.split('.').filter(|s| !s.is_empty()).collect();
+    let mut bases = Vec::new();
+    let Some(dir) = from.parent() else {
+        return Vec::new();
+    };
+    if level > 0 {
+        let mut base = dir.to_path_buf();
+        for _ in 1..level {
+            if !base.pop() {
+                return Vec::new();
+            }
+        }
+        bases.push(base);
+    } else {
+        for d in dir.ancestors() {
+            if !d.starts_with(root) {
+                break;
+            }
+            bases.push(d.to_path_buf());
+        }
+    }
+    let mut out = Vec::new();
+    for base in bases {
+        let target = base.join(&rel);
+        if rel.as_os_str().is_empty() {
+            out.push(target.join("__init__.py"));
+            continue;
+        }
+        let mut file = target.clone().into_os_string();
+        file.push(".py");
+        out.push(PathBuf::from(file));
+        out.push(target.join("__init__.py"));
+    }
+    out
+}
+
+/// `pytest.mark.NAME` becomes a mark; aliases of the pytest package normalize.
+fn path_val(path: String) -> Val<'static> {
+    if let Some(name) = path.strip_prefix("pytest.mark.") {
+        if !name.contains('.') && !name.starts_with('_') {
+            return Val::Mark(Mark {
+                name: name.to_string(),
+                call: None,
+            });
+        }
+    }
+    Val::Path(path)
+}
+
+/// True when an expression mentions pytest's marks at all (`pytest.mark`, a mark, or a name
+/// bound to one), so a value we cannot resolve is a mark we cannot see.
+pub fn mentions_marks<'a>(tree: &Tree<'a>, ex: &'a Ex, m: usize) -> bool {
+    fn walk<'a>(tree: &Tree<'a>, ex: &'a Ex, m: usize, depth: usize) -> bool {
+        if depth > 32 {
+            return false;
+        }
+        match tree.eval(ex, m) {
+            Val::Mark(_) => return true,
+            Val::Path(p) if p == "pytest.mark" || p.starts_with("pytest.mark.") => return true,
+            _ => {}
+        }
+        match ex {
+            Ex::Attr(base, _) => walk(tree, base, m, depth + 1),
+            Ex::Call(c) => {
+                walk(tree, &c.func, m, depth + 1)
+                    || c.args.iter().any(|a| walk(tree, a, m, depth + 1))
+                    || c.kwargs.iter().any(|(_, v)| walk(tree, v, m, depth + 1))
+            }
+            Ex::List(items) | Ex::Tuple(items) => items.iter().any(|i| walk(tree, i, m, depth + 1)),
+            _ => false,
+        }
+    }
+    walk(tree, ex, m, 0)
+}

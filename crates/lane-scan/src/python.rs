@@ -1,0 +1,721 @@
+//! The only module that touches the Python parser (ruff's, whose API is internal to ruff).
+//! It turns one source file into a plain [`Module`] summary: imports, module-level
+//! assignments, classes, functions, decorators as small expression trees ([`Ex`]), docstrings
+//! and what the assertions in a test body can do. Nothing here knows about lanes.
+
+use ruff_python_ast::comparable::ComparableExpr;
+use ruff_python_ast::{self as ast, CmpOp, Expr, Number, Stmt};
+use ruff_text_size::{Ranged, TextSize};
+
+/// Expressions deeper than this are summarized as [`Ex::Other`]: marks are shallow, and the
+/// walk must never overflow the stack on hostile input.
+const MAX_DEPTH: usize = 64;
+
+/// CPython refuses more than 200 nested brackets ("too many nested parentheses"); deeper
+/// nesting is reported as a syntax error without handing it to the recursive parser.
+const MAX_BRACKETS: usize = 200;
+
+/// A syntax error with a 1-based line and column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyntaxError {
+    pub line: u64,
+    pub column: u64,
+    pub message: String,
+}
+
+/// A small, owned expression tree: just enough to resolve marks.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ex {
+    Name(String),
+    Attr(Box<Ex>, String),
+    Call(Box<Call>),
+    List(Vec<Ex>),
+    Tuple(Vec<Ex>),
+    Str(String),
+    /// A literal constant and its truth value (True, 0, None, 1.5 ...).
+    Const(bool),
+    Other,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Call {
+    pub func: Ex,
+    pub args: Vec<Ex>,
+    pub kwargs: Vec<(String, Ex)>,
+    /// Source text between the call's parentheses.
+    pub args_src: String,
+    /// `*args` / `**kwargs` in the call: the arguments are not all visible.
+    pub starred: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Located<T> {
+    pub value: T,
+    pub line: u64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Import {
+    /// The module as written (`pytest`, `tests.lanes`, `lanes` for `from . import lanes`).
+    pub module: String,
+    /// For `from M import X`: `X`; for `import M`: None.
+    pub name: Option<String>,
+    /// The local name bound.
+    pub binds: String,
+    /// Leading dots of a relative import.
+    pub level: u32,
+    pub line: u64,
+}
+
+/// What the assertions of a body can do.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Asserts {
+    /// `assert` statements.
+    pub asserts: u32,
+    /// `assert` statements that cannot fail (`assert True`, `assert x == x`).
+    pub tautologies: u32,
+    /// Line of the first tautology.
+    pub first_tautology: Option<u64>,
+    /// Calls of `*.raises` / `*.warns` / `*.deprecated_call` / `self.assert*` / `self.fail`.
+    pub checks: u32,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Function {
+    pub name: String,
+    /// Line of the `def`.
+    pub line: u64,
+    pub decorators: Vec<Located<Ex>>,
+    pub docstring: Option<String>,
+    pub is_async: bool,
+    pub asserts: Asserts,
+    /// Calls that are statements at the top level of the body (e.g. `pytest.skip(...)`).
+    pub body_calls: Vec<Located<Ex>>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Class {
+    pub name: String,
+    pub line: u64,
+    pub bases: Vec<Ex>,
+    pub decorators: Vec<Located<Ex>>,
+    pub pytestmark: Option<Located<Ex>>,
+    /// `__test__ = <const>` in the class body.
+    pub dunder_test: Option<bool>,
+    pub has_init: bool,
+    pub methods: Vec<Function>,
+    pub classes: Vec<Class>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Module {
+    pub imports: Vec<Import>,
+    /// Module-level `NAME = expr` (last one wins, as at run time).
+    pub assigns: Vec<(String, Located<Ex>)>,
+    pub pytestmark: Option<Located<Ex>>,
+    pub dunder_test: Option<bool>,
+    pub classes: Vec<Class>,
+    pub functions: Vec<Function>,
+    /// Calls that are statements at module level.
+    pub calls: Vec<Located<Ex>>,
+    /// `name.__test__ = <const>` at module level.
+    pub function_dunder_test: Vec<(String, bool)>,
+}
+
+/// Maps byte offsets to 1-based lines and columns.
+struct Lines {
+    starts: Vec<usize>,
+}
+
+impl Lines {
+    fn new(source: &str) -> Lines {
+        let mut starts = vec![0];
+        let bytes = source.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'\n' => starts.push(i + 1),
+                b'\r' if bytes.get(i + 1) != Some(&b'\n') => starts.push(i + 1),
+                _ => {}
+            }
+            i += 1;
+        }
+        Lines { starts }
+    }
+
+    fn line(&self, offset: TextSize) -> u64 {
+        let off = offset.to_usize();
+        (self.starts.partition_point(|&s| s <= off)) as u64
+    }
+
+    fn column(&self, source: &str, offset: TextSize) -> u64 {
+        let off = offset.to_usize().min(source.len());
+        let line = self.line(offset) as usize;
+        let start = self.starts[line - 1].min(off);
+        source
+            .get(start..off)
+            .map(|s| s.chars().count() as u64 + 1)
+            .unwrap_or(1)
+    }
+}
+
+/// Parses `source` (BOM already stripped or not) into a [`Module`] summary.
+pub fn summarize(source: &str) -> Result<Module, SyntaxError> {
+    let source = source.strip_prefix('\u{feff}').unwrap_or(source);
+    let lines = Lines::new(source);
+    if let Some(offset) = too_deep(source) {
+        let at = TextSize::try_from(offset).unwrap_or_default();
+        return Err(SyntaxError {
+            line: lines.line(at),
+            column: lines.column(source, at),
+            message: format!("too many nested parentheses (Python allows {MAX_BRACKETS})"),
+        });
+    }
+    let parsed = ruff_python_parser::parse_module(source).map_err(|e| SyntaxError {
+        line: lines.line(e.location.start()),
+        column: lines.column(source, e.location.start()),
+        message: e.error.to_string(),
+    })?;
+    let module = parsed.into_syntax();
+    let cx = Cx {
+        source,
+        lines: &lines,
+    };
+    Ok(cx.module(&module.body))
+}
+
+/// The offset where bracket nesting first exceeds [`MAX_BRACKETS`], skipping strings and
+/// comments; a guard in front of the recursive parser, not a parser.
+fn too_deep(source: &str) -> Option<usize> {
+    let bytes = source.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'#' => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            q @ (b'"' | b'\'') => {
+                let triple = bytes.get(i + 1) == Some(&q) && bytes.get(i + 2) == Some(&q);
+                let step = if triple { 3 } else { 1 };
+                i += step;
+                while i < bytes.len() {
+                    if bytes[i] == b'\\' {
+                        i += 2;
+                        continue;
+                    }
+                    if bytes[i] == q
+                        && (!triple
+                            || (bytes.get(i + 1) == Some(&q) && bytes.get(i + 2) == Some(&q)))
+                    {
+                        i += step - 1;
+                        break;
+                    }
+                    if !triple && bytes[i] == b'\n' {
+                        break;
+                    }
+                    i += 1;
+                }
+            }
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_BRACKETS {
+                    return Some(i);
+                }
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+struct Cx<'a> {
+    source: &'a str,
+    lines: &'a Lines,
+}
+
+impl Cx<'_> {
+    fn line_of(&self, node: &impl Ranged) -> u64 {
+        self.lines.line(node.start())
+    }
+
+    fn module(&self, body: &[Stmt]) -> Module {
+        let mut m = Module::default();
+        for stmt in body {
+            match stmt {
+                Stmt::Import(imp) => {
+                    for alias in &imp.names {
+                        let full = alias.name.as_str().to_string();
+                        let binds = match &alias.asname {
+                            Some(a) => a.as_str().to_string(),
+                            // `import a.b` binds `a`, which reaches `a.b` as an attribute.
+                            None => full.split('.').next().unwrap_or(&full).to_string(),
+                        };
+                        let module = if alias.asname.is_some() {
+                            full.clone()
+                        } else {
+                            binds.clone()
+                        };
+                        m.imports.push(Import {
+                            module,
+                            name: None,
+                            binds,
+                            level: 0,
+                            line: self.line_of(stmt),
+                        });
+                    }
+                }
+                Stmt::ImportFrom(imp) => {
+                    let module = imp
+                        .module
+                        .as_ref()
+                        .map(|i| i.as_str().to_string())
+                        .unwrap_or_default();
+                    for alias in &imp.names {
+                        let name = alias.name.as_str().to_string();
+                        let binds = alias
+                            .asname
+                            .as_ref()
+                            .map(|a| a.as_str().to_string())
+                            .unwrap_or_else(|| name.clone());
+                        m.imports.push(Import {
+                            module: module.clone(),
+                            name: Some(name),
+                            binds,
+                            level: imp.level,
+                            line: self.line_of(stmt),
+                        });
+                    }
+                }
+                Stmt::Assign(assign) => {
+                    for target in &assign.targets {
+                        self.module_assign(&mut m, target, &assign.value);
+                    }
+                }
+                Stmt::AnnAssign(assign) => {
+                    if let Some(value) = &assign.value {
+                        self.module_assign(&mut m, &assign.target, value);
+                    }
+                }
+                Stmt::FunctionDef(f) => m.functions.push(self.function(f)),
+                Stmt::ClassDef(c) => m.classes.push(self.class(c)),
+                Stmt::Expr(e) => {
+                    if let Expr::Call(_) = &*e.value {
+                        m.calls.push(Located {
+                            value: self.ex(&e.value, 0),
+                            line: self.line_of(stmt),
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+        m
+    }
+
+    fn module_assign(&self, m: &mut Module, target: &Expr, value: &Expr) {
+        match target {
+            Expr::Name(n) => {
+                let name = n.id.as_str();
+                let located = Located {
+                    value: self.ex(value, 0),
+                    line: self.line_of(target),
+                };
+                match name {
+                    "pytestmark" => m.pytestmark = Some(located),
+                    "__test__" => m.dunder_test = const_truth(value),
+                    _ => {
+                        m.assigns.retain(|(n, _)| n != name);
+                        m.assigns.push((name.to_string(), located));
+                    }
+                }
+            }
+            Expr::Attribute(a) if a.attr.as_str() == "__test__" => {
+                if let (Expr::Name(n), Some(truth)) = (&*a.value, const_truth(value)) {
+                    m.function_dunder_test
+                        .push((n.id.as_str().to_string(), truth));
+                }
+            }
+            Expr::Tuple(t) => {
+                // `a, b = x, y`: pair up literal tuples; anything else is not a mark alias.
+                if let Expr::Tuple(v) = value {
+                    if t.elts.len() == v.elts.len() {
+                        for (t, v) in t.elts.iter().zip(v.elts.iter()) {
+                            self.module_assign(m, t, v);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn class(&self, c: &ast::StmtClassDef) -> Class {
+        let mut class = Class {
+            name: c.name.as_str().to_string(),
+            line: self.line_of(c),
+            bases: c
+                .arguments
+                .as_ref()
+                .map(|a| a.args.iter().map(|b| self.ex(b, 0)).collect())
+                .unwrap_or_default(),
+            decorators: self.decorators(&c.decorator_list),
+            pytestmark: None,
+            dunder_test: None,
+            has_init: false,
+            methods: Vec::new(),
+            classes: Vec::new(),
+        };
+        for stmt in &c.body {
+            match stmt {
+                Stmt::FunctionDef(f) => {
+                    if f.name.as_str() == "__init__" {
+                        class.has_init = true;
+                    }
+                    class.methods.retain(|m| m.name != f.name.as_str());
+                    class.methods.push(self.function(f));
+                }
+                Stmt::ClassDef(inner) => {
+                    class.classes.retain(|k| k.name != inner.name.as_str());
+                    class.classes.push(self.class(inner));
+                }
+                Stmt::Assign(assign) => {
+                    for target in &assign.targets {
+                        self.class_assign(&mut class, target, &assign.value);
+                    }
+                }
+                Stmt::AnnAssign(assign) => {
+                    if let Some(value) = &assign.value {
+                        self.class_assign(&mut class, &assign.target, value);
+                    }
+                }
+                _ => {}
+            }
+        }
+        class
+    }
+
+    fn class_assign(&self, class: &mut Class, target: &Expr, value: &Expr) {
+        if let Expr::Name(n) = target {
+            match n.id.as_str() {
+                "pytestmark" => {
+                    class.pytestmark = Some(Located {
+                        value: self.ex(value, 0),
+                        line: self.line_of(target),
+                    })
+                }
+                "__test__" => class.dunder_test = const_truth(value),
+                "__init__" => class.has_init = true,
+                _ => {}
+            }
+        }
+    }
+
+    fn decorators(&self, list: &[ast::Decorator]) -> Vec<Located<Ex>> {
+        list.iter()
+            .map(|d| Located {
+                value: self.ex(&d.expression, 0),
+                line: self.line_of(d),
+            })
+            .collect()
+    }
+
+    fn function(&self, f: &ast::StmtFunctionDef) -> Function {
+        let mut asserts = Asserts::default();
+        self.scan_asserts(&f.body, &mut asserts, 0);
+        let body_calls = f
+            .body
+            .iter()
+            .filter_map(|s| match s {
+                Stmt::Expr(e) if matches!(&*e.value, Expr::Call(_)) => Some(Located {
+                    value: self.ex(&e.value, 0),
+                    line: self.line_of(s),
+                }),
+                _ => None,
+            })
+            .collect();
+        Function {
+            name: f.name.as_str().to_string(),
+            line: self.line_of(&f.name),
+            decorators: self.decorators(&f.decorator_list),
+            docstring: docstring(&f.body),
+            is_async: f.is_async,
+            asserts,
+            body_calls,
+        }
+    }
+
+    fn scan_asserts(&self, body: &[Stmt], out: &mut Asserts, depth: usize) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        for stmt in body {
+            match stmt {
+                Stmt::Assert(a) => {
+                    out.asserts += 1;
+                    if cannot_fail(&a.test) {
+                        out.tautologies += 1;
+                        out.first_tautology.get_or_insert(self.line_of(stmt));
+                    }
+                }
+                Stmt::Expr(e) => self.count_check_call(&e.value, out),
+                Stmt::Assign(a) => self.count_check_call(&a.value, out),
+                Stmt::With(w) => {
+                    for item in &w.items {
+                        self.count_check_call(&item.context_expr, out);
+                    }
+                    self.scan_asserts(&w.body, out, depth + 1);
+                }
+                Stmt::If(i) => {
+                    self.scan_asserts(&i.body, out, depth + 1);
+                    for clause in &i.elif_else_clauses {
+                        self.scan_asserts(&clause.body, out, depth + 1);
+                    }
+                }
+                Stmt::For(f) => {
+                    self.scan_asserts(&f.body, out, depth + 1);
+                    self.scan_asserts(&f.orelse, out, depth + 1);
+                }
+                Stmt::While(w) => {
+                    self.scan_asserts(&w.body, out, depth + 1);
+                    self.scan_asserts(&w.orelse, out, depth + 1);
+                }
+                Stmt::Try(t) => {
+                    self.scan_asserts(&t.body, out, depth + 1);
+                    for handler in &t.handlers {
+                        let ast::ExceptHandler::ExceptHandler(h) = handler;
+                        self.scan_asserts(&h.body, out, depth + 1);
+                    }
+                    self.scan_asserts(&t.orelse, out, depth + 1);
+                    self.scan_asserts(&t.finalbody, out, depth + 1);
+                }
+                Stmt::Match(m) => {
+                    for case in &m.cases {
+                        self.scan_asserts(&case.body, out, depth + 1);
+                    }
+                }
+                // Helpers defined inside the test count: they are usually called by it.
+                Stmt::FunctionDef(f) => self.scan_asserts(&f.body, out, depth + 1),
+                _ => {}
+            }
+        }
+    }
+
+    fn count_check_call(&self, expr: &Expr, out: &mut Asserts) {
+        let Expr::Call(call) = expr else { return };
+        let name = match &*call.func {
+            Expr::Attribute(a) => a.attr.as_str(),
+            Expr::Name(n) => n.id.as_str(),
+            _ => return,
+        };
+        if matches!(name, "raises" | "warns" | "deprecated_call" | "fail")
+            || name.starts_with("assert")
+        {
+            out.checks += 1;
+        }
+    }
+
+    fn ex(&self, expr: &Expr, depth: usize) -> Ex {
+        if depth > MAX_DEPTH {
+            return Ex::Other;
+        }
+        match expr {
+            Expr::Name(n) => Ex::Name(n.id.as_str().to_string()),
+            Expr::Attribute(a) => Ex::Attr(
+                Box::new(self.ex(&a.value, depth + 1)),
+                a.attr.as_str().to_string(),
+            ),
+            Expr::Call(c) => {
+                let args_range = c.arguments.range();
+                let text = self
+                    .source
+                    .get(args_range.start().to_usize()..args_range.end().to_usize())
+                    .unwrap_or("");
+                let inner = text
+                    .strip_prefix('(')
+                    .and_then(|t| t.strip_suffix(')'))
+                    .unwrap_or(text);
+                let mut starred = false;
+                let args = c
+                    .arguments
+                    .args
+                    .iter()
+                    .map(|a| {
+                        if matches!(a, Expr::Starred(_)) {
+                            starred = true;
+                        }
+                        self.ex(a, depth + 1)
+                    })
+                    .collect();
+                let kwargs = c
+                    .arguments
+                    .keywords
+                    .iter()
+                    .filter_map(|k| match &k.arg {
+                        Some(name) => {
+                            Some((name.as_str().to_string(), self.ex(&k.value, depth + 1)))
+                        }
+                        None => {
+                            starred = true;
+                            None
+                        }
+                    })
+                    .collect();
+                Ex::Call(Box::new(Call {
+                    func: self.ex(&c.func, depth + 1),
+                    args,
+                    kwargs,
+                    args_src: inner.trim().to_string(),
+                    starred,
+                }))
+            }
+            Expr::List(l) => Ex::List(l.elts.iter().map(|e| self.ex(e, depth + 1)).collect()),
+            Expr::Tuple(t) => Ex::Tuple(t.elts.iter().map(|e| self.ex(e, depth + 1)).collect()),
+            Expr::StringLiteral(s) => Ex::Str(s.value.to_str().to_string()),
+            other => match const_truth(other) {
+                Some(t) => Ex::Const(t),
+                None => Ex::Other,
+            },
+        }
+    }
+}
+
+/// The truth value of a literal constant, if `expr` is one.
+fn const_truth(expr: &Expr) -> Option<bool> {
+    match expr {
+        Expr::BooleanLiteral(b) => Some(b.value),
+        Expr::NoneLiteral(_) => Some(false),
+        Expr::NumberLiteral(n) => Some(match &n.value {
+            Number::Int(i) => *i != ast::Int::ZERO,
+            Number::Float(f) => *f != 0.0,
+            Number::Complex { real, imag } => *real != 0.0 || *imag != 0.0,
+        }),
+        Expr::StringLiteral(s) => Some(!s.value.to_str().is_empty()),
+        Expr::BytesLiteral(b) => Some(b.value.iter().any(|part| !part.as_slice().is_empty())),
+        Expr::EllipsisLiteral(_) => Some(true),
+        Expr::Tuple(t) if !t.elts.is_empty() => Some(true),
+        _ => None,
+    }
+}
+
+/// An assertion that passes whatever the code does: a truthy constant, or a comparison of an
+/// expression with itself by `==`, `is`, `<=` or `>=`.
+fn cannot_fail(test: &Expr) -> bool {
+    if const_truth(test) == Some(true) {
+        return true;
+    }
+    if let Expr::Compare(c) = test {
+        if c.ops.len() == 1 && c.comparators.len() == 1 {
+            let reflexive = matches!(c.ops[0], CmpOp::Eq | CmpOp::Is | CmpOp::LtE | CmpOp::GtE);
+            return reflexive
+                && ComparableExpr::from(&*c.left) == ComparableExpr::from(&c.comparators[0]);
+        }
+    }
+    false
+}
+
+fn docstring(body: &[Stmt]) -> Option<String> {
+    match body.first() {
+        Some(Stmt::Expr(e)) => match &*e.value {
+            Expr::StringLiteral(s) => Some(s.value.to_str().to_string()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn only_fn(src: &str) -> Function {
+        summarize(src).unwrap().functions.remove(0)
+    }
+
+    #[test]
+    fn tautologies_and_checks() {
+        let cases: &[(&str, &str, u32, u32, u32)] = &[
+            ("assert true", "def t():\n    assert True\n", 1, 1, 0),
+            (
+                "x == x",
+                "def t():\n    x = f()\n    assert x == x\n",
+                1,
+                1,
+                0,
+            ),
+            ("attr is attr", "def t():\n    assert a.b is a.b\n", 1, 1, 0),
+            ("real", "def t():\n    assert f(1) == 2\n", 1, 0, 0),
+            ("x != x can fail", "def t():\n    assert x != x\n", 1, 0, 0),
+            (
+                "raises",
+                "def t():\n    with pytest.raises(E):\n        f()\n",
+                0,
+                0,
+                1,
+            ),
+            (
+                "self.assert",
+                "def t(self):\n    self.assertEqual(1, f())\n",
+                0,
+                0,
+                1,
+            ),
+            (
+                "nested if",
+                "def t():\n    if c:\n        assert f()\n",
+                1,
+                0,
+                0,
+            ),
+            ("empty string", "def t():\n    assert ''\n", 1, 0, 0),
+        ];
+        for (name, src, asserts, tautologies, checks) in cases {
+            let f = only_fn(src);
+            assert_eq!(f.asserts.asserts, *asserts, "{name}");
+            assert_eq!(f.asserts.tautologies, *tautologies, "{name}");
+            assert_eq!(f.asserts.checks, *checks, "{name}");
+        }
+    }
+
+    #[test]
+    fn lines_with_crlf_and_bom() {
+        let src = "\u{feff}import pytest\r\n\r\n@pytest.mark.merge\r\ndef test_a():\r\n    assert 1 == f()\r\n";
+        let m = summarize(src).unwrap();
+        assert_eq!(m.functions[0].line, 4);
+        assert_eq!(m.functions[0].decorators[0].line, 3);
+    }
+
+    #[test]
+    fn syntax_error_is_located() {
+        let err = summarize("x = 1\ndef f(:\n    pass\n").unwrap_err();
+        assert_eq!(err.line, 2);
+        assert!(err.column >= 1);
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let src = format!("x = {}1{}\n", "(".repeat(50_000), ")".repeat(50_000));
+        let err = summarize(&src).unwrap_err();
+        assert!(err.message.contains("nested"), "{}", err.message);
+        // Brackets inside strings and comments do not count.
+        let ok = format!("x = '{}'  # {}\n", "(".repeat(500), "[".repeat(500));
+        assert!(summarize(&ok).is_ok());
+    }
+
+    #[test]
+    fn call_arguments_keep_their_source() {
+        let m = summarize(
+            "@given(total=amounts, credit=st.integers(0, 5))\ndef test_a(total, credit): pass\n",
+        )
+        .unwrap();
+        let Ex::Call(call) = &m.functions[0].decorators[0].value else {
+            panic!("not a call")
+        };
+        assert_eq!(call.args_src, "total=amounts, credit=st.integers(0, 5)");
+        assert_eq!(call.kwargs.len(), 2);
+    }
+}
