@@ -80,10 +80,18 @@ fn each_section_states_severity_tool_when_and_fix() {
         };
         let severity = format!("**Severity:** {}", rule.severity().as_str());
         let tool = format!("**Tool:** `{}`", rule.tool());
-        assert!(body.contains(&severity), "{}: expected '{severity}'", rule.id());
+        assert!(
+            body.contains(&severity),
+            "{}: expected '{severity}'",
+            rule.id()
+        );
         assert!(body.contains(&tool), "{}: expected '{tool}'", rule.id());
         assert!(body.contains("**When:**"), "{}: no 'When'", rule.id());
-        assert!(body.contains("**How to fix:**"), "{}: no 'How to fix'", rule.id());
+        assert!(
+            body.contains("**How to fix:**"),
+            "{}: no 'How to fix'",
+            rule.id()
+        );
     }
 }
 
