@@ -1,12 +1,15 @@
 //! pytest's configuration: which file it reads, the rootdir, and the ini values lane-scan
 //! needs. Follows pytest's search: from the common ancestor of the arguments upwards, in each
-//! folder `pytest.ini`, `.pytest.ini`, `pyproject.toml`, `tox.ini`, `setup.cfg`.
+//! folder `pytest.toml`, `.pytest.toml` (pytest 9), `pytest.ini`, `.pytest.ini`,
+//! `pyproject.toml`, `tox.ini`, `setup.cfg`.
 
 use std::path::{Path, PathBuf};
 
 use lane_core::Error;
 
 const CONFIG_NAMES: &[&str] = &[
+    "pytest.toml",
+    ".pytest.toml",
     "pytest.ini",
     ".pytest.ini",
     "pyproject.toml",
@@ -105,9 +108,16 @@ pub fn load(args: &[PathBuf], rootdir_flag: Option<&Path>, cwd: &Path) -> Result
                     // pytest.ini is the config even without a [pytest] section.
                     Some(ini_section(&path, &text, "pytest")?.unwrap_or_default())
                 }
+                "pytest.toml" | ".pytest.toml" => {
+                    // pytest 9's own TOML file: a [pytest] table, the config even when empty.
+                    Some(toml_section(&path, &text, &["pytest"])?.unwrap_or_default())
+                }
                 "pyproject.toml" => {
                     first_pyproject.get_or_insert_with(|| path.clone());
-                    toml_section(&path, &text)?
+                    match toml_section(&path, &text, &["tool", "pytest", "ini_options"])? {
+                        Some(entries) => Some(entries),
+                        None => toml_section(&path, &text, &["tool", "pytest"])?,
+                    }
                 }
                 "tox.ini" => ini_section(&path, &text, "pytest")?,
                 "setup.cfg" => ini_section(&path, &text, "tool:pytest")?,
@@ -368,23 +378,21 @@ fn ini_section(path: &Path, text: &str, section: &str) -> Result<Option<Entries>
     Ok(result)
 }
 
-/// The pytest table of a pyproject.toml: `[tool.pytest.ini_options]` or `[tool.pytest]`.
-fn toml_section(path: &Path, text: &str) -> Result<Option<Entries>, Error> {
+/// The table at `keys` of a TOML config (`[tool.pytest.ini_options]`, `[tool.pytest]`, or
+/// `[pytest]` in pytest.toml), None when absent.
+fn toml_section(path: &Path, text: &str, keys: &[&str]) -> Result<Option<Entries>, Error> {
     let name = path.display().to_string();
     let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
         let (line, col) = e.span().map(|s| line_col(text, s.start)).unwrap_or((0, 0));
         Error::parse(&name, line, col, format!("not valid TOML: {}", e.message()))
     })?;
-    let Some(tool) = table.get("tool").and_then(|t| t.as_table()) else {
-        return Ok(None);
-    };
-    let Some(pytest) = tool.get("pytest").and_then(|t| t.as_table()) else {
-        return Ok(None);
-    };
-    let options = match pytest.get("ini_options").and_then(|t| t.as_table()) {
-        Some(o) => o,
-        None => pytest,
-    };
+    let mut options = &table;
+    for key in keys {
+        match options.get(*key).and_then(|t| t.as_table()) {
+            Some(t) => options = t,
+            None => return Ok(None),
+        }
+    }
     let mut entries = Vec::new();
     for (key, value) in options {
         let value = match value {

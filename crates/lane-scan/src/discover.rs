@@ -16,9 +16,57 @@ pub struct Found {
     pub conftests: Vec<PathBuf>,
 }
 
-/// Finds test modules and conftest files under `args` (absolute paths).
-pub fn discover(config: &Config, args: &[PathBuf]) -> Result<Found, Error> {
+/// `--ignore` / `--ignore-glob` from addopts, made absolute against the invocation folder.
+struct Ignores {
+    paths: Vec<PathBuf>,
+    globs: Vec<String>,
+}
+
+impl Ignores {
+    fn from_addopts(addopts: &[String], cwd: &Path) -> Ignores {
+        let mut out = Ignores {
+            paths: Vec::new(),
+            globs: Vec::new(),
+        };
+        let mut it = addopts.iter();
+        while let Some(opt) = it.next() {
+            let (flag, value) = match opt.split_once('=') {
+                Some((f, v)) => (f, Some(v.to_string())),
+                None => (opt.as_str(), None),
+            };
+            if flag != "--ignore" && flag != "--ignore-glob" {
+                continue;
+            }
+            let Some(value) = value.or_else(|| it.next().cloned()) else {
+                continue;
+            };
+            let abs = crate::config::normalize(&cwd.join(&value));
+            if flag == "--ignore" {
+                out.paths.push(abs);
+            } else {
+                out.globs.push(abs.to_string_lossy().into_owned());
+            }
+        }
+        out
+    }
+
+    fn ignored(&self, path: &Path) -> bool {
+        if self.paths.iter().any(|p| p == path) {
+            return true;
+        }
+        if self.globs.is_empty() {
+            return false;
+        }
+        let full = path.to_string_lossy();
+        self.globs.iter().any(|g| fnmatch(g, &full))
+    }
+}
+
+/// Finds test modules and conftest files under `args` (absolute paths); `cwd` is the folder
+/// pytest would be invoked from (addopts' `--ignore` paths are relative to it).
+pub fn discover(config: &Config, args: &[PathBuf], cwd: &Path) -> Result<Found, Error> {
     let mut found = Found::default();
+    let ignores = Ignores::from_addopts(&config.addopts, cwd);
     for arg in args {
         let meta = std::fs::metadata(arg).map_err(|e| Error::io(arg, e))?;
         if meta.is_file() {
@@ -47,7 +95,9 @@ pub fn discover(config: &Config, args: &[PathBuf]) -> Result<Found, Error> {
             .sort_by_file_name()
             .into_iter()
             .filter_entry(|e| {
-                e.depth() == 0 || !e.file_type().is_dir() || keep_dir(config, e.path())
+                e.depth() == 0
+                    || (!ignores.ignored(e.path())
+                        && (!e.file_type().is_dir() || keep_dir(config, e.path())))
             });
         for entry in walker {
             // Unreadable folders are skipped as pytest skips them; loops cannot happen

@@ -46,7 +46,7 @@ pub fn scan(options: &Options) -> Result<ScanSection, Error> {
     }
     let config = config::load(&options.paths, options.rootdir.as_deref(), &cwd)?;
     let args = arguments(options, &config, &cwd);
-    let found = discover::discover(&config, &args)?;
+    let found = discover::discover(&config, &args, &config::normalize(&cwd))?;
     let root = &config.rootdir;
 
     let pool = rayon::ThreadPoolBuilder::new()

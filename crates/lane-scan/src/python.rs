@@ -102,6 +102,7 @@ pub struct Class {
     pub pytestmark: Option<Located<Ex>>,
     /// `__test__ = <const>` in the class body.
     pub dunder_test: Option<bool>,
+    /// The class defines `__init__` or `__new__` (pytest does not collect it).
     pub has_init: bool,
     pub methods: Vec<Function>,
     pub classes: Vec<Class>,
@@ -245,6 +246,16 @@ impl Cx<'_> {
 
     fn module(&self, body: &[Stmt]) -> Module {
         let mut m = Module::default();
+        self.module_stmts(body, &mut m, 0);
+        m
+    }
+
+    /// Module-level statements, including those inside `if` / `try` blocks at module level
+    /// (pytest collects a test defined under `if sys.version_info >= ...`).
+    fn module_stmts(&self, body: &[Stmt], m: &mut Module, depth: usize) {
+        if depth > MAX_DEPTH {
+            return;
+        }
         for stmt in body {
             match stmt {
                 Stmt::Import(imp) => {
@@ -293,12 +304,12 @@ impl Cx<'_> {
                 }
                 Stmt::Assign(assign) => {
                     for target in &assign.targets {
-                        self.module_assign(&mut m, target, &assign.value);
+                        self.module_assign(m, target, &assign.value);
                     }
                 }
                 Stmt::AnnAssign(assign) => {
                     if let Some(value) = &assign.value {
-                        self.module_assign(&mut m, &assign.target, value);
+                        self.module_assign(m, &assign.target, value);
                     }
                 }
                 Stmt::FunctionDef(f) => m.functions.push(self.function(f)),
@@ -311,10 +322,24 @@ impl Cx<'_> {
                         });
                     }
                 }
+                Stmt::If(i) => {
+                    self.module_stmts(&i.body, m, depth + 1);
+                    for clause in &i.elif_else_clauses {
+                        self.module_stmts(&clause.body, m, depth + 1);
+                    }
+                }
+                Stmt::Try(t) => {
+                    self.module_stmts(&t.body, m, depth + 1);
+                    for handler in &t.handlers {
+                        let ast::ExceptHandler::ExceptHandler(h) = handler;
+                        self.module_stmts(&h.body, m, depth + 1);
+                    }
+                    self.module_stmts(&t.orelse, m, depth + 1);
+                    self.module_stmts(&t.finalbody, m, depth + 1);
+                }
                 _ => {}
             }
         }
-        m
     }
 
     fn module_assign(&self, m: &mut Module, target: &Expr, value: &Expr) {
@@ -373,7 +398,7 @@ impl Cx<'_> {
         for stmt in &c.body {
             match stmt {
                 Stmt::FunctionDef(f) => {
-                    if f.name.as_str() == "__init__" {
+                    if matches!(f.name.as_str(), "__init__" | "__new__") {
                         class.has_init = true;
                     }
                     class.methods.retain(|m| m.name != f.name.as_str());
@@ -409,7 +434,7 @@ impl Cx<'_> {
                     })
                 }
                 "__test__" => class.dunder_test = const_truth(value),
-                "__init__" => class.has_init = true,
+                "__init__" | "__new__" => class.has_init = true,
                 _ => {}
             }
         }

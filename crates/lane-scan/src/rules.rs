@@ -64,7 +64,8 @@ pub fn check_test(tree: &Tree, found: &TestFound, problems: &mut Vec<Problem>) -
                         parametrized = true;
                         if let Some(call) = mark.call {
                             check_params(
-                                tree, found, a.module, call, &a.file, &mut marks, problems,
+                                tree, found, a.module, call, &a.file, &mut marks, &mut lanes,
+                                problems,
                             );
                         }
                         Effect::None
@@ -330,6 +331,7 @@ fn condition_effect(condition: Option<&Ex>, skip_when: bool) -> Effect {
 }
 
 /// `pytest.param(..., marks=...)` inside a parametrize: lane marks and skips are refused.
+#[allow(clippy::too_many_arguments)]
 fn check_params(
     tree: &Tree,
     found: &TestFound,
@@ -337,6 +339,7 @@ fn check_params(
     call: &Call,
     file: &str,
     marks: &mut BTreeSet<String>,
+    lanes: &mut BTreeSet<Lane>,
     problems: &mut Vec<Problem>,
 ) {
     let values = call.args.get(1).or_else(|| {
@@ -374,6 +377,10 @@ fn check_params(
             let problem = match &v {
                 Val::Mark(mark) => {
                     marks.insert(mark.name.clone());
+                    // pytest gives the parameter set's item this lane too.
+                    if let Some(lane) = Lane::from_name(&mark.name) {
+                        lanes.insert(lane);
+                    }
                     if Lane::from_name(&mark.name).is_some() {
                         Some(Problem::new(
                             Rule::ParamLaneMark,
