@@ -601,6 +601,7 @@ mod tests {
         let err = toml_section(
             Path::new("pyproject.toml"),
             "[tool.pytest.ini_options]\nx = [\n",
+            &["tool"],
         )
         .unwrap_err()
         .to_string();
