@@ -7,7 +7,7 @@ VPY := $(VENV)/bin/python
 BIN := target/release
 TOOLS := lane-scan lane-lock freeze-ledger lane-tally
 
-.PHONY: all build venv test test-rust test-e2e demo install clean
+.PHONY: all build venv test test-rust test-e2e demo demo-patch docs install clean
 
 all: build
 
@@ -29,8 +29,35 @@ test-rust:
 test-e2e: venv build
 	LANES_BIN_DIR=$(CURDIR)/$(BIN) $(VPY) -m pytest -p no:cacheprovider -q tests/e2e
 
+# The bundled example, gated with a pinned clock and the venv's python first on PATH: APPROVE.
+DEMO_TODAY := 2026-12-01
+DEMO_ENV := PATH="$(CURDIR)/$(VENV)/bin:$$PATH" LANES_BIN_DIR="$(CURDIR)/$(BIN)" LANES_TODAY=$(DEMO_TODAY)
+
 demo: venv build
-	cd examples/invoice && $(CURDIR)/$(BIN)/lane-scan --verbose > /dev/null
+	cd examples/invoice && $(DEMO_ENV) "$(CURDIR)/scripts/lane-gate"
+
+# An agent's patch to the example (examples/agent-patch/agent.patch) in a throwaway git repo,
+# gated against the base commit: REJECT (the status 1 is the expected outcome, not a failure).
+demo-patch: venv build
+	@set -e; dir=$$(mktemp -d); trap 'rm -rf "$$dir"' EXIT; \
+	cp -R examples/invoice/. "$$dir"; rm -rf "$$dir/out" "$$dir/.hypothesis"; \
+	cd "$$dir"; git init -q; git add -A; \
+	git -c commit.gpgsign=false -c user.name=lanes -c user.email=lanes@example.invalid commit -q -m base; \
+	git apply "$(CURDIR)/examples/agent-patch/agent.patch"; git add -A; \
+	git -c commit.gpgsign=false -c user.name=agent -c user.email=agent@example.invalid commit -q -m "agent: early-payment bonus"; \
+	st=0; $(DEMO_ENV) "$(CURDIR)/scripts/lane-gate" --base HEAD~1 || st=$$?; \
+	rm -rf "$(CURDIR)/target/demo-patch"; cp -R out/lanes "$(CURDIR)/target/demo-patch"; \
+	if [ $$st -eq 1 ]; then echo "demo-patch: rejected, as it should be"; else echo "demo-patch: expected a rejection (exit 1), got exit $$st" >&2; exit 1; fi
+
+# Shell completions and man pages from each binary's hidden --generate flag.
+docs: build
+	mkdir -p target/docs/man
+	for t in $(TOOLS); do \
+		$(BIN)/$$t --generate bash > target/docs/$$t.bash || exit 1; \
+		$(BIN)/$$t --generate zsh > target/docs/_$$t || exit 1; \
+		$(BIN)/$$t --generate fish > target/docs/$$t.fish || exit 1; \
+		$(BIN)/$$t --generate man > target/docs/man/$$t.1 || exit 1; \
+	done
 
 install:
 	for t in $(TOOLS); do $(CARGO) install --locked --path crates/$$t --root $(PREFIX) || exit 1; done
