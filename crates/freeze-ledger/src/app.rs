@@ -405,5 +405,12 @@ pub fn display_name(root: &Path, path: &Path) -> String {
     {
         return lane_core::paths::to_slash(rel);
     }
+    // Outside the root: a relative path as given; an absolute one by its file name only
+    // (output holds no absolute paths, and a temporary folder's name is not stable).
+    if path.is_absolute()
+        && let Some(name) = path.file_name()
+    {
+        return name.to_string_lossy().into_owned();
+    }
     path.display().to_string()
 }

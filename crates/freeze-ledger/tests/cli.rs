@@ -1073,3 +1073,22 @@ fn diff_refuses_rows_it_cannot_compare() {
         out.stderr
     );
 }
+
+#[test]
+fn files_outside_the_root_are_named_without_absolute_paths() {
+    let dir = scratch("outside");
+    let elsewhere = scratch("outside-base");
+    fs::write(elsewhere.join("base.ledger"), "").unwrap();
+    write_ledger(&dir, &[row(FLAKY, "2026-03-01")]);
+    let base = elsewhere.join("base.ledger");
+    let out = run(
+        &dir,
+        &["diff", base.to_str().unwrap(), "freeze_ledger.json"],
+        "",
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let d: LedgerDiffSection = serde_json::from_value(out.json()["ledger_diff"].clone()).unwrap();
+    assert_eq!(d.base, "base.ledger");
+    assert_eq!(d.head, "freeze_ledger.json");
+    assert!(!out.stdout.contains(elsewhere.to_str().unwrap()));
+}
