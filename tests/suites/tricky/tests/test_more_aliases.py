@@ -14,6 +14,7 @@ from sharedcases import DisabledBase, TestSharedCase, test_shared_function
 merge = pytest.mark.merge
 lane = merge
 FROZEN_LIST = [pytest.mark.freeze, pytest.mark.slow]
+SMOKE_LIST = [pytest.mark.smoke]
 
 
 def traced(fn):
@@ -83,8 +84,8 @@ class TestListBoundToAName:
         assert "list"
 
 
-class TestStarCommonList:
-    pytestmark = COMMON + [merge]  # noqa: F405
+class TestConcatenatedList:
+    pytestmark = SMOKE_LIST + [merge]
 
     def test_concatenated_list(self):
         assert "concat"
