@@ -1,0 +1,6 @@
+import pytest
+
+
+@pytest.mark.merge
+def test_outside_the_testpaths_glob():
+    assert False
