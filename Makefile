@@ -31,7 +31,7 @@ test-e2e: venv build
 
 # The bundled example, gated with a pinned clock and the venv's python first on PATH: APPROVE.
 DEMO_TODAY := 2026-12-01
-DEMO_ENV := PATH="$(CURDIR)/$(VENV)/bin:$$PATH" LANES_BIN_DIR="$(CURDIR)/$(BIN)" LANES_TODAY=$(DEMO_TODAY)
+DEMO_ENV := PATH="$(abspath $(VENV))/bin:$$PATH" LANES_BIN_DIR="$(abspath $(BIN))" LANES_TODAY=$(DEMO_TODAY)
 
 demo: venv build
 	cd examples/invoice && $(DEMO_ENV) "$(CURDIR)/scripts/lane-gate"

@@ -1,0 +1,247 @@
+"""scripts/lane-gate, `make demo` / `make demo-patch` and the GitHub recipe of docs/ci.md, run for
+real: the four binaries, real git, real pytest on copies of examples/invoice."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import BIN_DIR, PYTHON, REPO, TOOLS, copy_tree, tool_path
+
+GATE = REPO / "scripts" / "lane-gate"
+PATCH = REPO / "examples" / "agent-patch" / "agent.patch"
+TODAY = "2026-12-01"
+VENV_BIN = str(Path(PYTHON).parent)
+
+
+def gate_env(**extra: str) -> dict:
+    for tool in TOOLS:
+        tool_path(tool)
+    env = {k: v for k, v in os.environ.items() if k not in ("LANES_TODAY", "PYTEST")}
+    env["PATH"] = VENV_BIN + os.pathsep + env.get("PATH", "")
+    env["LANES_BIN_DIR"] = str(BIN_DIR)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env.update(extra)
+    return env
+
+
+def gate(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["sh", str(GATE), *args], cwd=cwd, capture_output=True, text=True,
+                          env=gate_env(**env), timeout=900)
+
+
+def git(cwd: Path, *args: str) -> str:
+    proc = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid",
+         "-c", "commit.gpgsign=false", *args],
+        cwd=cwd, capture_output=True, text=True, check=True)
+    return proc.stdout
+
+
+def patched_repo(invoice: Path) -> Path:
+    """The example as a git repo: the base commit, then the agent's patch committed on top."""
+    git(invoice, "init", "-q")
+    git(invoice, "add", "-A")
+    git(invoice, "commit", "-q", "-m", "base")
+    git(invoice, "apply", str(PATCH))
+    git(invoice, "add", "-A")
+    git(invoice, "commit", "-q", "-m", "agent")
+    return invoice
+
+
+def reason_rules(verdict: dict) -> set[str]:
+    return {r["rule"] for r in verdict["tally"]["reasons"]}
+
+
+def test_gate_approves_the_bundled_example(invoice: Path):
+    proc = gate(invoice, "--today", TODAY)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = invoice / "out" / "lanes"
+    verdict = json.loads((out / "verdict.json").read_text())
+    assert verdict["tally"]["decision"] == "approve"
+    assert verdict["tally"]["reasons"] == []
+    for section in ("scan", "lock", "ledger"):
+        assert section in verdict, section
+    # the printed verdict is the markdown file, and it says approve
+    assert proc.stdout == (out / "verdict.md").read_text()
+    assert "approve" in proc.stdout
+    assert (out / "pytest-status").read_text() == "merge 0\nwitness 0\nfreeze 0\n"
+    for lane in ("merge", "witness", "freeze"):
+        assert (out / f"{lane}.xml").stat().st_size > 0
+
+
+def test_gate_rejects_the_agent_patch_with_each_reason(invoice: Path):
+    repo = patched_repo(invoice)
+    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    verdict = json.loads((repo / "out" / "lanes" / "verdict.json").read_text())
+    assert verdict["tally"]["decision"] == "reject"
+    rules = reason_rules(verdict)
+    for expected in ("unconditional-skip", "lock-batched-with-behavior", "expired-ticket",
+                     "lock-entry-moved", "merge-failed", "merge-skipped"):
+        assert expected in rules, (expected, sorted(rules))
+        assert f"`{expected}`" in proc.stdout
+    # the merge lane failed (exit 1), and that is recorded, not OR-ed into the gate's status
+    assert "merge 1\n" in (repo / "out" / "lanes" / "pytest-status").read_text()
+
+
+def test_gate_without_base_does_not_see_the_lock_edit(invoice: Path):
+    # Without --base the re-locked golden file is consistent with its lock: only the review
+    # of the edit (lane-lock diff) can catch it. The skip and the expired ticket still reject.
+    repo = patched_repo(invoice)
+    proc = gate(repo, "--today", TODAY)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    rules = reason_rules(json.loads((repo / "out" / "lanes" / "verdict.json").read_text()))
+    assert "lock-batched-with-behavior" not in rules
+    assert {"unconditional-skip", "expired-ticket"} <= rules
+
+
+def test_gate_reason_lifts_the_batched_lock_edit_only(invoice: Path):
+    repo = patched_repo(invoice)
+    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY, "--reason", "bonus changes the due line")
+    assert proc.returncode == 1
+    rules = reason_rules(json.loads((repo / "out" / "lanes" / "verdict.json").read_text()))
+    assert "lock-batched-with-behavior" not in rules
+    assert "unconditional-skip" in rules
+
+
+def test_gate_needs_a_date(invoice: Path):
+    proc = gate(invoice)
+    assert proc.returncode == 2
+    assert "LANES_TODAY" in proc.stderr
+    assert proc.stdout == ""
+    assert not (invoice / "out" / "lanes" / "verdict.json").exists()
+
+
+def test_gate_takes_the_date_from_the_environment(invoice: Path):
+    proc = gate(invoice, "--out", "elsewhere", LANES_TODAY=TODAY)
+    assert proc.returncode == 0, proc.stderr
+    assert (invoice / "elsewhere" / "verdict.json").exists()
+
+
+def test_gate_stops_when_a_tool_cannot_do_its_job(invoice: Path):
+    (invoice / "lanes.lock").write_text('{"version": 1, "files": [ {"path": 3} ]}\n')
+    proc = gate(invoice, "--today", TODAY)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "lane-lock" in proc.stderr
+    assert proc.stdout == ""
+    assert not (invoice / "out" / "lanes" / "verdict.json").exists()
+    assert not (invoice / "out" / "lanes" / "merge.xml").exists()  # pytest never ran
+
+
+def test_gate_passes_pytest_args_to_every_lane(invoice: Path):
+    # Deselecting a merge test with -k leaves it without a vote: the tally notices.
+    proc = gate(invoice, "--today", TODAY, "--", "-k", "not test_credit_examples")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    verdict = json.loads((invoice / "out" / "lanes" / "verdict.json").read_text())
+    assert "missing-vote" in reason_rules(verdict)
+
+
+def test_gate_unknown_argument_is_a_usage_error(invoice: Path):
+    proc = gate(invoice, "--today", TODAY, "--bogus")
+    assert proc.returncode == 2
+    assert "--bogus" in proc.stderr
+
+
+# ---- the GitHub recipe of docs/ci.md, step by step, against lane-gate's single run ----
+
+def github_lane_steps() -> list[tuple[str, str, bool]]:
+    """(name, run script, continue-on-error) of each `lanes:` step of the workflow in docs/ci.md."""
+    text = (REPO / "docs" / "ci.md").read_text()
+    block = re.search(r"## GitHub Actions.*?```yaml\n(.*?)```", text, re.S).group(1)
+    steps = []
+    for chunk in re.split(r"\n      - ", "\n" + block)[1:]:
+        name = re.match(r'name: "?([^"\n]*)"?', chunk)
+        if not name or not name.group(1).startswith("lanes:"):
+            continue
+        m = re.search(r"\n        run: \|\n((?:          .*\n?)+)", chunk)
+        if m:
+            script = "\n".join(line[10:] for line in m.group(1).splitlines())
+        else:
+            script = re.search(r"\n        run: (.*)", chunk).group(1)
+        steps.append((name.group(1), script, "continue-on-error: true" in chunk))
+    return steps
+
+
+def run_github_steps(repo: Path, summary: Path) -> int:
+    env = gate_env(LANES_TODAY=TODAY, GITHUB_STEP_SUMMARY=str(summary))
+    env["PATH"] = str(BIN_DIR) + os.pathsep + env["PATH"]
+    status = 0
+    for name, script, may_fail in github_lane_steps():
+        # GitHub runs `run:` with bash -e -o pipefail
+        proc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script],
+                              cwd=repo, capture_output=True, text=True, env=env, timeout=600)
+        if proc.returncode != 0 and not may_fail:
+            status = proc.returncode
+            if name != "lanes: tally":
+                raise AssertionError(f"step {name!r} failed: {proc.stderr}")
+        if name == "lanes: tally":
+            return proc.returncode
+    return status
+
+
+def test_github_recipe_has_the_three_lanes_as_steps():
+    names = [name for name, _, _ in github_lane_steps()]
+    assert names == ["lanes: evidence", "lanes: merge", "lanes: witness", "lanes: freeze",
+                     "lanes: tally"]
+
+
+@pytest.mark.parametrize("patched", [False, True], ids=["example", "agent-patch"])
+def test_github_steps_give_the_same_tally_as_lane_gate(tmp_path: Path, patched: bool):
+    src = REPO / "examples" / "invoice"
+    one = copy_tree(src, tmp_path / "one")
+    steps = copy_tree(src, tmp_path / "steps")
+    if patched:
+        patched_repo(one)
+        patched_repo(steps)
+    single = gate(one, "--today", TODAY)
+    summary = tmp_path / "summary.md"
+    status = run_github_steps(steps, summary)
+    assert status == single.returncode, single.stderr
+    gated = json.loads((one / "out" / "lanes" / "verdict.json").read_text())
+    stepped = json.loads((steps / "out" / "lanes" / "verdict.json").read_text())
+    assert stepped["tally"] == gated["tally"]
+    for section in ("scan", "lock", "ledger"):
+        assert stepped[section] == gated[section], section
+    # the step summary holds the markdown verdict lane-gate printed
+    assert summary.read_text() == single.stdout
+    assert gated["tally"]["decision"] == ("reject" if patched else "approve")
+
+
+# ---- the Makefile's demo targets ----
+
+def make(target: str) -> subprocess.CompletedProcess:
+    # build and venv are taken as done (`make test` builds first): only the demo itself runs.
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    venv = Path(PYTHON).parent.parent
+    return subprocess.run(["make", "--no-print-directory", "-o", "build", "-o", "venv", target,
+                           f"BIN={BIN_DIR}", f"VENV={venv}"],
+                          cwd=REPO, capture_output=True, text=True, env=gate_env(), timeout=900)
+
+
+def test_make_demo_approves():
+    proc = make("demo")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "lane-tally: **approve**" in proc.stdout
+    verdict = json.loads((REPO / "examples" / "invoice" / "out" / "lanes" / "verdict.json")
+                         .read_text())
+    assert verdict["tally"]["decision"] == "approve"
+
+
+def test_make_demo_patch_rejects_with_the_expected_reasons():
+    proc = make("demo-patch")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "lane-tally: **reject**" in proc.stdout
+    assert "demo-patch: rejected, as it should be" in proc.stdout
+    verdict = json.loads((REPO / "target" / "demo-patch" / "verdict.json").read_text())
+    rules = reason_rules(verdict)
+    for expected in ("unconditional-skip", "lock-batched-with-behavior", "expired-ticket"):
+        assert expected in rules
+        assert f"`{expected}`" in proc.stdout
