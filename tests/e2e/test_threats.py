@@ -176,6 +176,22 @@ def new_freeze_ticket(t: Path) -> None:
     assert added.code == 0, added.stderr
 
 
+def body_skip(t: Path) -> None:
+    edit(t / MERGE, '    """Worked examples', '    pytest.skip("flaky on CI")\n    """Worked examples')
+
+
+def runtime_marks(t: Path) -> None:
+    edit(t / MERGE, "@pytest.mark.merge\ndef test_credit_examples",
+         "@getattr(pytest.mark, 'mer' + 'ge')\ndef test_credit_examples")
+
+
+def generated_test(t: Path) -> None:
+    (t / "tests/test_invoice_generated.py").write_text(
+        "import pytest\n\n\ndef _make():\n    def check():\n        assert True\n"
+        "    return pytest.mark.merge(check)\n\n\nglobals()['test_generated'] = _make()\n",
+        encoding="utf-8")
+
+
 def unmarked_test(t: Path) -> None:
     (t / "tests/test_invoice_extra.py").write_text(
         "from decimal import Decimal\n\nfrom invoice import apply_credit\n\n\n"
@@ -217,6 +233,9 @@ THREATS = [
            changed=("tests/test_invoice_frozen_too.py", "freeze_ledger.json")),
     Threat("freeze ticket left to expire", lambda t: None, {"expired-ticket"}, today="2027-01-16"),
     Threat("unmarked test", unmarked_test, {"unmarked"}),
+    Threat("pytest.skip() in a voter's body", body_skip, {"unconditional-skip"}),
+    Threat("marks computed at run time", runtime_marks, {"unresolved-marker"}),
+    Threat("a test lane-scan never saw", generated_test, {"unknown-test"}),
 ]
 
 
