@@ -1,0 +1,182 @@
+"""The README and docs/ci.md point at real things: make targets, tool flags, rule ids, files, and
+the verdicts the README shows are what the gate prints today."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import BIN_DIR, REPO, TOOLS, copy_tree, run_tool
+from test_gate import TODAY, gate, gate_env, patched_repo
+
+README = (REPO / "README.md").read_text()
+CI = (REPO / "docs" / "ci.md").read_text()
+MAKEFILE = (REPO / "Makefile").read_text()
+HOOKS = (REPO / ".pre-commit-hooks.yaml").read_text()
+SUBCOMMANDS = {"lane-lock": {"lock", "verify", "diff"},
+               "freeze-ledger": {"check", "add", "renew", "remove", "list", "diff"}}
+
+
+def code_blocks(text: str) -> list[str]:
+    return re.findall(r"```[a-z]*\n(.*?)```", text, re.S)
+
+
+def makefile_targets() -> set[str]:
+    return {m.group(1) for m in re.finditer(r"^([A-Za-z][\w-]*)\s*:(?!=)", MAKEFILE, re.M)}
+
+
+def tool_invocations(text: str) -> list[tuple[str, str | None, set[str]]]:
+    """(tool, subcommand, --flags) for every tool command line in the text's code spans and
+    blocks. Continuation lines (ending in a backslash) join the command they continue."""
+    found = []
+    chunks = code_blocks(text) + re.findall(r"`([^`\n]+)`", text)
+    for chunk in chunks:
+        joined = re.sub(r"\\\n\s*", " ", chunk)
+        for line in joined.splitlines():
+            for piece in re.split(r"[|;]|&&|\|\||\$\(", line):
+                words = piece.strip().lstrip("-").split()
+                if not words or words[0] not in TOOLS:
+                    continue
+                tool = words[0]
+                sub = words[1] if len(words) > 1 and words[1] in SUBCOMMANDS.get(tool, ()) else None
+                flags = {re.match(r"--[a-z][a-z-]*", w).group(0)
+                         for w in words[1:] if re.match(r"--[a-z][a-z-]*", w)}
+                found.append((tool, sub, flags))
+    return found
+
+
+def test_readme_make_commands_are_targets():
+    targets = makefile_targets()
+    named = set(re.findall(r"\bmake ([a-z][\w-]*)", README))
+    assert {"demo", "test", "demo-patch", "docs", "install"} <= named
+    missing = named - targets
+    assert not missing, f"README names make targets the Makefile lacks: {missing}"
+
+
+def test_ci_repository_targets_exist():
+    paragraph = CI[CI.index("In this repository"):]
+    named = set(re.findall(r"`make ([a-z][\w-]*)`", paragraph.split("\n\n")[0]))
+    assert named and named <= makefile_targets(), named
+
+
+def test_makefile_keeps_the_ci_targets():
+    for target in ("test", "test-rust", "test-e2e", "venv", "build", "demo", "demo-patch", "docs",
+                   "install"):
+        assert target in makefile_targets(), target
+
+
+@pytest.mark.parametrize("doc", ["README.md", "docs/ci.md", "docs/evidence.md"])
+def test_tool_flags_in_docs_exist(doc: str):
+    text = (REPO / doc).read_text()
+    invocations = tool_invocations(text)
+    assert invocations, f"{doc} shows no tool command"
+    helps: dict[tuple[str, str | None], str] = {}
+    for tool, sub, flags in invocations:
+        key = (tool, sub)
+        if key not in helps:
+            args = [sub, "--help"] if sub else ["--help"]
+            run = run_tool(tool, *args)
+            assert run.code == 0, (tool, sub, run.stderr)
+            helps[key] = run.stdout
+        for flag in flags:
+            assert re.search(re.escape(flag) + r"\b", helps[key]), \
+                f"{doc}: `{tool} {sub or ''} {flag}`: no such flag in --help"
+
+
+def test_lane_gate_usage_matches_the_script():
+    script = (REPO / "scripts" / "lane-gate").read_text()
+    accepted = set(re.findall(r"^\s*(--[a-z]+)\)", script, re.M))
+    usage = re.search(r"scripts/lane-gate (\[.*)", README).group(1)
+    documented = set(re.findall(r"--[a-z]+", usage))
+    assert documented == accepted, (documented, accepted)
+    for flag in re.findall(r"lane-gate[^\n`]*?(--[a-z]+)", CI):
+        assert flag in accepted, flag
+
+
+def test_explain_examples_name_real_rules():
+    examples = re.findall(r"(lane-[a-z]+|freeze-ledger) --explain ([a-z-]+)", README)
+    assert examples
+    for tool, rule in examples:
+        run = run_tool(tool, "--explain", rule)
+        assert run.code == 0, run.stderr
+        assert rule in run.stdout
+
+
+def test_rule_ids_in_readme_and_ci_are_documented():
+    documented = set(re.findall(r"^### ([a-z-]+)$", (REPO / "docs" / "evidence.md").read_text(),
+                                re.M))
+    for text in (README, CI):
+        for rule in re.findall(r"\(`([a-z]+(?:-[a-z]+)+)`\)", text):
+            assert rule in documented, rule
+
+
+def test_linked_and_named_files_exist():
+    for text in (README, CI):
+        for link in re.findall(r"\]\(([^)#]+)\)", text):
+            if "://" not in link:
+                assert (REPO / link).exists(), link
+    for path in ("scripts/lane-gate", "examples/agent-patch/agent.patch", "examples/invoice",
+                 "docs/evidence.md", "docs/ci.md", ".pre-commit-hooks.yaml"):
+        assert path in README + CI, path
+        assert (REPO / path).exists(), path
+    assert os.access(REPO / "scripts" / "lane-gate", os.X_OK)
+
+
+def test_pre_commit_hooks_are_system_hooks_running_real_tools():
+    ids = re.findall(r"^- id: ([\w-]+)", HOOKS, re.M)
+    assert "lane-scan" in ids
+    assert len(re.findall(r"^  language: system$", HOOKS, re.M)) == len(ids)
+    for hook_id in re.findall(r"^\s+- id: ([\w-]+)", CI, re.M):
+        assert hook_id in ids, hook_id
+    for tool, sub, flags in tool_invocations("```\n" + "\n".join(
+            re.findall(r"^  entry: (.*)$", HOOKS, re.M)) + "\n```"):
+        args = [sub, "--help"] if sub else ["--help"]
+        help_text = run_tool(tool, *args).stdout
+        for flag in flags:
+            assert flag in help_text, (tool, flag)
+
+
+def test_pre_commit_hook_entries_run_on_the_example(invoice: Path):
+    env = gate_env()
+    env["PATH"] = str(BIN_DIR) + os.pathsep + env["PATH"]
+    for entry in re.findall(r"^  entry: (.*)$", HOOKS, re.M):
+        proc = subprocess.run(["sh", "-c", entry], cwd=invoice, capture_output=True, text=True,
+                              env=env, stdin=subprocess.DEVNULL, timeout=120)
+        assert proc.returncode == 0, (entry, proc.stdout, proc.stderr)
+        assert "No problems." in proc.stdout
+
+
+def test_ci_makefile_recipe_gates_the_example(invoice: Path):
+    block = re.search(r"## Makefile targets.*?```make\n(.*?)```", CI, re.S).group(1)
+    (invoice / "Makefile").write_text(block)
+    env = gate_env(LANES_TODAY=TODAY)
+    env["PATH"] = str(BIN_DIR) + os.pathsep + env["PATH"]
+    proc = subprocess.run(["make", "--no-print-directory", "lanes"], cwd=invoice,
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    verdict = json.loads((invoice / "out" / "lanes" / "verdict.json").read_text())
+    assert verdict["tally"]["decision"] == "approve"
+
+
+def readme_block(marker: str) -> str:
+    m = re.search(rf"<!-- {marker} -->\n```markdown\n(.*?)```\n<!-- /{marker} -->", README, re.S)
+    assert m, f"README lacks the {marker} block"
+    return m.group(1)
+
+
+def test_readme_shows_the_real_demo_verdict(invoice: Path):
+    proc = gate(invoice, "--today", TODAY)
+    assert proc.returncode == 0
+    assert readme_block("make demo") == proc.stdout
+
+
+def test_readme_shows_the_real_demo_patch_verdict(tmp_path: Path):
+    repo = patched_repo(copy_tree(REPO / "examples" / "invoice", tmp_path / "invoice"))
+    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY)
+    assert proc.returncode == 1
+    assert readme_block("make demo-patch") == proc.stdout
