@@ -149,3 +149,31 @@ pub fn generate(mut cmd: clap::Command, what: Generate) -> Result<Status, Error>
     crate::io::write_stdout(&out)?;
     Ok(Status::Clean)
 }
+
+/// Parses the command line like `T::parse()`, but a usage error is one line,
+/// `TOOL: error: ... (see --help)`, and exit 2, as every other failure; `--help` and
+/// `--version` print and exit 0 as usual.
+pub fn parse<T: clap::Parser>(tool: &str) -> T {
+    match T::try_parse() {
+        Ok(args) => args,
+        Err(err) => {
+            use clap::error::ErrorKind;
+            if matches!(
+                err.kind(),
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
+                err.exit();
+            }
+            let rendered = err.render().to_string();
+            let first = rendered
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("invalid arguments");
+            let message = first.strip_prefix("error: ").unwrap_or(first);
+            eprintln!("{tool}: error: {message} (see --help)");
+            std::process::exit(i32::from(Status::Failure.code()));
+        }
+    }
+}

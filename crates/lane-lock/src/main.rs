@@ -82,7 +82,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli: Cli = lane_core::cli::parse("lane-lock");
     lane_core::cli::run(TOOL, || body(cli))
 }
 

@@ -35,7 +35,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let args: Args = cli::parse("lane-scan");
     cli::run("lane-scan", || {
         if let Some(rule) = &args.explain {
             return cli::explain(rule);

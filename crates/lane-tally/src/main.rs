@@ -1,8 +1,7 @@
 use std::process::ExitCode;
 
-use clap::Parser;
 
 fn main() -> ExitCode {
-    let args = lane_tally::Args::parse();
+    let args: lane_tally::Args = lane_core::cli::parse("lane-tally");
     lane_core::cli::run("lane-tally", || lane_tally::run(args))
 }
