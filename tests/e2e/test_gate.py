@@ -112,6 +112,7 @@ def test_gate_reason_lifts_the_batched_lock_edit_only(invoice: Path):
 
 
 def test_gate_needs_a_date(invoice: Path):
+    shutil.rmtree(invoice / "out", ignore_errors=True)  # a `make demo` run may have left one
     proc = gate(invoice)
     assert proc.returncode == 2
     assert "LANES_TODAY" in proc.stderr
@@ -126,6 +127,7 @@ def test_gate_takes_the_date_from_the_environment(invoice: Path):
 
 
 def test_gate_stops_when_a_tool_cannot_do_its_job(invoice: Path):
+    assert gate(invoice, "--today", TODAY).returncode == 0  # leaves an approving verdict
     (invoice / "lanes.lock").write_text('{"version": 1, "files": [ {"path": 3} ]}\n')
     proc = gate(invoice, "--today", TODAY)
     assert proc.returncode == 2, proc.stdout + proc.stderr
