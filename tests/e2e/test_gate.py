@@ -247,3 +247,50 @@ def test_make_demo_patch_rejects_with_the_expected_reasons():
     for expected in ("unconditional-skip", "lock-batched-with-behavior", "expired-ticket"):
         assert expected in rules
         assert f"`{expected}`" in proc.stdout
+
+
+# ---- --base details ----
+
+def test_gate_base_reports_a_removed_merge_test(invoice: Path):
+    git(invoice, "init", "-q")
+    git(invoice, "add", "-A")
+    git(invoice, "commit", "-q", "-m", "base")
+    merge = invoice / "tests" / "test_invoice_merge.py"
+    text = merge.read_text()
+    merge.write_text(text[:text.index("@pytest.mark.merge\ndef test_credit_examples")])
+    git(invoice, "commit", "-q", "-am", "drop the oracle")
+    proc = gate(invoice, "--base", "HEAD~1", "--today", TODAY)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    verdict = json.loads((invoice / "out" / "lanes" / "verdict.json").read_text())
+    assert "merge-test-removed" in reason_rules(verdict)
+    assert (invoice / "out" / "lanes" / "base-evidence.json").exists()
+
+
+def test_gate_base_works_in_a_subfolder_of_the_repository(tmp_path: Path):
+    repo = tmp_path / "repo"
+    sub = copy_tree(REPO / "examples" / "invoice", repo / "services" / "invoice")
+    (repo / "README").write_text("monorepo\n")
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    git(repo, "apply", "--directory=services/invoice", str(PATCH))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "agent")
+    proc = gate(sub, "--base", "HEAD~1", "--today", TODAY)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    verdict = json.loads((sub / "out" / "lanes" / "verdict.json").read_text())
+    rules = reason_rules(verdict)
+    assert {"lock-batched-with-behavior", "lock-entry-moved", "expired-ticket"} <= rules, rules
+    # paths in the change list are relative to the gated folder, as the lock's are
+    assert "invoice.py" in " ".join(p["message"] for p in verdict["lock_diff"]["problems"])
+    base = json.loads((sub / "out" / "lanes" / "base-evidence.json").read_text())
+    assert base["scan"]["counts"]["merge"] == 2
+
+
+def test_gate_base_must_be_a_commit(invoice: Path):
+    git(invoice, "init", "-q")
+    git(invoice, "add", "-A")
+    git(invoice, "commit", "-q", "-m", "base")
+    proc = gate(invoice, "--base", "no-such-ref", "--today", TODAY)
+    assert proc.returncode == 2
+    assert "no-such-ref" in proc.stderr
