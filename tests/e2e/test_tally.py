@@ -133,25 +133,6 @@ def test_never_collected():
     assert module_that_does_not_exist.value == 1
 '''
 
-# The suite's tests as lane-scan reports them (used only while the lane-scan binary cannot
-# scan yet; see `evidence`).
-HAND_SCAN = [
-    ("tests/test_flake.py::test_flake", "tests/test_flake.py", 7, "freeze", {}),
-    ("tests/test_golden.py::test_golden", "tests/test_golden.py", 17, "witness",
-     {"fixtures": ["tests/fixtures/golden.txt"]}),
-    ("tests/test_props.py::TestTable::test_double", "tests/test_props.py", 37, "merge",
-     {"owner": "qa-team"}),
-    ("tests/test_props.py::test_pair", "tests/test_props.py", 30, "merge", {"owner": "qa-team"}),
-    ("tests/test_props.py::test_round_trip", "tests/test_props.py", 22, "merge",
-     {"shrinking": "integers shrink towards 0",
-      "domain": "x=st.integers(min_value=-1000, max_value=1000)"}),
-    ("tests/test_props.py::test_sometimes", "tests/test_props.py", 43, "merge",
-     {"owner": "qa-team"}),
-]
-HAND_SCAN_BROKEN = ("tests/test_broken.py::test_never_collected", "tests/test_broken.py", 7,
-                    "merge", {"owner": "qa-team"})
-
-
 def write_suite(root: Path, broken: bool = False) -> Path:
     (root / "tests" / "fixtures").mkdir(parents=True)
     (root / "capsules").mkdir()
@@ -174,36 +155,11 @@ def write_suite(root: Path, broken: bool = False) -> Path:
     return root
 
 
-def hand_scan(broken: bool, removed: tuple[str, ...]) -> dict:
-    rows = [row for row in HAND_SCAN if row[0] not in removed]
-    rows += [HAND_SCAN_BROKEN] if broken else []
-    tests = []
-    for test_id, file, line, lane, attachments in sorted(rows):
-        tests.append({"id": test_id, "file": file, "line": line, "lane": lane, "lanes": [lane],
-                      "marks": sorted({lane} | ({"parametrize"} if "TestTable" in test_id
-                                                else set())),
-                      "parametrized": "TestTable" in test_id, "attachments": attachments})
-    counts = {lane: sum(1 for t in tests if t["lane"] == lane)
-              for lane in ("merge", "witness", "freeze")}
-    counts["unmarked"] = 0
-    files = sorted({t["file"] for t in tests})
-    return {"version": 1, "scan": {"tool": "lane-scan", "tests": tests, "counts": counts,
-                                   "files": files, "problems": []}}
-
-
-def evidence(root: Path, broken: bool = False, removed: tuple[str, ...] = ()) -> str:
+def evidence(root: Path) -> str:
     """The document before pytest: lane-scan | lane-lock verify | freeze-ledger check."""
     scan = run_tool("lane-scan", cwd=root)
-    try:
-        doc = json.loads(scan.stdout) if scan.code in (0, 1) else {}
-    except json.JSONDecodeError:
-        doc = {}
-    if "scan" in doc:
-        scanned = scan.stdout
-    else:
-        # lane-scan is still being written: its section, as it will report this suite.
-        scanned = json.dumps(hand_scan(broken, removed))
-    lock = run_tool("lane-lock", "verify", stdin=scanned, cwd=root)
+    assert scan.code == 0, scan.stderr + scan.stdout
+    lock = run_tool("lane-lock", "verify", stdin=scan.stdout, cwd=root)
     assert lock.code == 0, lock.stderr + lock.stdout
     ledger = run_tool("freeze-ledger", "check", "--today", TODAY, stdin=lock.stdout, cwd=root)
     assert ledger.code == 0, ledger.stderr + ledger.stdout
@@ -326,7 +282,7 @@ def test_freeze_failure_without_replay_rejects(suite: Path):
 
 def test_collection_error(tmp_path: Path):
     root = write_suite(tmp_path / "suite", broken=True)
-    doc = evidence(root, broken=True)
+    doc = evidence(root)
     run = tally(root, doc, three_lanes(root))
     assert run.code == 1
     rules = own_rules(run)
@@ -402,7 +358,7 @@ def test_patch_removing_a_merge_test(tmp_path: Path):
     start = source.index("@pytest.mark.merge\ndef test_pair")
     end = source.index("class TestTable")
     (head / "tests" / "test_props.py").write_text(source[:start] + source[end:])
-    doc = evidence(head, removed=("tests/test_props.py::test_pair",))
+    doc = evidence(head)
     reports = three_lanes(head)
     base = str(tmp_path / "base.json")
     run = tally(head, doc, reports, "--base", base)
