@@ -294,3 +294,13 @@ def test_gate_base_must_be_a_commit(invoice: Path):
     proc = gate(invoice, "--base", "no-such-ref", "--today", TODAY)
     assert proc.returncode == 2
     assert "no-such-ref" in proc.stderr
+
+
+def test_gate_rejects_when_pytest_cannot_run(invoice: Path):
+    # pytest exits 4 (usage error) and writes no report: no lane voted, so nothing approves.
+    proc = gate(invoice, "--today", TODAY, "--", "--no-such-pytest-option")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    out = invoice / "out" / "lanes"
+    assert (out / "pytest-status").read_text() == "merge 4\nwitness 4\nfreeze 4\n"
+    rules = reason_rules(json.loads((out / "verdict.json").read_text()))
+    assert {"missing-vote", "missing-witness", "missing-freeze-run"} <= rules
