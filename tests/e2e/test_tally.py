@@ -372,3 +372,34 @@ def test_patch_removing_a_merge_test(tmp_path: Path):
     assert "**approve**" in acknowledged.stdout
     assert "| merge | 4 | 3 | -1 |" in acknowledged.stdout
     assert "test_pair duplicated TestTable" in acknowledged.stdout
+
+
+def invoice_tally(root: Path) -> tuple[object, object]:
+    doc = evidence(root)
+    reports = three_lanes(root)
+    return tally(root, doc, reports), tally(root, doc, reports, "--format", "markdown")
+
+
+def test_bundled_invoice_example(invoice: Path):
+    run, md = invoice_tally(invoice)
+    assert run.code == 0, run.stdout
+    section = run.json()["tally"]
+    assert section["decision"] == "approve"
+    assert [section["lanes"][lane]["missing"] for lane in ("merge", "witness", "freeze")] == [0] * 3
+    assert "### lane-tally: **approve**" in md.stdout
+
+
+def test_invoice_patch_that_breaks_the_property(invoice: Path):
+    # The article's wrong patch: invert_credit that returns its input.
+    source = (invoice / "invoice.py").read_text()
+    assert "    return applied + credit\n" in source
+    (invoice / "invoice.py").write_text(source.replace("    return applied + credit\n",
+                                                       "    return applied\n"))
+    run, md = invoice_tally(invoice)
+    assert run.code == 1
+    # Both voters catch it: the property and the human-written examples.
+    assert own_rules(run) == [
+        ("merge-failed", "error", "tests/test_invoice_merge.py::test_credit_examples"),
+        ("merge-failed", "error", "tests/test_invoice_merge.py::test_credit_round_trip"),
+    ]
+    assert "`merge-failed`" in md.stdout
