@@ -304,3 +304,71 @@ def test_gate_rejects_when_pytest_cannot_run(invoice: Path):
     assert (out / "pytest-status").read_text() == "merge 4\nwitness 4\nfreeze 4\n"
     rules = reason_rules(json.loads((out / "verdict.json").read_text()))
     assert {"missing-vote", "missing-witness", "missing-freeze-run"} <= rules
+
+
+# ---- the GitLab recipe of docs/ci.md, as the runner would run it ----
+
+def gitlab_job() -> tuple[dict[str, str], list[str]]:
+    """(variables, commands) of the `lanes:` job in docs/ci.md: before_script then script, each
+    item with its folded continuation lines joined by a space."""
+    text = (REPO / "docs" / "ci.md").read_text()
+    block = re.search(r"## GitLab CI.*?```yaml\n(.*?)```", text, re.S).group(1)
+    variables: dict[str, str] = {}
+    commands: list[str] = []
+    key = None
+    for line in block.splitlines():
+        if re.match(r"  [a-z_]+:", line):
+            key = line.strip().rstrip(":")
+        elif key == "variables" and re.match(r"    [A-Z_]+: ", line):
+            name, value = line.strip().split(": ", 1)
+            variables[name] = value.strip('"')
+        elif key in ("before_script", "script"):
+            if line.startswith("    - "):
+                commands.append(line[6:])
+            elif line.startswith("        ") and commands:
+                commands[-1] += " " + line.strip()
+    return variables, commands
+
+
+def committed(repo: Path, patched: bool) -> Path:
+    if patched:
+        return patched_repo(repo)
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    return repo
+
+
+@pytest.mark.parametrize("shell", [["sh", "-e", "-c"], ["bash", "-eo", "pipefail", "-c"]],
+                         ids=["sh", "bash"])
+@pytest.mark.parametrize("patched", [False, True], ids=["example", "agent-patch"])
+def test_gitlab_job_gives_the_same_verdict_as_lane_gate(tmp_path: Path, monkeypatch,
+                                                        patched: bool, shell: list[str]):
+    if shutil.which(shell[0]) is None:
+        pytest.skip(f"{shell[0]} is not installed")
+    # The recipe pins the clock to the commit's date: commit on the demo's date.
+    monkeypatch.setenv("GIT_COMMITTER_DATE", f"{TODAY}T12:00:00+0000")
+    src = REPO / "examples" / "invoice"
+    one = committed(copy_tree(src, tmp_path / "one"), patched)
+    job = committed(copy_tree(src, tmp_path / "job"), patched)
+    single = gate(one, "--today", TODAY)
+    variables, commands = gitlab_job()
+    assert variables == {"PYTHONHASHSEED": "0", "TZ": "UTC"}
+    # the image's pip install is done already: the venv's python is first on PATH
+    commands = [c for c in commands if not c.startswith("python -m pip install")]
+    assert any(c.startswith("lane-tally ") for c in commands)
+    env = gate_env(**variables)
+    env["PATH"] = str(BIN_DIR) + os.pathsep + env["PATH"]
+    proc = subprocess.run([*shell, "\n".join(commands)], cwd=job, capture_output=True, text=True,
+                          env=env, timeout=600)
+    assert proc.returncode == single.returncode == (1 if patched else 0), \
+        proc.stdout + proc.stderr
+    gated = json.loads((one / "out" / "lanes" / "verdict.json").read_text())
+    jobbed = json.loads((job / "out" / "lanes" / "verdict.json").read_text())
+    for section in ("scan", "lock", "ledger", "tally"):
+        assert jobbed[section] == gated[section], section
+    # the job log ends with the verdict lane-gate printed, and the artifacts are there
+    assert proc.stdout.endswith(single.stdout)
+    assert (job / "out" / "lanes" / "verdict.md").read_text() == single.stdout
+    for lane in ("merge", "witness", "freeze"):
+        assert (job / "out" / "lanes" / f"{lane}.xml").stat().st_size > 0
