@@ -50,13 +50,14 @@ demo-patch: venv build
 	if [ $$st -eq 1 ]; then echo "demo-patch: rejected, as it should be"; else echo "demo-patch: expected a rejection (exit 1), got exit $$st" >&2; exit 1; fi
 
 # Shell completions and man pages from each binary's hidden --generate flag.
+DOCS ?= target/docs
 docs: build
-	mkdir -p target/docs/man
+	mkdir -p $(DOCS)/man
 	for t in $(TOOLS); do \
-		$(BIN)/$$t --generate bash > target/docs/$$t.bash || exit 1; \
-		$(BIN)/$$t --generate zsh > target/docs/_$$t || exit 1; \
-		$(BIN)/$$t --generate fish > target/docs/$$t.fish || exit 1; \
-		$(BIN)/$$t --generate man > target/docs/man/$$t.1 || exit 1; \
+		$(BIN)/$$t --generate bash > $(DOCS)/$$t.bash || exit 1; \
+		$(BIN)/$$t --generate zsh > $(DOCS)/_$$t || exit 1; \
+		$(BIN)/$$t --generate fish > $(DOCS)/$$t.fish || exit 1; \
+		$(BIN)/$$t --generate man > $(DOCS)/man/$$t.1 || exit 1; \
 	done
 
 install:

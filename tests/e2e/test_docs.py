@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -180,3 +181,26 @@ def test_readme_shows_the_real_demo_patch_verdict(tmp_path: Path):
     proc = gate(repo, "--base", "HEAD~1", "--today", TODAY)
     assert proc.returncode == 1
     assert readme_block("make demo-patch") == proc.stdout
+
+
+def test_make_docs_writes_completions_and_man_pages(tmp_path: Path):
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    docs = tmp_path / "docs"
+    proc = subprocess.run(["make", "--no-print-directory", "-o", "build", "docs",
+                           f"BIN={BIN_DIR}", f"DOCS={docs}"],
+                          cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for tool in TOOLS:
+        bash = (docs / f"{tool}.bash").read_text()
+        assert tool in bash and "complete " in bash, tool
+        if shutil.which("bash"):
+            syntax = subprocess.run(["bash", "-n", str(docs / f"{tool}.bash")],
+                                    capture_output=True, text=True)
+            assert syntax.returncode == 0, (tool, syntax.stderr)
+        assert (docs / f"_{tool}").read_text().startswith(f"#compdef {tool}"), tool
+        assert f"complete -c {tool}" in (docs / f"{tool}.fish").read_text(), tool
+        man = (docs / "man" / f"{tool}.1").read_text()
+        assert re.search(rf"^\.TH {re.escape(tool)} 1\b", man, re.M), tool
+        # the man page carries the options --help shows
+        assert "\\-\\-format" in man or "--format" in man, tool
