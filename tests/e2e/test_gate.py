@@ -372,3 +372,22 @@ def test_gitlab_job_gives_the_same_verdict_as_lane_gate(tmp_path: Path, monkeypa
     assert (job / "out" / "lanes" / "verdict.md").read_text() == single.stdout
     for lane in ("merge", "witness", "freeze"):
         assert (job / "out" / "lanes" / f"{lane}.xml").stat().st_size > 0
+
+
+def test_gate_base_sees_a_deleted_lock(invoice: Path):
+    # Deleting lanes.lock is a lock edit too: every entry the base locked is reported removed,
+    # and no absolute temporary path leaks into the evidence.
+    git(invoice, "init", "-q")
+    git(invoice, "add", "-A")
+    git(invoice, "commit", "-q", "-m", "base")
+    git(invoice, "rm", "-q", "lanes.lock")
+    git(invoice, "commit", "-q", "-m", "drop the lock")
+    proc = gate(invoice, "--base", "HEAD~1", "--today", TODAY)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    text = (invoice / "out" / "lanes" / "verdict.json").read_text()
+    verdict = json.loads(text)
+    assert "lock-entry-removed" in reason_rules(verdict)
+    assert [e["path"] for e in verdict["lock_diff"]["removed"]] == \
+        ["tests/fixtures/statement_v3.txt"]
+    assert verdict["lock_diff"]["head"] == "lanes.lock"
+    assert str(invoice) not in text and "lane-gate." not in text
