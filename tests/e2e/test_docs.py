@@ -204,3 +204,15 @@ def test_make_docs_writes_completions_and_man_pages(tmp_path: Path):
         assert re.search(rf"^\.TH {re.escape(tool)} 1\b", man, re.M), tool
         # the man page carries the options --help shows
         assert "\\-\\-format" in man or "--format" in man, tool
+
+
+def test_agent_patch_readme_names_the_reasons_the_gate_gives():
+    # The table's "what catches it" column names exactly the rules of the real demo-patch verdict.
+    text = (REPO / "examples" / "agent-patch" / "README.md").read_text()
+    rows = [line.split("|")[3] for line in text.splitlines()
+            if line.startswith("| `") and line.count("|") == 4]
+    assert rows, "examples/agent-patch/README.md has no table of hunks"
+    named = {span for row in rows for span in re.findall(r"`([a-z]+(?:-[a-z]+)+)`", row)
+             if span not in TOOLS}
+    shown = set(re.findall(r"^\| error \| `([a-z-]+)` \|", readme_block("make demo-patch"), re.M))
+    assert named == shown, (named ^ shown)
