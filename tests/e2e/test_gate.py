@@ -391,3 +391,29 @@ def test_gate_base_sees_a_deleted_lock(invoice: Path):
         ["tests/fixtures/statement_v3.txt"]
     assert verdict["lock_diff"]["head"] == "lanes.lock"
     assert str(invoice) not in text and "lane-gate." not in text
+
+
+def test_gate_runs_pytest_once_per_lane_with_the_pinned_environment(invoice: Path, tmp_path: Path):
+    # $PYTEST is a command line: a wrapper records each run's arguments and environment, then
+    # runs the real pytest.
+    log = tmp_path / "runs.jsonl"
+    wrapper = tmp_path / "pytest-wrapper"
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        f"\"{PYTHON}\" -c 'import json, os, sys; print(json.dumps({{\"args\": sys.argv[1:], "
+        "\"hashseed\": os.environ.get(\"PYTHONHASHSEED\"), \"tz\": os.environ.get(\"TZ\")}))' "
+        f"\"$@\" >> \"{log}\"\n"
+        f"exec \"{PYTHON}\" -m pytest \"$@\"\n")
+    wrapper.chmod(0o755)
+    # the caller's own settings must not reach pytest
+    proc = gate(invoice, "--today", TODAY, "--", "-q", PYTEST=f"{wrapper}",
+                PYTHONHASHSEED="random", TZ="Europe/Paris")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    runs = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [r["args"][r["args"].index("-m") + 1] for r in runs] == ["merge", "witness", "freeze"]
+    for run, lane in zip(runs, ("merge", "witness", "freeze")):
+        assert run["hashseed"] == "0" and run["tz"] == "UTC", run
+        args = run["args"]
+        assert "--strict-markers" in args and "-q" in args, args
+        assert args[args.index("-p") + 1] == "no:cacheprovider", args
+        assert f"--junitxml=out/lanes/{lane}.xml" in args, args
