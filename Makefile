@@ -40,7 +40,8 @@ demo: venv build
 # gated against the base commit: REJECT (the status 1 is the expected outcome, not a failure).
 demo-patch: venv build
 	@set -e; dir=$$(mktemp -d); trap 'rm -rf "$$dir"' EXIT; \
-	cp -R examples/invoice/. "$$dir"; rm -rf "$$dir/out" "$$dir/.hypothesis"; \
+	cp -R examples/invoice/. "$$dir"; rm -rf "$$dir/out" "$$dir/.hypothesis" "$$dir/.pytest_cache"; \
+	find "$$dir" -name __pycache__ -prune -exec rm -rf {} +; \
 	cd "$$dir"; git init -q; git add -A; \
 	git -c commit.gpgsign=false -c user.name=lanes -c user.email=lanes@example.invalid commit -q -m base; \
 	git apply "$(CURDIR)/examples/agent-patch/agent.patch"; git add -A; \
