@@ -64,8 +64,8 @@ pub fn check_test(tree: &Tree, found: &TestFound, problems: &mut Vec<Problem>) -
                         parametrized = true;
                         if let Some(call) = mark.call {
                             check_params(
-                                tree, found, a.module, call, &a.file, &mut marks, &mut lanes,
-                                problems,
+                                tree, found, a.module, call, &a.file, a.line, &mut marks,
+                                &mut lanes, problems,
                             );
                         }
                         Effect::None
@@ -338,6 +338,7 @@ fn check_params(
     m: usize,
     call: &Call,
     file: &str,
+    line: u64,
     marks: &mut BTreeSet<String>,
     lanes: &mut BTreeSet<Lane>,
     problems: &mut Vec<Problem>,
@@ -366,13 +367,6 @@ fn check_params(
             Val::List(v) => v,
             other => vec![other],
         };
-        let line = found
-            .func
-            .decorators
-            .iter()
-            .map(|d| d.line)
-            .min()
-            .unwrap_or(found.func.line);
         for v in vals {
             let problem = match &v {
                 Val::Mark(mark) => {
