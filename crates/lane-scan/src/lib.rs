@@ -167,14 +167,67 @@ fn arguments(options: &Options, config: &Config, cwd: &Path) -> Vec<PathBuf> {
         let paths: Vec<PathBuf> = config
             .testpaths
             .iter()
-            .map(|t| config::normalize(&config.rootdir.join(t)))
-            .filter(|p| p.exists())
+            .flat_map(|t| expand_testpath(&config.rootdir, t))
             .collect();
         if !paths.is_empty() {
             return paths;
         }
     }
     vec![cwd]
+}
+
+/// A `testpaths` entry as pytest reads it: a glob relative to the rootdir (`*`, `?`, `[..]`,
+/// `**` for any depth), expanded to the existing paths it names, sorted.
+fn expand_testpath(root: &Path, entry: &str) -> Vec<PathBuf> {
+    let mut current = vec![root.to_path_buf()];
+    for part in entry
+        .split(['/', '\\'])
+        .filter(|p| !p.is_empty() && *p != ".")
+    {
+        let mut next = Vec::new();
+        for dir in &current {
+            if part == "**" {
+                next.extend(all_dirs(dir));
+            } else if part.contains(['*', '?', '[']) {
+                next.extend(children(dir).into_iter().filter(|p| {
+                    p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                        (!n.starts_with('.') || part.starts_with('.')) && config::fnmatch(part, n)
+                    })
+                }));
+            } else {
+                next.push(dir.join(part));
+            }
+        }
+        current = next;
+    }
+    let mut out: Vec<PathBuf> = current
+        .into_iter()
+        .map(|p| config::normalize(&p))
+        .filter(|p| p.exists())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn children(dir: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    out.sort();
+    out
+}
+
+/// `dir` and every folder under it (hidden ones and symlinks excluded, as glob's `**` does).
+fn all_dirs(dir: &Path) -> Vec<PathBuf> {
+    walkdir::WalkDir::new(dir)
+        .follow_links(false)
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'))
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_dir())
+        .map(|e| e.into_path())
+        .collect()
 }
 
 fn rel_path(abs: &Path, root: &Path) -> String {
@@ -495,6 +548,12 @@ fn pytestmark_entries<'a>(
         from_pytestmark: true,
         on_function: false,
     };
+    // pytest 9 refuses a tuple here ("got (MarkDecorator(...),) instead of Mark"): the
+    // module would not even be collected, so it is reported rather than read as marks.
+    if matches!(pm.value, crate::python::Ex::Tuple(_)) {
+        out.push(make(Val::Unknown));
+        return;
+    }
     match tree.eval(&pm.value, m) {
         Val::List(items) => {
             for item in items {

@@ -98,6 +98,16 @@ impl<'a> Tree<'a> {
                     .map(|i| self.eval_hops(i, m, hops + 1))
                     .collect(),
             ),
+            Ex::Add(left, right) => match (
+                self.eval_hops(left, m, hops + 1),
+                self.eval_hops(right, m, hops + 1),
+            ) {
+                (Val::List(mut a), Val::List(b)) => {
+                    a.extend(b);
+                    Val::List(a)
+                }
+                _ => Val::Unknown,
+            },
             Ex::Str(s) => Val::Str(s.clone()),
             Ex::Const(b) => Val::Const(*b),
             Ex::Other => Val::Unknown,
@@ -236,6 +246,7 @@ pub fn mentions_marks<'a>(tree: &Tree<'a>, ex: &'a Ex, m: usize) -> bool {
                     || c.kwargs.iter().any(|(_, v)| walk(tree, v, m, depth + 1))
             }
             Ex::List(items) | Ex::Tuple(items) => items.iter().any(|i| walk(tree, i, m, depth + 1)),
+            Ex::Add(a, b) => walk(tree, a, m, depth + 1) || walk(tree, b, m, depth + 1),
             _ => false,
         }
     }

@@ -31,6 +31,8 @@ pub enum Ex {
     Call(Box<Call>),
     List(Vec<Ex>),
     Tuple(Vec<Ex>),
+    /// `left + right` (list concatenation when both sides are lists).
+    Add(Box<Ex>, Box<Ex>),
     Str(String),
     /// A literal constant and its truth value (True, 0, None, 1.5 ...).
     Const(bool),
@@ -601,6 +603,10 @@ impl Cx<'_> {
             Expr::List(l) => Ex::List(l.elts.iter().map(|e| self.ex(e, depth + 1)).collect()),
             Expr::Tuple(t) => Ex::Tuple(t.elts.iter().map(|e| self.ex(e, depth + 1)).collect()),
             Expr::StringLiteral(s) => Ex::Str(s.value.to_str().to_string()),
+            Expr::BinOp(b) if b.op == ast::Operator::Add => Ex::Add(
+                Box::new(self.ex(&b.left, depth + 1)),
+                Box::new(self.ex(&b.right, depth + 1)),
+            ),
             other => match const_truth(other) {
                 Some(t) => Ex::Const(t),
                 None => Ex::Other,

@@ -557,3 +557,49 @@ mod fuzz {
         }
     }
 }
+
+#[test]
+fn testpaths_entries_are_globs() {
+    let suite = Suite::new(&[
+        ("pytest.ini", &format!("{INI}testpaths = area_*\n")),
+        ("area_a/test_a.py", OK),
+        ("area_b/test_b.py", OK),
+        ("archive/test_old.py", OK),
+    ]);
+    let (_, doc) = scan(&suite);
+    let ids: Vec<&str> = doc["scan"]["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        ["area_a/test_a.py::test_ok", "area_b/test_b.py::test_ok"]
+    );
+}
+
+#[test]
+fn pytestmark_list_concatenation_resolves_and_a_tuple_is_refused() {
+    let suite = Suite::with_ini(&[
+        (
+            "tests/test_cat.py",
+            "import pytest\nSMOKE = [pytest.mark.smoke]\n\nclass TestC:\n    pytestmark = SMOKE + [pytest.mark.merge]\n\n    def test_c(self):\n        \"\"\"owner: a\"\"\"\n        assert f() == 1\n",
+        ),
+        (
+            "tests/test_tuple.py",
+            "import pytest\npytestmark = (pytest.mark.merge,)\n\ndef test_t():\n    \"\"\"owner: a\"\"\"\n    assert f() == 1\n",
+        ),
+    ]);
+    let (code, doc) = scan(&suite);
+    assert_eq!(code, 1);
+    let c = test(&doc, "tests/test_cat.py::TestC::test_c");
+    assert_eq!(c["lane"], "merge");
+    assert_eq!(c["marks"], serde_json::json!(["merge", "smoke"]));
+    let p = problems(&doc, "unresolved-marker");
+    assert_eq!(p.len(), 1, "{doc:#}");
+    assert_eq!(
+        (p[0]["file"].as_str(), p[0]["line"].as_u64()),
+        (Some("tests/test_tuple.py"), Some(2))
+    );
+}
