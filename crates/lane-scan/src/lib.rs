@@ -95,6 +95,19 @@ pub fn scan(options: &Options) -> Result<ScanSection, Error> {
                                 break;
                             }
                         }
+                        // `import a.b.c` loads a, a.b and a.b.c.
+                        if let Some(dotted) = &import.dotted {
+                            let parts: Vec<&str> = dotted.split('.').collect();
+                            for n in 2..=parts.len() {
+                                let sub = parts[..n].join(".");
+                                for c in marks::candidates(&abs, &sub, 0, root) {
+                                    if c.is_file() && !seen.contains(&c) {
+                                        next.push(c);
+                                        break;
+                                    }
+                                }
+                            }
+                        }
                         if let Some(item) = &import.name {
                             let sub = if import.module.is_empty() {
                                 item.clone()

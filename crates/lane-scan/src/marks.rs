@@ -75,7 +75,16 @@ impl<'a> Tree<'a> {
             Ex::Name(n) => self.lookup(n, m, hops + 1),
             Ex::Attr(base, attr) => match self.eval_hops(base, m, hops + 1) {
                 Val::Path(p) => path_val(format!("{p}.{attr}")),
-                Val::Module(i) => self.lookup(attr, i, hops + 1),
+                Val::Module(i) => {
+                    if self.defines(i, attr) {
+                        self.lookup(attr, i, hops + 1)
+                    } else {
+                        // `import pkg.sub` binds `pkg`; `pkg.sub` is the submodule.
+                        self.submodule(i, attr)
+                            .map(Val::Module)
+                            .unwrap_or_else(|| self.lookup(attr, i, hops + 1))
+                    }
+                }
                 Val::Class(i, class) => class
                     .classes
                     .iter()
@@ -116,6 +125,9 @@ impl<'a> Tree<'a> {
 
     /// What `name` is bound to at module level in module `m`.
     fn lookup(&self, name: &str, m: usize, hops: usize) -> Val<'a> {
+        if hops > MAX_HOPS {
+            return Val::Unknown;
+        }
         let module = &self.modules[m].module;
         if let Some(class) = module.classes.iter().rev().find(|c| c.name == name) {
             return Val::Class(m, class);
@@ -161,8 +173,60 @@ impl<'a> Tree<'a> {
         if module.functions.iter().any(|f| f.name == name) {
             return Val::Unknown;
         }
+        // `from M import *` with M in the tree: the names of its `__all__`, or its public names.
+        let from = &self.modules[m].abs;
+        for import in module.imports.iter().rev() {
+            if import.name.as_deref() != Some("*") {
+                continue;
+            }
+            let Some(i) = self.find_module(from, &import.module, import.level) else {
+                continue;
+            };
+            if self.exports(i, name) {
+                return self.lookup(name, i, hops + 1);
+            }
+        }
         // A builtin or a global we cannot see.
         Val::Path(name.to_string())
+    }
+
+    /// Whether module `i` binds `name` at module level.
+    fn defines(&self, i: usize, name: &str) -> bool {
+        let own = &self.modules[i].module;
+        own.classes.iter().any(|c| c.name == name)
+            || own.assigns.iter().any(|(n, _)| n == name)
+            || own.imports.iter().any(|imp| imp.binds == name)
+            || own.functions.iter().any(|f| f.name == name)
+    }
+
+    /// Whether `from <module i> import *` binds `name`: listed in a literal `__all__`, or
+    /// (without `__all__`) defined there and not starting with `_`.
+    fn exports(&self, i: usize, name: &str) -> bool {
+        let own = &self.modules[i].module;
+        match own.assigns.iter().rev().find(|(n, _)| n == "__all__") {
+            Some((_, all)) => match &all.value {
+                Ex::List(items) | Ex::Tuple(items) => {
+                    items.iter().any(|e| matches!(e, Ex::Str(s) if s == name))
+                }
+                _ => false,
+            },
+            None => !name.starts_with('_') && self.defines(i, name),
+        }
+    }
+
+    /// The submodule `name` of package module `i` (`pkg/__init__.py` -> `pkg/name.py`).
+    fn submodule(&self, i: usize, name: &str) -> Option<usize> {
+        let abs = &self.modules[i].abs;
+        if abs.file_name().and_then(|n| n.to_str()) != Some("__init__.py") {
+            return None;
+        }
+        let dir = abs.parent()?;
+        [
+            dir.join(format!("{name}.py")),
+            dir.join(name).join("__init__.py"),
+        ]
+        .into_iter()
+        .find_map(|c| self.by_path.get(&c).copied())
     }
 
     /// The tree module an import names, when it is one of the parsed modules.

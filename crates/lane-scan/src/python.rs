@@ -66,6 +66,8 @@ pub struct Import {
     pub binds: String,
     /// Leading dots of a relative import.
     pub level: u32,
+    /// For `import a.b.c`: the whole dotted module (`a.b.c`), which Python loads too.
+    pub dotted: Option<String>,
     pub line: u64,
 }
 
@@ -276,6 +278,8 @@ impl Cx<'_> {
                         m.imports.push(Import {
                             module,
                             name: None,
+                            dotted: (alias.asname.is_none() && full.contains('.'))
+                                .then(|| full.clone()),
                             binds,
                             level: 0,
                             line: self.line_of(stmt),
@@ -298,6 +302,7 @@ impl Cx<'_> {
                         m.imports.push(Import {
                             module: module.clone(),
                             name: Some(name),
+                            dotted: None,
                             binds,
                             level: imp.level,
                             line: self.line_of(stmt),

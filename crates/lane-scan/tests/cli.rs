@@ -603,3 +603,32 @@ fn pytestmark_list_concatenation_resolves_and_a_tuple_is_refused() {
         (Some("tests/test_tuple.py"), Some(2))
     );
 }
+
+#[test]
+fn star_imports_and_dotted_submodules_reach_marks() {
+    let suite = Suite::with_ini(&[
+        (
+            "tests/starmarks.py",
+            "import pytest\nstar_merge = pytest.mark.merge\n_hidden = pytest.mark.witness\nSTAR_W = pytest.mark.witness\n__all__ = ['star_merge']\n",
+        ),
+        ("tests/pkg/__init__.py", ""),
+        (
+            "tests/pkg/marks.py",
+            "import pytest\nwitness = pytest.mark.witness(locked_on='2026-01-01')\n",
+        ),
+        (
+            "tests/test_star.py",
+            "import pkg.marks\nfrom starmarks import *\n\n@star_merge\ndef test_a():\n    \"\"\"owner: a\"\"\"\n    assert f() == 1\n\n@STAR_W\ndef test_b():\n    assert f() == 1\n\n@pkg.marks.witness\ndef test_c():\n    assert f() == 1\n",
+        ),
+    ]);
+    let (_, doc) = scan(&suite);
+    assert_eq!(test(&doc, "tests/test_star.py::test_a")["lane"], "merge");
+    // Not in __all__: a star import does not bind it.
+    assert_eq!(
+        test(&doc, "tests/test_star.py::test_b")["lane"],
+        Value::Null
+    );
+    let c = test(&doc, "tests/test_star.py::test_c");
+    assert_eq!(c["lane"], "witness");
+    assert_eq!(c["attachments"]["locked_on"], "2026-01-01");
+}
