@@ -387,7 +387,7 @@ fn collect_class<'a>(
         .iter()
         .filter_map(|e| match e {
             MroEntry::Class(i, c) => Some((*i, *c)),
-            MroEntry::TestCase => None,
+            MroEntry::TestCase | MroEntry::Abc => None,
         })
         .collect();
     let dunder_test = classes.iter().find_map(|(_, c)| c.dunder_test);
@@ -402,6 +402,10 @@ fn collect_class<'a>(
             // pytest warns and does not collect a test class with an __init__.
             return;
         }
+    }
+    if mro.iter().any(|e| matches!(e, MroEntry::Abc)) && is_abstract(tree, &classes) {
+        // pytest skips abstract classes (inspect.isabstract).
+        return;
     }
     let mut class_marks: Vec<Applied<'a>> = Vec::new();
     for (i, c) in &classes {
@@ -465,9 +469,30 @@ fn collect_class<'a>(
     }
 }
 
+/// Whether a method, as the MRO resolves it, is still decorated `@abc.abstractmethod`.
+fn is_abstract(tree: &Tree, classes: &[(usize, &Class)]) -> bool {
+    let mut names = HashSet::new();
+    for (i, c) in classes {
+        for f in c.methods.iter().rev() {
+            if !names.insert(f.name.as_str()) {
+                continue;
+            }
+            let abstract_ = f.decorators.iter().any(
+                |d| matches!(tree.eval(&d.value, *i), Val::Path(p) if p == "abc.abstractmethod"),
+            );
+            if abstract_ {
+                return true;
+            }
+        }
+    }
+    false
+}
+
 enum MroEntry<'a> {
     Class(usize, &'a Class),
     TestCase,
+    /// `abc.ABC` or `metaclass=abc.ABCMeta`: abstract methods make the class abstract.
+    Abc,
 }
 
 /// The class and its bases in the tree, depth first, each once; `unittest.TestCase` (and its
@@ -498,6 +523,9 @@ fn mro<'a>(tree: &Tree<'a>, m: usize, class: &'a Class) -> Vec<MroEntry<'a>> {
                     ) =>
                 {
                     out.push(MroEntry::TestCase)
+                }
+                Val::Path(p) if matches!(p.as_str(), "abc.ABC" | "abc.ABCMeta") => {
+                    out.push(MroEntry::Abc)
                 }
                 _ => {}
             }

@@ -393,7 +393,21 @@ impl Cx<'_> {
             bases: c
                 .arguments
                 .as_ref()
-                .map(|a| a.args.iter().map(|b| self.ex(b, 0)).collect())
+                .map(|a| {
+                    // `metaclass=abc.ABCMeta` is kept with the bases: it makes the class abstract.
+                    a.args
+                        .iter()
+                        .chain(
+                            a.keywords
+                                .iter()
+                                .filter(|k| {
+                                    k.arg.as_ref().is_some_and(|n| n.as_str() == "metaclass")
+                                })
+                                .map(|k| &k.value),
+                        )
+                        .map(|b| self.ex(b, 0))
+                        .collect()
+                })
                 .unwrap_or_default(),
             decorators: self.decorators(&c.decorator_list),
             pytestmark: None,

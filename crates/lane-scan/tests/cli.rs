@@ -632,3 +632,28 @@ fn star_imports_and_dotted_submodules_reach_marks() {
     assert_eq!(c["lane"], "witness");
     assert_eq!(c["attachments"]["locked_on"], "2026-01-01");
 }
+
+#[test]
+fn abstract_classes_are_not_collected() {
+    let suite = Suite::with_ini(&[
+        ("tests/test_ok.py", OK),
+        (
+            "tests/test_abc.py",
+            "import abc\nimport pytest\n\n@pytest.mark.merge\nclass TestAbstract(abc.ABC):\n    @abc.abstractmethod\n    def helper(self): ...\n\n    def test_a(self):\n        \"\"\"owner: a\"\"\"\n        assert self.helper() == 1\n\nclass TestConcrete(TestAbstract):\n    def helper(self):\n        return 1\n",
+        ),
+    ]);
+    let (_, doc) = scan(&suite);
+    let ids: Vec<&str> = doc["scan"]["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "tests/test_abc.py::TestConcrete::test_a",
+            "tests/test_ok.py::test_ok"
+        ]
+    );
+}
