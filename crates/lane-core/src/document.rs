@@ -4,9 +4,12 @@
 //! back. Sections it does not own travel untouched; unknown top-level fields are kept. The
 //! canonical form (keys sorted, two-space indent, trailing newline) makes output byte-stable.
 
-use serde::Serialize;
+use std::collections::BTreeMap;
+
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::error::Error;
 use crate::problem::{Problem, Severity};
@@ -24,9 +27,23 @@ pub const SECTIONS: &[&str] = &[
     "tally",
 ];
 
-#[derive(Debug, Clone, PartialEq)]
+/// The document as top-level fields, each kept as its JSON text: a tool parses only the
+/// sections it reads (straight into its own types), and passes the others through as they
+/// came, byte for byte, without holding a tree of them in memory.
+#[derive(Debug, Clone)]
 pub struct Document {
-    root: Map<String, Value>,
+    root: BTreeMap<String, Box<RawValue>>,
+}
+
+impl PartialEq for Document {
+    fn eq(&self, other: &Self) -> bool {
+        self.root.len() == other.root.len()
+            && self
+                .root
+                .iter()
+                .zip(other.root.iter())
+                .all(|((ka, va), (kb, vb))| ka == kb && va.get() == vb.get())
+    }
 }
 
 impl Default for Document {
@@ -35,11 +52,17 @@ impl Default for Document {
     }
 }
 
+/// Only the `problems` of a section; everything else in it is skipped while reading.
+#[derive(Deserialize)]
+struct ProblemsOnly {
+    problems: Option<Vec<Problem>>,
+}
+
 impl Document {
     /// `{"version": 1}`.
     pub fn empty() -> Self {
-        let mut root = Map::new();
-        root.insert("version".into(), Value::from(DOCUMENT_VERSION));
+        let mut root = BTreeMap::new();
+        root.insert("version".into(), raw(DOCUMENT_VERSION.to_string()));
         Document { root }
     }
 
@@ -49,18 +72,22 @@ impl Document {
         if bytes.iter().all(|b| b.is_ascii_whitespace()) {
             return Ok(Self::empty());
         }
-        let value: Value =
-            serde_json::from_slice(bytes).map_err(|e| Error::json(source_name, &e))?;
-        let Value::Object(root) = value else {
+        let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+        if first != Some(&b'{') {
+            // Still report a syntax error where there is one.
+            serde_json::from_slice::<serde::de::IgnoredAny>(bytes)
+                .map_err(|e| Error::json(source_name, &e))?;
             return Err(Error::parse(
                 source_name,
                 1,
                 1,
                 "expected an evidence document (a JSON object with \"version\": 1)",
             ));
-        };
-        match root.get("version") {
-            Some(Value::Number(n)) if n.as_u64() == Some(DOCUMENT_VERSION) => {}
+        }
+        let root: BTreeMap<String, Box<RawValue>> =
+            serde_json::from_slice(bytes).map_err(|e| Error::json(source_name, &e))?;
+        match root.get("version").map(|v| v.get()) {
+            Some(v) if v.parse::<u64>() == Ok(DOCUMENT_VERSION) => {}
             Some(other) => {
                 return Err(Error::Version {
                     source_name: source_name.to_string(),
@@ -77,7 +104,7 @@ impl Document {
             }
         }
         for (name, section) in &root {
-            if SECTIONS.contains(&name.as_str()) && !section.is_object() {
+            if SECTIONS.contains(&name.as_str()) && !section.get().starts_with('{') {
                 return Err(Error::parse(
                     source_name,
                     0,
@@ -89,8 +116,11 @@ impl Document {
         Ok(Document { root })
     }
 
-    pub fn section(&self, name: &str) -> Option<&Value> {
-        self.root.get(name)
+    /// A top-level field, parsed.
+    pub fn section(&self, name: &str) -> Option<Value> {
+        self.root
+            .get(name)
+            .and_then(|raw| serde_json::from_str(raw.get()).ok())
     }
 
     pub fn has_section(&self, name: &str) -> bool {
@@ -105,7 +135,7 @@ impl Document {
     ) -> Result<Option<T>, Error> {
         match self.root.get(name) {
             None => Ok(None),
-            Some(v) => T::deserialize(v).map(Some).map_err(|e| {
+            Some(raw) => serde_json::from_str(raw.get()).map(Some).map_err(|e| {
                 Error::parse(
                     source_name,
                     0,
@@ -116,17 +146,22 @@ impl Document {
         }
     }
 
-    /// Adds or replaces a section.
+    /// Adds or replaces a section, in canonical form (keys sorted, indented for its depth).
     pub fn set_section<T: Serialize>(&mut self, name: &str, section: &T) {
         let value = serde_json::to_value(section).unwrap_or_else(|e| {
             // Our section types always serialize; a failure is a bug, not bad input.
             panic!("section {name} failed to serialize: {e}")
         });
-        self.root.insert(name.to_string(), value);
+        let text = serde_json::to_string_pretty(&value).unwrap_or_default();
+        // JSON strings hold no raw newlines, so indenting every line is safe.
+        self.root
+            .insert(name.to_string(), raw(text.replace('\n', "\n  ")));
     }
 
     pub fn remove_section(&mut self, name: &str) -> Option<Value> {
-        self.root.remove(name)
+        self.root
+            .remove(name)
+            .and_then(|raw| serde_json::from_str(raw.get()).ok())
     }
 
     /// The problems of one section; a missing or malformed `problems` list gives an error
@@ -135,29 +170,32 @@ impl Document {
         let Some(section) = self.root.get(name) else {
             return Ok(Vec::new());
         };
-        match section.get("problems") {
-            None => Err(Error::parse(
+        let malformed = |detail: String| {
+            Error::parse(
+                source_name,
+                0,
+                0,
+                format!("section \"{name}\" has malformed problems: {detail}"),
+            )
+        };
+        let only: ProblemsOnly =
+            serde_json::from_str(section.get()).map_err(|e| malformed(e.to_string()))?;
+        only.problems.ok_or_else(|| {
+            Error::parse(
                 source_name,
                 0,
                 0,
                 format!("section \"{name}\" has no \"problems\" list"),
-            )),
-            Some(p) => Vec::<Problem>::deserialize(p).map_err(|e| {
-                Error::parse(
-                    source_name,
-                    0,
-                    0,
-                    format!("section \"{name}\" has malformed problems: {e}"),
-                )
-            }),
-        }
+            )
+        })
     }
 
     /// Every section that carries `problems`, with its problems, sorted by section name.
     pub fn all_problems(&self, source_name: &str) -> Result<Vec<(String, Vec<Problem>)>, Error> {
         let mut out = Vec::new();
         for (name, section) in &self.root {
-            if section.get("problems").is_some() || SECTIONS.contains(&name.as_str()) {
+            let is_object = section.get().starts_with('{');
+            if SECTIONS.contains(&name.as_str()) || (is_object && has_problems(section)) {
                 out.push((name.clone(), self.problems_of(name, source_name)?));
             }
         }
@@ -175,15 +213,41 @@ impl Document {
             .count())
     }
 
-    /// The canonical bytes: sorted keys, two-space indent, trailing newline.
+    /// The canonical bytes: sorted keys, two-space indent, trailing newline. Sections written
+    /// by a lanes tool are already canonical and are copied as they are.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = serde_json::to_vec_pretty(&self.root).unwrap_or_default();
-        out.push(b'\n');
+        let size: usize = self
+            .root
+            .iter()
+            .map(|(k, v)| k.len() + v.get().len() + 8)
+            .sum();
+        let mut out = Vec::with_capacity(size + 4);
+        out.extend_from_slice(b"{");
+        for (i, (key, value)) in self.root.iter().enumerate() {
+            out.extend_from_slice(if i == 0 { b"\n  " } else { b",\n  " });
+            out.extend_from_slice(serde_json::to_string(key).unwrap_or_default().as_bytes());
+            out.extend_from_slice(b": ");
+            out.extend_from_slice(value.get().as_bytes());
+        }
+        out.extend_from_slice(b"\n}\n");
         out
     }
 }
 
-use serde::Deserialize;
+fn raw(text: String) -> Box<RawValue> {
+    RawValue::from_string(text).unwrap_or_else(|e| panic!("not JSON we wrote: {e}"))
+}
+
+/// Whether an object has a top-level `problems` key (without building it).
+fn has_problems(section: &RawValue) -> bool {
+    #[derive(Deserialize)]
+    struct Probe {
+        problems: Option<serde::de::IgnoredAny>,
+    }
+    serde_json::from_str::<Probe>(section.get())
+        .map(|p| p.problems.is_some())
+        .unwrap_or(false)
+}
 
 #[cfg(test)]
 mod tests {
