@@ -358,6 +358,7 @@ fn collect_module<'a>(
             tree,
             config,
             m,
+            m,
             class,
             &format!("{}::{}", file.rel, class.name),
             &module_marks,
@@ -366,12 +367,66 @@ fn collect_module<'a>(
             problems,
         );
     }
+    // pytest walks the module's namespace: test classes and functions imported from modules
+    // in the tree are collected here too, under the name they are bound to.
+    for import in module.imports.iter().rev() {
+        let Some(item) = import.name.as_deref() else {
+            continue;
+        };
+        let bound = import.binds.as_str();
+        if item == "*" || names.contains(bound) || class_names.contains(bound) {
+            continue;
+        }
+        let Some(i) = tree.find_module(&file.abs, &import.module, import.level) else {
+            continue;
+        };
+        if i == m {
+            continue;
+        }
+        let own = &tree.modules[i].module;
+        if let Some(class) = own.classes.iter().rev().find(|c| c.name == item) {
+            class_names.insert(bound);
+            collect_class(
+                tree,
+                config,
+                m,
+                i,
+                class,
+                &format!("{}::{bound}", file.rel),
+                &module_marks,
+                module_skip,
+                out,
+                problems,
+            );
+        } else if let Some(f) = own.functions.iter().rev().find(|f| f.name == item) {
+            names.insert(bound);
+            if disabled.contains(bound) || !matches_prefix_or_glob(&config.python_functions, bound)
+            {
+                continue;
+            }
+            let mut applied = decorators(tree, f, i, true);
+            if is_fixture(&applied) {
+                continue;
+            }
+            applied.extend(module_marks.iter().map(clone_applied));
+            out.push(TestFound {
+                id: format!("{}::{bound}", file.rel),
+                file: file.rel.clone(),
+                module: m,
+                func: f,
+                func_module: i,
+                applied,
+                module_skip,
+            });
+        }
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
 fn collect_class<'a>(
     tree: &Tree<'a>,
     config: &Config,
+    home: usize,
     m: usize,
     class: &'a Class,
     prefix: &str,
@@ -380,7 +435,8 @@ fn collect_class<'a>(
     out: &mut Vec<TestFound<'a>>,
     problems: &mut Vec<Problem>,
 ) {
-    let file = &tree.modules[m];
+    // `home`: the test module collecting the class; `m`: the module defining it.
+    let file = &tree.modules[home];
     let mro = mro(tree, m, class);
     let unittest = mro.iter().any(|e| matches!(e, MroEntry::TestCase));
     let classes: Vec<(usize, &Class)> = mro
@@ -440,7 +496,7 @@ fn collect_class<'a>(
             out.push(TestFound {
                 id: format!("{prefix}::{}", f.name),
                 file: file.rel.clone(),
-                module: m,
+                module: home,
                 func: f,
                 func_module: *i,
                 applied,
@@ -457,6 +513,7 @@ fn collect_class<'a>(
             collect_class(
                 tree,
                 config,
+                home,
                 m,
                 inner,
                 &format!("{prefix}::{}", inner.name),

@@ -657,3 +657,39 @@ fn abstract_classes_are_not_collected() {
         ]
     );
 }
+
+#[test]
+fn imported_test_classes_and_functions_are_collected_where_imported() {
+    let suite = Suite::with_ini(&[
+        (
+            "tests/shared.py",
+            "import pytest\n\n@pytest.mark.merge\nclass TestShared:\n    def test_s(self):\n        \"\"\"owner: a\"\"\"\n        assert f() == 1\n\n@pytest.mark.witness(locked_on='2026-01-01')\ndef test_shared():\n    assert f() == 1\n\nclass Helper:\n    def test_h(self):\n        pass\n",
+        ),
+        (
+            "tests/test_use.py",
+            "from shared import TestShared, test_shared, Helper\n",
+        ),
+    ]);
+    let (_, doc) = scan(&suite);
+    let ids: Vec<&str> = doc["scan"]["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "tests/test_use.py::TestShared::test_s",
+            "tests/test_use.py::test_shared"
+        ]
+    );
+    assert_eq!(
+        test(&doc, "tests/test_use.py::TestShared::test_s")["lane"],
+        "merge"
+    );
+    assert_eq!(
+        test(&doc, "tests/test_use.py::test_shared")["lane"],
+        "witness"
+    );
+}
