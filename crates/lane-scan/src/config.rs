@@ -309,19 +309,20 @@ fn ini_section(path: &Path, text: &str, section: &str) -> Result<Option<Entries>
                     "unexpected indented line: expected a section header or 'name = value'",
                 ));
             };
-            if result.is_some() && cur == section {
-                if let Some(entries) = result.as_mut() {
-                    if let Some((_, Value::Text(v), _)) = entries.last_mut() {
-                        v.push('\n');
-                        v.push_str(trimmed);
-                    } else if entries.is_empty() {
-                        return Err(Error::parse(
-                            &name,
-                            lineno as usize,
-                            1,
-                            "unexpected indented line: expected 'name = value'",
-                        ));
-                    }
+            if result.is_some()
+                && cur == section
+                && let Some(entries) = result.as_mut()
+            {
+                if let Some((_, Value::Text(v), _)) = entries.last_mut() {
+                    v.push('\n');
+                    v.push_str(trimmed);
+                } else if entries.is_empty() {
+                    return Err(Error::parse(
+                        &name,
+                        lineno as usize,
+                        1,
+                        "unexpected indented line: expected 'name = value'",
+                    ));
                 }
             }
             continue;
@@ -534,6 +535,7 @@ pub fn fnmatch(pattern: &str, name: &str) -> bool {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

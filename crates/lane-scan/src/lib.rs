@@ -422,7 +422,7 @@ fn collect_module<'a>(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments, clippy::only_used_in_recursion)]
 fn collect_class<'a>(
     tree: &Tree<'a>,
     config: &Config,

@@ -279,13 +279,14 @@ pub fn candidates(from: &Path, module: &str, level: u32, root: &Path) -> Vec<Pat
 
 /// `pytest.mark.NAME` becomes a mark; aliases of the pytest package normalize.
 fn path_val(path: String) -> Val<'static> {
-    if let Some(name) = path.strip_prefix("pytest.mark.") {
-        if !name.contains('.') && !name.starts_with('_') {
-            return Val::Mark(Mark {
-                name: name.to_string(),
-                call: None,
-            });
-        }
+    if let Some(name) = path.strip_prefix("pytest.mark.")
+        && !name.contains('.')
+        && !name.starts_with('_')
+    {
+        return Val::Mark(Mark {
+            name: name.to_string(),
+            call: None,
+        });
     }
     Val::Path(path)
 }

@@ -374,11 +374,11 @@ impl Cx<'_> {
             }
             Expr::Tuple(t) => {
                 // `a, b = x, y`: pair up literal tuples; anything else is not a mark alias.
-                if let Expr::Tuple(v) = value {
-                    if t.elts.len() == v.elts.len() {
-                        for (t, v) in t.elts.iter().zip(v.elts.iter()) {
-                            self.module_assign(m, t, v);
-                        }
+                if let Expr::Tuple(v) = value
+                    && t.elts.len() == v.elts.len()
+                {
+                    for (t, v) in t.elts.iter().zip(v.elts.iter()) {
+                        self.module_assign(m, t, v);
                     }
                 }
             }
@@ -658,12 +658,13 @@ fn cannot_fail(test: &Expr) -> bool {
     if const_truth(test) == Some(true) {
         return true;
     }
-    if let Expr::Compare(c) = test {
-        if c.ops.len() == 1 && c.comparators.len() == 1 {
-            let reflexive = matches!(c.ops[0], CmpOp::Eq | CmpOp::Is | CmpOp::LtE | CmpOp::GtE);
-            return reflexive
-                && ComparableExpr::from(&*c.left) == ComparableExpr::from(&c.comparators[0]);
-        }
+    if let Expr::Compare(c) = test
+        && c.ops.len() == 1
+        && c.comparators.len() == 1
+    {
+        let reflexive = matches!(c.ops[0], CmpOp::Eq | CmpOp::Is | CmpOp::LtE | CmpOp::GtE);
+        return reflexive
+            && ComparableExpr::from(&*c.left) == ComparableExpr::from(&c.comparators[0]);
     }
     false
 }
@@ -679,6 +680,7 @@ fn docstring(body: &[Stmt]) -> Option<String> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -169,15 +169,15 @@ pub fn check_test(tree: &Tree, found: &TestFound, problems: &mut Vec<Problem>) -
 
     // Skips written in the body: `pytest.skip()` or `self.skipTest()` as a top-level statement.
     for call in &func.body_calls {
-        if let Val::CallOf(path, _) = tree.eval(&call.value, found.func_module) {
-            if path == "pytest.skip" || path == "self.skipTest" {
-                problems.push(at(
-                    Rule::UnconditionalSkip,
-                    format!("{id} calls {path}() unconditionally in its body"),
-                    &func_file,
-                    call.line,
-                ));
-            }
+        if let Val::CallOf(path, _) = tree.eval(&call.value, found.func_module)
+            && (path == "pytest.skip" || path == "self.skipTest")
+        {
+            problems.push(at(
+                Rule::UnconditionalSkip,
+                format!("{id} calls {path}() unconditionally in its body"),
+                &func_file,
+                call.line,
+            ));
         }
     }
     if let Some(line) = found.module_skip {
@@ -268,15 +268,15 @@ pub fn check_test(tree: &Tree, found: &TestFound, problems: &mut Vec<Problem>) -
                 ));
             }
         }
-        Some(Lane::Witness) => {
-            if attachments.fixtures.is_empty() && attachments.locked_on.is_none() {
-                problems.push(at(
+        Some(Lane::Witness)
+            if attachments.fixtures.is_empty() && attachments.locked_on.is_none() =>
+        {
+            problems.push(at(
                     Rule::MissingAttachment,
                     format!("witness test {id} needs fixture= (locked golden bytes) or locked_on= (a lock date)"),
                     &func_file,
                     func.line,
                 ));
-            }
         }
         _ => {}
     }
@@ -582,18 +582,16 @@ pub fn check_suite(
         .addopts
         .iter()
         .find(|a| a.starts_with("--reruns") || a.starts_with("--force-flaky"));
-    if let Some(opt) = retry {
-        if tests.iter().any(|t| t.lane.is_some_and(Lane::votes)) {
-            problems.push(locate(
-                Problem::new(
-                    Rule::RetryInVotingLane,
-                    format!(
-                        "addopts has {opt}: every merge and witness test is retried on failure"
-                    ),
-                ),
-                config.addopts_line,
-            ));
-        }
+    if let Some(opt) = retry
+        && tests.iter().any(|t| t.lane.is_some_and(Lane::votes))
+    {
+        problems.push(locate(
+            Problem::new(
+                Rule::RetryInVotingLane,
+                format!("addopts has {opt}: every merge and witness test is retried on failure"),
+            ),
+            config.addopts_line,
+        ));
     }
     if counts.merge == 0 {
         problems.push(Problem::new(
@@ -630,6 +628,7 @@ pub fn runtime_hooks(module: &ModuleFile, problems: &mut Vec<Problem>) {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
