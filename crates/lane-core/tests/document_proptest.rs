@@ -51,7 +51,10 @@ proptest! {
 #[test]
 fn the_valid_document_is_read() {
     let doc = Document::parse(VALID.as_bytes(), "<stdin>").expect("valid");
-    assert_eq!(doc.upstream_errors("tally", "<stdin>").expect("problems"), 1);
+    assert_eq!(
+        doc.upstream_errors("tally", "<stdin>").expect("problems"),
+        1
+    );
     let scan = doc
         .section_as::<lane_core::scan::ScanSection>("scan", "<stdin>")
         .expect("scan")

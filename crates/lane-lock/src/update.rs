@@ -9,6 +9,7 @@ use std::path::{Component, Path, PathBuf};
 
 use lane_core::paths::{resolve_inside, to_slash};
 use lane_core::{Document, Error, Problem};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::hash::{self, HashError};
@@ -226,9 +227,45 @@ fn targets_of(
     walk_folder(root, &abs, &rel, lock_name)
 }
 
-/// Every regular file under a folder, sorted; pruned folders, sidecars and the lock itself
-/// are left out, FIFOs and devices are skipped, symlinks must stay inside the root.
+/// Every regular file under a folder; pruned folders, sidecars and the lock itself are left
+/// out, FIFOs and devices are skipped, symlinks must stay inside the root. The folder's own
+/// subfolders are walked in parallel.
 fn walk_folder(root: &Path, abs: &Path, rel: &str, lock_name: &str) -> Result<Vec<Target>, Error> {
+    let join = |name: &str| {
+        if rel.is_empty() {
+            name.to_string()
+        } else {
+            format!("{rel}/{name}")
+        }
+    };
+    let mut out = Vec::new();
+    let mut subdirs = Vec::new();
+    for child in std::fs::read_dir(abs).map_err(|e| Error::io(abs, e))? {
+        let child = child.map_err(|e| Error::io(abs, e))?;
+        let kind = child.file_type().map_err(|e| Error::io(child.path(), e))?;
+        let name = child.file_name().to_string_lossy().into_owned();
+        if kind.is_dir() {
+            if !lock::is_pruned_dir(&name) {
+                subdirs.push((child.path(), join(&name)));
+            }
+        } else if let Some(t) = classify(root, child.path(), kind, join(&name), lock_name)? {
+            out.push(t);
+        }
+    }
+    // Sorted, so the first refusal reported is the same on every run.
+    subdirs.sort();
+    let nested: Vec<Result<Vec<Target>, Error>> = subdirs
+        .par_iter()
+        .map(|(a, r)| walk_tree(root, a, r, lock_name))
+        .collect();
+    for n in nested {
+        out.extend(n?);
+    }
+    Ok(out)
+}
+
+/// One folder tree, walked sequentially.
+fn walk_tree(root: &Path, abs: &Path, rel: &str, lock_name: &str) -> Result<Vec<Target>, Error> {
     let mut out = Vec::new();
     let walker = walkdir::WalkDir::new(abs)
         .sort_by_file_name()
@@ -251,33 +288,41 @@ fn walk_folder(root: &Path, abs: &Path, rel: &str, lock_name: &str) -> Result<Ve
             .strip_prefix(abs)
             .map(to_slash)
             .unwrap_or_default();
-        let file_rel = if rel.is_empty() {
-            sub
-        } else {
-            format!("{rel}/{sub}")
-        };
-        if file_rel.ends_with(lock::SIDECAR_SUFFIX) || file_rel == lock_name {
-            continue;
+        let file_rel = format!("{rel}/{sub}");
+        let kind = entry.file_type();
+        if let Some(t) = classify(root, entry.into_path(), kind, file_rel, lock_name)? {
+            out.push(t);
         }
-        let file_abs = if entry.file_type().is_symlink() {
-            let p = resolve_inside(root, &file_rel).map_err(|why| {
-                Error::usage(format!("{file_rel}: refusing a symlink that {why}"))
-            })?;
-            match std::fs::metadata(&p) {
-                Ok(m) if m.is_file() => p,
-                _ => continue,
-            }
-        } else if entry.file_type().is_file() {
-            entry.path().to_path_buf()
-        } else {
-            continue;
-        };
-        out.push(Target {
-            rel: file_rel,
-            abs: file_abs,
-        });
     }
     Ok(out)
+}
+
+/// Whether a walked (non-folder) entry is locked: regular files are; symlinks are when they
+/// stay inside the root and point at a regular file (one that leaves the root is refused);
+/// sidecars, the lock itself, FIFOs, sockets and devices are not.
+fn classify(
+    root: &Path,
+    abs: PathBuf,
+    kind: std::fs::FileType,
+    rel: String,
+    lock_name: &str,
+) -> Result<Option<Target>, Error> {
+    if rel.ends_with(lock::SIDECAR_SUFFIX) || rel == lock_name {
+        return Ok(None);
+    }
+    let abs = if kind.is_symlink() {
+        let p = resolve_inside(root, &rel)
+            .map_err(|why| Error::usage(format!("{rel}: refusing a symlink that {why}")))?;
+        match std::fs::metadata(&p) {
+            Ok(m) if m.is_file() => p,
+            _ => return Ok(None),
+        }
+    } else if kind.is_file() {
+        abs
+    } else {
+        return Ok(None);
+    };
+    Ok(Some(Target { rel, abs }))
 }
 
 /// `arg` as a root-relative `/` path, by the real location of its folder (so a symlink keeps

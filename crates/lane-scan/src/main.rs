@@ -5,6 +5,9 @@ use clap::{CommandFactory, Parser};
 use lane_core::cli::{self, DocumentArgs, Generate};
 use lane_core::{Status, scan::ScanSection};
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const EXAMPLE: &str = "\
 Example (before pytest runs: fail fast on illegal suites):
   lane-scan \\
