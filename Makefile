@@ -27,7 +27,7 @@ test-rust:
 	LANES_PYTHON=$(CURDIR)/$(VPY) $(CARGO) test --workspace --release
 
 test-e2e: venv build
-	LANES_BIN_DIR=$(CURDIR)/$(BIN) $(VPY) -m pytest -p no:cacheprovider -q tests/e2e
+	LANES_BIN_DIR=$(CURDIR)/$(BIN) $(VPY) -m pytest -p no:cacheprovider -q -n auto tests/e2e
 
 # The bundled example, gated with a pinned clock and the venv's python first on PATH: APPROVE.
 DEMO_TODAY := 2026-12-01

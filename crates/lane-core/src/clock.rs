@@ -42,6 +42,7 @@ pub fn today(flag: Option<&str>) -> Result<Date, Error> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -158,6 +158,26 @@ impl Document {
             .insert(name.to_string(), raw(text.replace('\n', "\n  ")));
     }
 
+    /// [`Document::set_section`] without the detour through a `serde_json::Value`, for large
+    /// sections whose types already serialize in canonical key order: struct fields declared
+    /// in sorted order, maps sorted (`BTreeMap`). A type that breaks that rule produces a
+    /// section in the wrong key order; `presorted_sections_match_canonical_form` tests the
+    /// types that use this.
+    pub fn set_section_presorted<T: Serialize>(&mut self, name: &str, section: &T) {
+        let mut out = Indented {
+            out: Vec::new(),
+            indent: b"  ",
+        };
+        let formatter = serde_json::ser::PrettyFormatter::with_indent(b"  ");
+        let mut ser = serde_json::Serializer::with_formatter(&mut out, formatter);
+        section.serialize(&mut ser).unwrap_or_else(|e| {
+            // Our section types always serialize; a failure is a bug, not bad input.
+            panic!("section {name} failed to serialize: {e}")
+        });
+        let text = String::from_utf8(out.out).unwrap_or_else(|e| panic!("not UTF-8: {e}"));
+        self.root.insert(name.to_string(), raw(text));
+    }
+
     pub fn remove_section(&mut self, name: &str) -> Option<Value> {
         self.root
             .remove(name)
@@ -234,6 +254,30 @@ impl Document {
     }
 }
 
+/// A writer that indents every line after the first by `indent` (a section sits one level
+/// down in the document). JSON text holds newlines only between tokens, never inside strings.
+struct Indented {
+    out: Vec<u8>,
+    indent: &'static [u8],
+}
+
+impl std::io::Write for Indented {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut rest = buf;
+        while let Some(at) = rest.iter().position(|&b| b == b'\n') {
+            self.out.extend_from_slice(&rest[..=at]);
+            self.out.extend_from_slice(self.indent);
+            rest = &rest[at + 1..];
+        }
+        self.out.extend_from_slice(rest);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 fn raw(text: String) -> Box<RawValue> {
     RawValue::from_string(text).unwrap_or_else(|e| panic!("not JSON we wrote: {e}"))
 }
@@ -250,6 +294,7 @@ fn has_problems(section: &RawValue) -> bool {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -321,5 +366,71 @@ mod tests {
     fn section_without_problems_fails_closed() {
         let doc = Document::parse(br#"{"version":1,"lock":{"tool":"lane-lock"}}"#, "-").unwrap();
         assert!(doc.upstream_errors("tally", "-").is_err());
+    }
+
+    #[test]
+    fn presorted_sections_match_canonical_form() {
+        use crate::scan::{Attachments, Counts, Lane, ScanSection, ScanTest};
+        let full = Problem {
+            file: Some("tests/test_a.py".into()),
+            line: Some(3),
+            message: "two\nlines \"quoted\"".into(),
+            rule: "unmarked-test".into(),
+            severity: crate::Severity::Error,
+            test: Some("tests/test_a.py::test_x".into()),
+        };
+        let bare = Problem {
+            file: None,
+            line: None,
+            test: None,
+            ..full.clone()
+        };
+        let test = |attachments: Attachments, lane: Option<Lane>| ScanTest {
+            attachments,
+            file: "tests/test_a.py".into(),
+            id: "tests/test_a.py::TestX::test_y".into(),
+            lane,
+            lanes: vec![Lane::Merge, Lane::Witness],
+            line: 7,
+            marks: vec!["merge".into(), "witness".into()],
+            parametrized: true,
+        };
+        let section = ScanSection {
+            counts: Counts {
+                freeze: 1,
+                merge: 2,
+                unmarked: 3,
+                witness: 4,
+            },
+            files: vec!["tests/test_a.py".into()],
+            problems: vec![full, bare],
+            tests: vec![
+                test(
+                    Attachments {
+                        domain: Some("st.integers()".into()),
+                        fixtures: vec!["golden/a.txt".into()],
+                        locked_on: Some("2026-01-01".into()),
+                        owner: Some("ana".into()),
+                        shrinking: Some("shrinks to 0".into()),
+                    },
+                    None,
+                ),
+                test(Attachments::default(), Some(Lane::Freeze)),
+            ],
+            tool: "lane-scan".into(),
+        };
+        let mut slow = Document::empty();
+        slow.set_section("scan", &section);
+        slow.set_section("after", &serde_json::json!({"problems": []}));
+        let mut fast = Document::empty();
+        fast.set_section_presorted("scan", &section);
+        fast.set_section("after", &serde_json::json!({"problems": []}));
+        assert_eq!(
+            String::from_utf8(fast.to_bytes()).unwrap(),
+            String::from_utf8(slow.to_bytes()).unwrap()
+        );
+        // And the bytes read back as the same section.
+        let back: ScanSection = fast.section_as("scan", "<test>").unwrap().expect("scan");
+        assert_eq!(back, section);
     }
 }

@@ -65,13 +65,13 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     let name = path
         .file_name()
         .ok_or_else(|| Error::usage(format!("{}: not a file path", path.display())))?;
-    if let Ok(meta) = fs::symlink_metadata(path) {
-        if meta.is_dir() {
-            return Err(Error::io(
-                path,
-                io::Error::new(io::ErrorKind::IsADirectory, "is a folder, not a file"),
-            ));
-        }
+    if let Ok(meta) = fs::symlink_metadata(path)
+        && meta.is_dir()
+    {
+        return Err(Error::io(
+            path,
+            io::Error::new(io::ErrorKind::IsADirectory, "is a folder, not a file"),
+        ));
     }
     let mut tmp_name = std::ffi::OsString::from(".");
     tmp_name.push(name);
@@ -100,6 +100,7 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), Error> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

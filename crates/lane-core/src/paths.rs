@@ -81,6 +81,7 @@ pub fn resolve_inside(root: &Path, rel: &str) -> Result<PathBuf, Unsafe> {
 }
 
 #[cfg(all(test, unix))]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use std::fs;

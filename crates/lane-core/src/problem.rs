@@ -22,18 +22,19 @@ impl Severity {
 
 /// One finding. Only `error`s fail anything; warnings are shown, never counted.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+// Fields in key order: see `Document::set_section_presorted`.
 pub struct Problem {
-    /// Kebab-case rule id (see [`Rule`]); kept as a string so documents written by a newer
-    /// tool with rules this build does not know still travel.
-    pub rule: String,
-    pub severity: Severity,
-    pub message: String,
     /// Root-relative, `/`-separated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
     /// 1-based.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<u64>,
+    pub message: String,
+    /// Kebab-case rule id (see [`Rule`]); kept as a string so documents written by a newer
+    /// tool with rules this build does not know still travel.
+    pub rule: String,
+    pub severity: Severity,
     /// A pytest node id without parametrization.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub test: Option<String>,

@@ -255,6 +255,7 @@ fn wrap(text: &str, width: usize) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -48,47 +48,45 @@ impl std::fmt::Display for Lane {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+// Fields are declared in key order so the section serializes straight into canonical form
+// (see `Document::set_section_presorted`); keep them sorted.
 pub struct ScanSection {
-    pub tool: String,
-    /// Every collected test, sorted by id.
-    pub tests: Vec<ScanTest>,
     pub counts: Counts,
     /// Root-relative files that were scanned, sorted.
     #[serde(default)]
     pub files: Vec<String>,
     pub problems: Vec<Problem>,
+    /// Every collected test, sorted by id.
+    pub tests: Vec<ScanTest>,
+    pub tool: String,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counts {
-    pub merge: u64,
-    pub witness: u64,
     pub freeze: u64,
+    pub merge: u64,
     pub unmarked: u64,
+    pub witness: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ScanTest {
+    pub attachments: Attachments,
+    pub file: String,
     /// pytest node id relative to the rootdir, without parametrization.
     pub id: String,
-    pub file: String,
-    pub line: u64,
     /// The single lane, or null when there is none or more than one.
     pub lane: Option<Lane>,
     /// Every distinct lane that reaches the test, sorted.
     pub lanes: Vec<Lane>,
+    pub line: u64,
     /// Every mark name that reaches the test, sorted and unique.
     pub marks: Vec<String>,
     pub parametrized: bool,
-    pub attachments: Attachments,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Attachments {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub owner: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shrinking: Option<String>,
     /// Source text of the `@given(...)` arguments.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub domain: Option<String>,
@@ -97,6 +95,10 @@ pub struct Attachments {
     pub fixtures: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub locked_on: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shrinking: Option<String>,
 }
 
 impl ScanSection {

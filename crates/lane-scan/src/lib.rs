@@ -139,21 +139,47 @@ pub fn scan(options: &Options) -> Result<ScanSection, Error> {
     modules.sort_by(|a, b| a.abs.cmp(&b.abs));
 
     let tree = Tree::new(&modules, root);
+    // Modules are collected on every core, each into its own lists; concatenating them in
+    // module order keeps the result independent of scheduling.
+    let per_module: Vec<(Vec<TestFound>, Vec<Problem>)> = pool.install(|| {
+        modules
+            .par_iter()
+            .enumerate()
+            .map(|(i, module)| {
+                let mut found = Vec::new();
+                let mut found_problems = Vec::new();
+                if test_files.contains(&module.abs) {
+                    collect_module(&tree, &config, i, &mut found, &mut found_problems);
+                } else if module.abs.file_name().is_some_and(|n| n == "conftest.py") {
+                    rules::runtime_hooks(module, &mut found_problems);
+                }
+                (found, found_problems)
+            })
+            .collect()
+    });
     let mut collected = Vec::new();
-    for (i, module) in modules.iter().enumerate() {
-        if test_files.contains(&module.abs) {
-            collect_module(&tree, &config, i, &mut collected, &mut problems);
-        } else if module.abs.file_name().is_some_and(|n| n == "conftest.py") {
-            rules::runtime_hooks(module, &mut problems);
-        }
+    for (found, found_problems) in per_module {
+        collected.extend(found);
+        problems.extend(found_problems);
     }
     // Two definitions of one test id: the last one wins at import time.
     collected.sort_by(|a: &TestFound, b| a.id.cmp(&b.id));
     collected.dedup_by(|later, earlier| later.id == earlier.id);
 
-    let mut tests = Vec::with_capacity(collected.len());
-    for found in &collected {
-        tests.push(rules::check_test(&tree, found, &mut problems));
+    let checked: Vec<(ScanTest, Vec<Problem>)> = pool.install(|| {
+        collected
+            .par_iter()
+            .map(|found| {
+                let mut test_problems = Vec::new();
+                let test = rules::check_test(&tree, found, &mut test_problems);
+                (test, test_problems)
+            })
+            .collect()
+    });
+    let mut tests = Vec::with_capacity(checked.len());
+    for (test, test_problems) in checked {
+        tests.push(test);
+        problems.extend(test_problems);
     }
     let counts = count(&tests);
     rules::check_suite(&config, &counts, &tests, &mut problems);

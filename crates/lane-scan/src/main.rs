@@ -52,7 +52,7 @@ fn main() -> ExitCode {
             rootdir: args.rootdir.clone(),
         })?;
         let status = Status::from_problems(&section.problems);
-        doc.set_section(ScanSection::NAME, &section);
+        doc.set_section_presorted(ScanSection::NAME, &section);
         args.doc.emit("lane-scan", &doc, ScanSection::NAME, None)?;
         Ok(status)
     })

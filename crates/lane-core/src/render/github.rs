@@ -25,10 +25,10 @@ pub fn annotation(p: &Problem) -> String {
     }
     props.push(format!("title={}", escape_property(&p.rule)));
     let mut message = p.message.clone();
-    if let Some(test) = &p.test {
-        if !message.contains(test.as_str()) {
-            message.push_str(&format!(" ({test})"));
-        }
+    if let Some(test) = &p.test
+        && !message.contains(test.as_str())
+    {
+        message.push_str(&format!(" ({test})"));
     }
     format!("::{level} {}::{}", props.join(","), escape_data(&message))
 }
@@ -46,6 +46,7 @@ fn escape_property(s: &str) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use crate::rule::Rule;

@@ -39,10 +39,10 @@ pub fn one_line(p: &Problem) -> String {
         p.rule,
         p.message
     ));
-    if let Some(test) = &p.test {
-        if p.file.is_none() || !p.message.contains(test.as_str()) {
-            out.push_str(&format!(" ({test})"));
-        }
+    if let Some(test) = &p.test
+        && (p.file.is_none() || !p.message.contains(test.as_str()))
+    {
+        out.push_str(&format!(" ({test})"));
     }
     out
 }
