@@ -139,9 +139,11 @@ pub fn scan(options: &Options) -> Result<ScanSection, Error> {
     modules.sort_by(|a, b| a.abs.cmp(&b.abs));
 
     let tree = Tree::new(&modules, root);
-    // Modules are collected on every core, each into its own lists; concatenating them in
-    // module order keeps the result independent of scheduling.
-    let per_module: Vec<(Vec<TestFound>, Vec<Problem>)> = pool.install(|| {
+    // Each module is collected and its tests checked on one core, so the intermediate
+    // lists never exist for the whole tree at once. Test ids start with their module's path,
+    // so two modules never share one; concatenating in module order and sorting by id keeps
+    // the result independent of scheduling.
+    let per_module: Vec<(Vec<ScanTest>, Vec<Problem>)> = pool.install(|| {
         modules
             .par_iter()
             .enumerate()
@@ -153,34 +155,23 @@ pub fn scan(options: &Options) -> Result<ScanSection, Error> {
                 } else if module.abs.file_name().is_some_and(|n| n == "conftest.py") {
                     rules::runtime_hooks(module, &mut found_problems);
                 }
-                (found, found_problems)
+                // Two definitions of one test id: the last one wins at import time.
+                found.sort_by(|a: &TestFound, b| a.id.cmp(&b.id));
+                found.dedup_by(|later, earlier| later.id == earlier.id);
+                let tests = found
+                    .iter()
+                    .map(|t| rules::check_test(&tree, t, &mut found_problems))
+                    .collect();
+                (tests, found_problems)
             })
             .collect()
     });
-    let mut collected = Vec::new();
-    for (found, found_problems) in per_module {
-        collected.extend(found);
-        problems.extend(found_problems);
+    let mut tests = Vec::new();
+    for (module_tests, module_problems) in per_module {
+        tests.extend(module_tests);
+        problems.extend(module_problems);
     }
-    // Two definitions of one test id: the last one wins at import time.
-    collected.sort_by(|a: &TestFound, b| a.id.cmp(&b.id));
-    collected.dedup_by(|later, earlier| later.id == earlier.id);
-
-    let checked: Vec<(ScanTest, Vec<Problem>)> = pool.install(|| {
-        collected
-            .par_iter()
-            .map(|found| {
-                let mut test_problems = Vec::new();
-                let test = rules::check_test(&tree, found, &mut test_problems);
-                (test, test_problems)
-            })
-            .collect()
-    });
-    let mut tests = Vec::with_capacity(checked.len());
-    for (test, test_problems) in checked {
-        tests.push(test);
-        problems.extend(test_problems);
-    }
+    tests.sort_by(|a: &ScanTest, b| a.id.cmp(&b.id));
     let counts = count(&tests);
     rules::check_suite(&config, &counts, &tests, &mut problems);
     lane_core::problem::normalize(&mut problems);
