@@ -74,6 +74,11 @@ def test_gate_approves_the_bundled_example(invoice: Path):
     assert (out / "pytest-status").read_text() == "merge 0\nwitness 0\nfreeze 0\n"
     for lane in ("merge", "witness", "freeze"):
         assert (out / f"{lane}.xml").stat().st_size > 0
+    # the evidence before pytest is left for review, and the verdict carries it unchanged
+    evidence = json.loads((out / "evidence.json").read_text())
+    assert set(evidence) == {"version", "scan", "lock", "ledger"}
+    for section in ("scan", "lock", "ledger"):
+        assert verdict[section] == evidence[section], section
 
 
 def test_gate_rejects_the_agent_patch_with_each_reason(invoice: Path):
@@ -171,21 +176,23 @@ def github_lane_steps() -> list[tuple[str, str, bool]]:
     return steps
 
 
-def run_github_steps(repo: Path, summary: Path) -> int:
+def run_github_steps(repo: Path, summary: Path, extra: dict[str, str] | None = None
+                     ) -> subprocess.CompletedProcess:
+    """Runs the `lanes:` steps in order, each in its own shell with only files between them;
+    `extra` maps a step name to a script run right before it. Returns the tally step."""
     env = gate_env(LANES_TODAY=TODAY, GITHUB_STEP_SUMMARY=str(summary))
     env["PATH"] = str(BIN_DIR) + os.pathsep + env["PATH"]
-    status = 0
     for name, script, may_fail in github_lane_steps():
-        # GitHub runs `run:` with bash -e -o pipefail
-        proc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script],
-                              cwd=repo, capture_output=True, text=True, env=env, timeout=600)
-        if proc.returncode != 0 and not may_fail:
-            status = proc.returncode
-            if name != "lanes: tally":
+        for before in ([extra[name]] if extra and name in extra else []) + [script]:
+            # GitHub runs `run:` with bash -e -o pipefail
+            proc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c",
+                                   before], cwd=repo, capture_output=True, text=True, env=env,
+                                  timeout=600)
+            if name == "lanes: tally" and before is script:
+                return proc
+            if proc.returncode != 0 and not may_fail:
                 raise AssertionError(f"step {name!r} failed: {proc.stderr}")
-        if name == "lanes: tally":
-            return proc.returncode
-    return status
+    raise AssertionError("the workflow has no `lanes: tally` step")
 
 
 def test_github_recipe_has_the_three_lanes_as_steps():
@@ -204,8 +211,8 @@ def test_github_steps_give_the_same_tally_as_lane_gate(tmp_path: Path, patched: 
         patched_repo(steps)
     single = gate(one, "--today", TODAY)
     summary = tmp_path / "summary.md"
-    status = run_github_steps(steps, summary)
-    assert status == single.returncode, single.stderr
+    tally = run_github_steps(steps, summary)
+    assert tally.returncode == single.returncode, single.stderr + tally.stderr
     gated = json.loads((one / "out" / "lanes" / "verdict.json").read_text())
     stepped = json.loads((steps / "out" / "lanes" / "verdict.json").read_text())
     assert stepped["tally"] == gated["tally"]
@@ -214,35 +221,89 @@ def test_github_steps_give_the_same_tally_as_lane_gate(tmp_path: Path, patched: 
     # the step summary holds the markdown verdict lane-gate printed
     assert summary.read_text() == single.stdout
     assert gated["tally"]["decision"] == ("reject" if patched else "approve")
+    # --format github: one workflow annotation per error that decided, nothing else on stdout
+    lines = tally.stdout.splitlines()
+    assert all(line.startswith("::") for line in lines), lines
+    errors = [line for line in lines if line.startswith("::error ")]
+    assert len(errors) == len(gated["tally"]["reasons"]), lines
+    for reason in gated["tally"]["reasons"]:
+        assert any(f"title={reason['rule']}::" in line for line in errors), reason
+        if "file" in reason:
+            assert any(f"file={reason['file']}" in line for line in errors), reason
+    if patched:
+        assert any(line.startswith("::error file=tests/test_invoice_merge.py,line=")
+                   and "title=unconditional-skip::" in line for line in errors), errors
+
+
+def test_github_review_step_sees_the_lock_and_ledger_edits(tmp_path: Path):
+    # The optional "Review lock and ledger edits" step of docs/ci.md, run before the tally with
+    # the pull request's base as HEAD~1: the same lock_diff and ledger_diff as lane-gate --base.
+    text = (REPO / "docs" / "ci.md").read_text()
+    block = re.search(r"To review lock and ledger edits.*?```yaml\n(.*?)```", text, re.S).group(1)
+    script = "\n".join(line[10:] for line in
+                       re.search(r"\n        run: \|\n((?:          .*\n?)+)", block)
+                       .group(1).splitlines())
+    assert "${{ github.base_ref }}" in script
+    script = script.replace("origin/${{ github.base_ref }}", "HEAD~1")
+    src = REPO / "examples" / "invoice"
+    one = patched_repo(copy_tree(src, tmp_path / "one"))
+    steps = patched_repo(copy_tree(src, tmp_path / "steps"))
+    single = gate(one, "--base", "HEAD~1", "--today", TODAY)
+    assert single.returncode == 1, single.stderr
+    tally = run_github_steps(steps, tmp_path / "summary.md", {"lanes: tally": script})
+    assert tally.returncode == 1, tally.stderr
+    gated = json.loads((one / "out" / "lanes" / "verdict.json").read_text())
+    stepped = json.loads((steps / "out" / "lanes" / "verdict.json").read_text())
+    for section in ("scan", "lock", "ledger"):
+        assert stepped[section] == gated[section], section
+    for section in ("lock_diff", "ledger_diff"):
+        # the files compared are named as each was given (the gate's base is a temporary file)
+        for doc in (stepped, gated):
+            doc[section].pop("base", None)
+            doc[section].pop("head", None)
+        assert stepped[section] == gated[section], section
+    rules = reason_rules(stepped)
+    assert {"lock-batched-with-behavior", "lock-entry-moved", "ticket-renewed",
+            "expired-ticket", "unconditional-skip"} <= rules, rules
+    assert any("title=lock-batched-with-behavior::" in line
+               for line in tally.stdout.splitlines()), tally.stdout
 
 
 # ---- the Makefile's demo targets ----
 
-def make(target: str) -> subprocess.CompletedProcess:
-    # build and venv are taken as done (`make test` builds first): only the demo itself runs.
+def make(target: str, checkout: Path) -> subprocess.CompletedProcess:
+    """`make TARGET` with the repository's own Makefile, in a copy of the files the demos use:
+    `make demo` writes into examples/invoice, which the other tests copy while they run."""
     if shutil.which("make") is None:
         pytest.skip("make is not installed")
+    shutil.copy2(REPO / "Makefile", checkout / "Makefile")
+    shutil.copytree(REPO / "scripts", checkout / "scripts")
+    copy_tree(REPO / "examples", checkout / "examples")
+    shutil.rmtree(checkout / "examples" / "invoice" / "out", ignore_errors=True)
+    (checkout / "target").mkdir()  # where `make build` puts the binaries
+    # build and venv are taken as done (`make test` builds first): only the demo itself runs.
     venv = Path(PYTHON).parent.parent
     return subprocess.run(["make", "--no-print-directory", "-o", "build", "-o", "venv", target,
                            f"BIN={BIN_DIR}", f"VENV={venv}"],
-                          cwd=REPO, capture_output=True, text=True, env=gate_env(), timeout=900)
+                          cwd=checkout, capture_output=True, text=True, env=gate_env(),
+                          timeout=900)
 
 
-def test_make_demo_approves():
-    proc = make("demo")
+def test_make_demo_approves(tmp_path: Path):
+    proc = make("demo", tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "lane-tally: **approve**" in proc.stdout
-    verdict = json.loads((REPO / "examples" / "invoice" / "out" / "lanes" / "verdict.json")
+    verdict = json.loads((tmp_path / "examples" / "invoice" / "out" / "lanes" / "verdict.json")
                          .read_text())
     assert verdict["tally"]["decision"] == "approve"
 
 
-def test_make_demo_patch_rejects_with_the_expected_reasons():
-    proc = make("demo-patch")
+def test_make_demo_patch_rejects_with_the_expected_reasons(tmp_path: Path):
+    proc = make("demo-patch", tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "lane-tally: **reject**" in proc.stdout
     assert "demo-patch: rejected, as it should be" in proc.stdout
-    verdict = json.loads((REPO / "target" / "demo-patch" / "verdict.json").read_text())
+    verdict = json.loads((tmp_path / "target" / "demo-patch" / "verdict.json").read_text())
     rules = reason_rules(verdict)
     for expected in ("unconditional-skip", "lock-batched-with-behavior", "expired-ticket"):
         assert expected in rules
@@ -417,3 +478,73 @@ def test_gate_runs_pytest_once_per_lane_with_the_pinned_environment(invoice: Pat
         assert "--strict-markers" in args and "-q" in args, args
         assert args[args.index("-p") + 1] == "no:cacheprovider", args
         assert f"--junitxml=out/lanes/{lane}.xml" in args, args
+
+
+# ---- what the script itself promises ----
+
+def test_gate_takes_an_empty_lane_for_what_it_is(invoice: Path):
+    # No freeze test: pytest -m freeze exits 5. That is recorded, not a crash: the gate goes on,
+    # and a suite whose merge and witness lanes pass is approved.
+    (invoice / "tests" / "test_invoice_freeze.py").unlink()
+    (invoice / "freeze_ledger.json").write_text("[]\n")
+    proc = gate(invoice, "--today", TODAY)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = invoice / "out" / "lanes"
+    assert (out / "pytest-status").read_text() == "merge 0\nwitness 0\nfreeze 5\n"
+    assert "pytest -m freeze: exit 5, no tests in this lane" in proc.stderr
+    verdict = json.loads((out / "verdict.json").read_text())
+    assert verdict["tally"]["decision"] == "approve"
+    assert verdict["tally"]["lanes"]["freeze"]["tests"] == 0
+
+
+def test_gate_status_is_the_tally_s_not_pytest_s(invoice: Path):
+    # A failing merge lane (pytest exit 1) next to passing ones: the statuses are recorded one
+    # per lane, never OR-ed; the gate exits 1 because the tally rejects.
+    invoice_py = invoice / "invoice.py"
+    invoice_py.write_text(invoice_py.read_text().replace("return applied + credit",
+                                                         "return applied"))
+    proc = gate(invoice, "--today", TODAY)
+    out = invoice / "out" / "lanes"
+    assert (out / "pytest-status").read_text() == "merge 1\nwitness 0\nfreeze 0\n"
+    verdict = json.loads((out / "verdict.json").read_text())
+    assert proc.returncode == 1 and verdict["tally"]["decision"] == "reject"
+    assert "merge-failed" in reason_rules(verdict)
+
+
+@pytest.mark.parametrize("shell", [["dash"], ["bash", "--posix"], ["busybox", "sh"]],
+                         ids=["dash", "bash-posix", "busybox"])
+def test_gate_runs_under_plain_posix_shells(tmp_path: Path, shell: list[str]):
+    if shutil.which(shell[0]) is None:
+        pytest.skip(f"{shell[0]} is not installed")
+    repo = patched_repo(copy_tree(REPO / "examples" / "invoice", tmp_path / "invoice"))
+    proc = subprocess.run([*shell, str(GATE), "--base", "HEAD~1", "--today", TODAY], cwd=repo,
+                          capture_output=True, text=True, env=gate_env(), timeout=900)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    verdict = json.loads((repo / "out" / "lanes" / "verdict.json").read_text())
+    assert {"unconditional-skip", "lock-batched-with-behavior", "expired-ticket",
+            "ticket-renewed"} <= reason_rules(verdict)
+    assert proc.stdout == (repo / "out" / "lanes" / "verdict.md").read_text()
+
+
+def test_gate_script_is_plain_posix_sh():
+    script = GATE.read_text()
+    assert script.startswith("#!/bin/sh\n")
+    code = "\n".join(line for line in script.splitlines() if not line.lstrip().startswith("#"))
+    for bashism in ("[[", "function ", "local ", "pipefail", "<<<", "$'", "declare ", "${!",
+                    "source ", "&>", "$RANDOM", "==", "echo -e", "shopt", "let "):
+        assert bashism not in code, bashism
+    if shutil.which("dash"):
+        assert subprocess.run(["dash", "-n", str(GATE)]).returncode == 0
+    # the commands it runs: the shell's builtins, POSIX utilities, git and the four tools
+    # (through $SCAN, $LOCK, $LEDGER, $TALLY); nothing else, e.g. no python, jq or tar
+    for tool in ("python3", "jq", "tar ", "curl", "perl", "awk", "realpath", "readlink"):
+        assert tool not in code, tool
+
+
+def test_gate_output_files_are_exactly_the_promised_ones(invoice: Path):
+    proc = gate(invoice, "--today", TODAY, "--out", "gate-out")
+    assert proc.returncode == 0, proc.stderr
+    names = sorted(p.name for p in (invoice / "gate-out").iterdir())
+    assert names == ["evidence.json", "freeze.log", "freeze.xml", "merge.log", "merge.xml",
+                     "pytest-status", "verdict.json", "verdict.md", "witness.log",
+                     "witness.xml"]
