@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 import shutil
 import subprocess
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_pytest, run_tool
+from conftest import run_pytest, run_tool, tool_path
 
 TODAY = "2026-09-18"
 
@@ -168,6 +169,17 @@ def test_scan_then_verify_on_the_invoice_example(invoice: Path) -> None:
     assert verify.code == 0, verify.stdout + verify.stderr
     doc = verify.json()
     assert doc["scan"] == scan.json()["scan"]
+    # The scan section travels byte for byte (keys are sorted: "scan" comes before "version").
+    start, end = scan.stdout.index('\n  "scan": '), scan.stdout.index('\n  "version": ')
+    assert scan.stdout[start:end] in verify.stdout
+
+    # The same through a real pipe, as a CI step writes it.
+    piped = subprocess.run(
+        f'"{tool_path("lane-scan")}" | "{tool_path("lane-lock")}" verify', shell=True,
+        cwd=invoice, capture_output=True, text=True, timeout=300,
+        env={k: v for k, v in os.environ.items() if k != "LANES_TODAY"})
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stdout == verify.stdout
     locked = {f["path"] for f in doc["lock"]["files"] if f["status"] == "ok"}
     assert set(fixtures) <= locked
     assert not [p for p in doc["lock"]["problems"] if p["severity"] == "error"]

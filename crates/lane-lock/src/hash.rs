@@ -175,5 +175,16 @@ mod tests {
         assert!(status.success());
         assert!(matches!(hash_file(&fifo), Err(HashError::NotRegular)));
         assert!(matches!(hash_file(dir.path()), Err(HashError::NotRegular)));
+        // Devices: an endless one and an empty one, neither read.
+        for device in ["/dev/zero", "/dev/null"] {
+            assert!(
+                matches!(hash_file(Path::new(device)), Err(HashError::NotRegular)),
+                "{device}"
+            );
+            assert!(
+                matches!(read_regular(Path::new(device)), Err(HashError::NotRegular)),
+                "{device}"
+            );
+        }
     }
 }

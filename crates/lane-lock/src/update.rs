@@ -154,7 +154,7 @@ pub fn lock(place: &Place, opts: &LockOptions) -> Result<UpdateSection, Error> {
     };
     let bytes = lockfile.to_bytes();
     if old.as_ref().map(|(_, b)| b) != Some(&bytes) {
-        lane_core::io::atomic_write(&place.lock, &bytes)?;
+        lane_core::io::atomic_write(&place.lock, &bytes).map_err(|e| named(e, &lock_name))?;
     }
     if opts.sidecar {
         for t in &targets {
@@ -168,12 +168,22 @@ pub fn lock(place: &Place, opts: &LockOptions) -> Result<UpdateSection, Error> {
             })?;
             let content = format!("{}\n", entry.sha256);
             if std::fs::read(&path).ok().as_deref() != Some(content.as_bytes()) {
-                lane_core::io::atomic_write(&path, content.as_bytes())?;
+                lane_core::io::atomic_write(&path, content.as_bytes())
+                    .map_err(|e| named(e, &rel))?;
             }
             section.sidecars.push(rel);
         }
     }
     Ok(section)
+}
+
+/// An I/O error renamed to the file's display name (root-relative), so a message never shows
+/// the joined or absolute path.
+fn named(e: Error, name: &str) -> Error {
+    match e {
+        Error::Io { source, .. } => Error::io(name, source),
+        other => other,
+    }
 }
 
 /// Runs `lock` and builds the report document: the `--input` document when given, otherwise

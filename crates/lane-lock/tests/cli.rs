@@ -848,3 +848,395 @@ proptest::proptest! {
         }
     }
 }
+
+/// Runs `lane-lock` behind a command prefix (`timeout`, `setpriv`, a shell with `ulimit`).
+fn run_wrapped(dir: &Path, prefix: &[&str], args: &[&str]) -> Out {
+    let (program, rest) = prefix.split_first().expect("a prefix");
+    let out = Command::new(program)
+        .args(rest)
+        .arg(env!("CARGO_BIN_EXE_lane-lock"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("LANES_TODAY")
+        .stdin(Stdio::null())
+        .output()
+        .expect("spawn");
+    Out {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Every name in `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .expect("ls")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn report_formats_and_another_lock_file() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let root = dir.path();
+    write(root, "fx/a.txt", b"abd");
+    write(
+        root,
+        "locks/other.lock",
+        lock_json(&[("fx/a.txt", ABC, 3)]).as_bytes(),
+    );
+    // --lock names another lock file; the default lanes.lock does not exist.
+    let out = run_in(root, &["--lock", "locks/other.lock", "verify"], b"");
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let section = out.lock();
+    assert_eq!(section.lock.as_deref(), Some("locks/other.lock"));
+    assert_eq!(out.rules("lock"), ["digest-moved"]);
+    let actual = lane_lock::hash::sha256_bytes(b"abd");
+
+    // github: one annotation per problem, with the file; markdown: a table. Same exit status,
+    // and --output still writes the JSON document.
+    let gh = run_in(
+        root,
+        &["--lock", "locks/other.lock", "verify", "--format", "github"],
+        b"",
+    );
+    assert_eq!(gh.code, 1);
+    assert!(
+        gh.stdout
+            .starts_with("::error file=fx/a.txt,title=digest-moved::"),
+        "{}",
+        gh.stdout
+    );
+    assert!(gh.stdout.contains(ABC) && gh.stdout.contains(&actual));
+    let md = run_in(
+        root,
+        &[
+            "--lock",
+            "locks/other.lock",
+            "verify",
+            "--format",
+            "markdown",
+            "--output",
+            "evidence.json",
+        ],
+        b"",
+    );
+    assert_eq!(md.code, 1);
+    assert!(
+        md.stdout.contains("| error | `digest-moved` | fx/a.txt |"),
+        "{}",
+        md.stdout
+    );
+    let written: Value =
+        serde_json::from_slice(&fs::read(root.join("evidence.json")).expect("out")).expect("json");
+    assert_eq!(written["lock"]["files"][0]["actual"], actual.as_str());
+
+    // lock --lock writes that file, not lanes.lock.
+    let out = run_in(
+        root,
+        &[
+            "--lock",
+            "locks/other.lock",
+            "lock",
+            "fx/a.txt",
+            "--today",
+            "2026-02-02",
+        ],
+        b"",
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.update().lock, "locks/other.lock");
+    assert!(!root.join("lanes.lock").exists());
+    let out = run_in(root, &["--lock", "locks/other.lock", "verify"], b"");
+    assert_eq!(out.code, 0, "{}", out.stdout);
+}
+
+#[test]
+fn diff_exit_status_follows_each_kind_of_edit() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let root = dir.path();
+    let base = lock_json(&[("fx/a.txt", ABC, 3), ("fx/b.txt", EMPTY, 0)]);
+    write(root, "base.lock", base.as_bytes());
+    let cases: &[(&str, String, i32, &[&str])] = &[
+        ("same", base.clone(), 0, &[]),
+        (
+            "added only",
+            lock_json(&[
+                ("fx/a.txt", ABC, 3),
+                ("fx/b.txt", EMPTY, 0),
+                ("fx/c.txt", ABC, 3),
+            ]),
+            0,
+            &[],
+        ),
+        (
+            "removed only",
+            lock_json(&[("fx/a.txt", ABC, 3)]),
+            1,
+            &["lock-entry-removed"],
+        ),
+        (
+            "moved only",
+            lock_json(&[("fx/a.txt", EMPTY, 0), ("fx/b.txt", EMPTY, 0)]),
+            1,
+            &["lock-entry-moved"],
+        ),
+        // A new locked_on alone is not a move: the bytes are the same.
+        (
+            "relocked, same bytes",
+            base.replace("2026-01-01", "2026-02-02"),
+            0,
+            &[],
+        ),
+    ];
+    for (name, head, code, rules) in cases {
+        write(root, "head.lock", head.as_bytes());
+        let out = run_in(root, &["diff", "base.lock", "head.lock"], b"");
+        assert_eq!(out.code, *code, "{name}: {}", out.stderr);
+        assert_eq!(out.rules("lock_diff"), *rules, "{name}");
+        // HEAD from stdin gives the same section (but for its name).
+        let piped = run_in(root, &["diff", "base.lock", "-"], head.as_bytes());
+        assert_eq!(piped.code, *code, "{name} (stdin): {}", piped.stderr);
+        let (mut a, mut b) = (out.diff(), piped.diff());
+        assert_eq!(b.head, "-");
+        (a.head, b.head) = (String::new(), String::new());
+        assert_eq!(a, b, "{name}");
+    }
+    // Code changed alongside a move is batched; alongside only an addition it is not.
+    write(root, "changed.txt", b"src/app.py\n");
+    write(
+        root,
+        "head.lock",
+        lock_json(&[
+            ("fx/a.txt", ABC, 3),
+            ("fx/b.txt", EMPTY, 0),
+            ("fx/c.txt", ABC, 3),
+        ])
+        .as_bytes(),
+    );
+    let out = run_in(
+        root,
+        &["diff", "base.lock", "head.lock", "--changed", "changed.txt"],
+        b"",
+    );
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert!(out.rules("lock_diff").is_empty());
+    // An empty --reason explains nothing.
+    let out = run_in(
+        root,
+        &["diff", "base.lock", "head.lock", "--reason", " "],
+        b"",
+    );
+    assert_eq!(out.code, 2);
+    assert!(out.stdout.is_empty());
+}
+
+/// A write that fails half-way (the file-size limit is 0, so the temporary file cannot be
+/// filled): the old lock stays byte-identical and no temporary file is left.
+#[cfg(unix)]
+#[test]
+fn a_write_failing_midway_keeps_the_old_lock() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let root = dir.path();
+    write(root, "a.txt", b"abc");
+    assert_eq!(
+        run_in(root, &["lock", "a.txt", "--today", "2026-01-01"], b"").code,
+        0
+    );
+    let before = fs::read(root.join("lanes.lock")).expect("lock");
+    write(root, "a.txt", b"changed bytes");
+    let out = run_wrapped(
+        root,
+        &["sh", "-c", "trap '' XFSZ; ulimit -f 0; exec \"$@\"", "sh"],
+        &["lock", "a.txt", "--today", "2026-02-02"],
+    );
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stdout.is_empty());
+    assert!(
+        out.stderr.starts_with("lane-lock: error: lanes.lock"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(fs::read(root.join("lanes.lock")).expect("lock"), before);
+    assert_eq!(names(root), ["a.txt", "lanes.lock"]);
+}
+
+/// The lock's folder is read-only for the process (as root, the command runs as `nobody`):
+/// the lock cannot be replaced, the old one stays byte-identical, no temporary file is left.
+#[cfg(unix)]
+#[test]
+fn a_read_only_folder_keeps_the_old_lock() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let dir = tempfile::tempdir().expect("tmp");
+    fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).expect("chmod");
+    let root = dir.path().join("root");
+    write(&root, "a.txt", b"abc");
+    assert_eq!(
+        run_in(&root, &["lock", "a.txt", "--today", "2026-01-01"], b"").code,
+        0
+    );
+    let before = fs::read(root.join("lanes.lock")).expect("lock");
+    write(&root, "a.txt", b"changed bytes");
+    fs::set_permissions(&root, fs::Permissions::from_mode(0o555)).expect("chmod");
+    let as_root = fs::metadata(root.join("a.txt")).expect("meta").uid() == 0;
+    let mut prefix = vec!["env"];
+    if as_root {
+        prefix = vec![
+            "setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+        ];
+    }
+    // The folder really is read-only for the process that runs the tool.
+    let probe = Command::new(prefix[0])
+        .args(&prefix[1..])
+        .args(["sh", "-c", "echo x > probe"])
+        .current_dir(&root)
+        .stderr(Stdio::null())
+        .status()
+        .expect("probe");
+    let out = run_wrapped(&root, &prefix, &["lock", "a.txt", "--today", "2026-02-02"]);
+    fs::set_permissions(&root, fs::Permissions::from_mode(0o755)).expect("chmod");
+    assert!(!probe.success(), "the folder should be read-only");
+    assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+    assert!(out.stdout.is_empty());
+    assert!(
+        out.stderr.starts_with("lane-lock: error: lanes.lock") && out.stderr.contains("ermission"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(fs::read(root.join("lanes.lock")).expect("lock"), before);
+    assert_eq!(names(&root), ["a.txt", "lanes.lock"]);
+}
+
+/// FIFOs and devices are never opened for reading: not when a folder is locked, not when a
+/// sha256sum line or a lock entry names one, not when a sidecar is one. A tool that read a
+/// FIFO would block (the `timeout` wrapper turns that into exit 124); one that read
+/// `/dev/zero`'s twin would never finish.
+#[cfg(unix)]
+#[test]
+fn fifos_and_devices_are_never_read_anywhere() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let root = dir.path();
+    write(root, "fx/a.txt", b"abc");
+    let mkfifo = |rel: &str| {
+        let ok = Command::new("mkfifo")
+            .arg(root.join(rel))
+            .status()
+            .expect("mkfifo");
+        assert!(ok.success());
+    };
+    mkfifo("fx/pipe");
+    // A character device like /dev/zero inside the root (needs root to create).
+    let device = Command::new("mknod")
+        .arg(root.join("fx/zero"))
+        .args(["c", "1", "5"])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !device {
+        eprintln!("mknod refused (not root): the device part of this test is not run");
+    }
+    let timeout = ["timeout", "20"];
+
+    // Locking the folder skips them.
+    let out = run_wrapped(root, &timeout, &["lock", "fx", "--today", "2026-01-01"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let added: Vec<String> = out.update().added.into_iter().map(|e| e.path).collect();
+    assert_eq!(added, ["fx/a.txt"]);
+    // Naming one directly is refused.
+    let mut special = vec!["fx/pipe"];
+    if device {
+        special.push("fx/zero");
+    }
+    let before = fs::read(root.join("lanes.lock")).expect("lock");
+    for name in &special {
+        let out = run_wrapped(root, &timeout, &["lock", name, "--today", "2026-01-01"]);
+        assert_eq!(out.code, 2, "{name}: {}", out.stderr);
+        assert!(out.stderr.contains("never read"), "{}", out.stderr);
+    }
+    assert_eq!(fs::read(root.join("lanes.lock")).expect("lock"), before);
+
+    // Lock entries and sha256sum lines that name them: missing-file, not read.
+    let mut entries = vec![("fx/a.txt", ABC, 3)];
+    for name in &special {
+        entries.push((name, EMPTY, 0));
+    }
+    write(root, "lanes.lock", lock_json(&entries).as_bytes());
+    let sums: String = special
+        .iter()
+        .map(|n| format!("{EMPTY}  {}\n", n.trim_start_matches("fx/")))
+        .collect();
+    write(root, "fx/SUMS.sha256", sums.as_bytes());
+    let out = run_wrapped(root, &timeout, &["verify"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let section = out.lock();
+    let not_read: Vec<&str> = section
+        .files
+        .iter()
+        .filter(|f| f.status == FileStatus::Missing)
+        .map(|f| f.path.as_str())
+        .collect();
+    assert_eq!(not_read.len(), 2 * special.len(), "{:?}", section.files);
+    assert!(
+        section
+            .files
+            .iter()
+            .all(|f| f.path == "fx/a.txt" || f.actual.is_none())
+    );
+    assert!(
+        section
+            .problems
+            .iter()
+            .all(|p| p.rule == "missing-file" && p.message.contains("not a regular file")),
+        "{:?}",
+        section.problems
+    );
+    fs::remove_file(root.join("fx/SUMS.sha256")).expect("rm");
+
+    // A sidecar that is a FIFO is not read either: the tool stops (exit 2) instead of blocking.
+    mkfifo("fx/a.txt.sha256");
+    let out = run_wrapped(root, &timeout, &["verify"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("fx/a.txt.sha256") && out.stderr.contains("not a regular file"),
+        "{}",
+        out.stderr
+    );
+}
+
+/// Other sections leave verify and diff byte for byte as they came: key order, spacing,
+/// number spelling (`1.0`, `1e2`, integers beyond 64 bits, `-0.0`) and string escapes.
+#[test]
+fn other_sections_pass_through_byte_for_byte() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let root = dir.path();
+    write(root, "fx/a.txt", b"abc");
+    write(
+        root,
+        "lanes.lock",
+        lock_json(&[("fx/a.txt", ABC, 3)]).as_bytes(),
+    );
+    let scan = r#"{"tool":"lane-scan", "tests":[{"id":"t.py::test_w","file":"t.py","line":3,"lane":"witness","lanes":["witness"],"marks":["witness"],"parametrized":false,"attachments":{"fixtures":["fx/a.txt"]}}],"counts":{"merge":0,"witness":1,"freeze":0,"unmarked":0},"problems":[{"severity":"warning","rule":"runtime-hook","message":"caf\u00e9 \/ \"q\""}]}"#;
+    let ledger = r#"{ "z": 1.0,   "a": [1e2, 123456789012345678901234567890, -0.0, "\ud83d\ude00"],
+    "problems": [] }"#;
+    let future = r#"[ "x-future",{"b":null , "a":true} ]"#;
+    let input = format!(
+        "{{\"x-future\": {future},\n \"version\": 1, \"scan\": {scan}, \"ledger\": {ledger}}}"
+    );
+    for args in [&["verify"][..], &["diff", "lanes.lock", "lanes.lock"][..]] {
+        let out = run_in(root, args, input.as_bytes());
+        assert_eq!(out.code, 0, "{args:?}: {}", out.stderr);
+        for raw in [scan, ledger, future] {
+            assert!(
+                out.stdout.contains(raw),
+                "{args:?}: section not passed through byte for byte: {raw}\n{}",
+                out.stdout
+            );
+        }
+    }
+}
