@@ -118,7 +118,11 @@ fn write(target: &Target<'_>, tickets: &[Ticket]) -> Result<(), Error> {
     if again.len() != tickets.len() {
         return Err(refuse(target, "the new ledger did not validate"));
     }
-    lane_core::io::atomic_write(target.path, &bytes)
+    // Named as everywhere else (root-relative), never by the joined or absolute path.
+    lane_core::io::atomic_write(target.path, &bytes).map_err(|e| match e {
+        Error::Io { source, .. } => Error::io(target.name, source),
+        other => other,
+    })
 }
 
 fn read_valid(target: &Target<'_>) -> Result<Vec<Ticket>, Error> {

@@ -207,7 +207,10 @@ impl Ledger {
         match std::fs::symlink_metadata(path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Ledger::default()),
             _ => {
-                let bytes = lane_core::io::read_file(path)?;
+                let bytes = lane_core::io::read_file(path).map_err(|e| match e {
+                    Error::Io { source, .. } => Error::io(name, source),
+                    other => other,
+                })?;
                 let mut ledger = Ledger::parse(&bytes, name)?;
                 ledger.exists = true;
                 Ok(ledger)
@@ -235,7 +238,7 @@ impl Ledger {
         };
         let lines = element_lines(bytes);
         // serde_json keeps the last of two equal keys; a row that says two things is refused.
-        let repeated: Vec<RepeatedKeys> = serde_json::from_slice(bytes).unwrap_or_default();
+        let keys: Vec<RowKeys> = serde_json::from_slice(bytes).unwrap_or_default();
         let rows = items
             .into_iter()
             .enumerate()
@@ -245,11 +248,24 @@ impl Ledger {
                     .and_then(Value::as_str)
                     .map(str::to_string);
                 let mut ticket = ticket_from_value(&raw);
-                if let Some(RepeatedKeys(keys)) = repeated.get(i)
-                    && !keys.is_empty()
+                let row_keys = keys.get(i);
+                if let (Err(issues), Some(text)) =
+                    (&mut ticket, row_keys.and_then(|k| k.seed_number.as_deref()))
+                {
+                    // A number serde_json could only read as a float (beyond 64 bits, or
+                    // `1e3`) is shown as written, not as its rounded float.
+                    for issue in issues.iter_mut().filter(|i| i.field == "seed") {
+                        issue.message = format!(
+                            "seed must be an integer that fits in 64 bits, found {}",
+                            clip(text)
+                        );
+                    }
+                }
+                if let Some(RowKeys { repeated, .. }) = row_keys
+                    && !repeated.is_empty()
                 {
                     let mut issues = ticket.err().unwrap_or_default();
-                    for key in keys {
+                    for key in repeated {
                         issues.push(FieldIssue::new(
                             key,
                             format!("field {key:?} appears more than once in the row"),
@@ -529,59 +545,80 @@ fn date_field(map: &Map<String, Value>, field: &str, issues: &mut Vec<FieldIssue
     }
 }
 
-/// The keys a top-level row object repeats (empty for anything that is not an object).
+/// What the typed row cannot tell: the keys a top-level row object repeats, and the `seed`
+/// as written when it is a number (all empty for anything that is not an object).
 #[derive(Debug, Default)]
-struct RepeatedKeys(Vec<String>);
+struct RowKeys {
+    repeated: Vec<String>,
+    seed_number: Option<String>,
+}
 
-impl<'de> serde::Deserialize<'de> for RepeatedKeys {
+impl<'de> serde::Deserialize<'de> for RowKeys {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct Visit;
         impl<'de> serde::de::Visitor<'de> for Visit {
-            type Value = RepeatedKeys;
+            type Value = RowKeys;
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str("any JSON value")
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
-            ) -> Result<RepeatedKeys, A::Error> {
+            ) -> Result<RowKeys, A::Error> {
                 let mut seen = std::collections::BTreeSet::new();
-                let mut repeated = Vec::new();
+                let mut row = RowKeys::default();
                 while let Some(key) = map.next_key::<String>()? {
-                    map.next_value::<serde::de::IgnoredAny>()?;
-                    if !seen.insert(key.clone()) && !repeated.contains(&key) {
-                        repeated.push(key);
+                    if key == "seed" {
+                        let raw: Box<serde_json::value::RawValue> = map.next_value()?;
+                        let text = raw.get();
+                        row.seed_number = text
+                            .starts_with(|c: char| c == '-' || c.is_ascii_digit())
+                            .then(|| text.to_string());
+                    } else {
+                        map.next_value::<serde::de::IgnoredAny>()?;
+                    }
+                    if !seen.insert(key.clone()) && !row.repeated.contains(&key) {
+                        row.repeated.push(key);
                     }
                 }
-                Ok(RepeatedKeys(repeated))
+                Ok(row)
             }
             fn visit_seq<A: serde::de::SeqAccess<'de>>(
                 self,
                 mut seq: A,
-            ) -> Result<RepeatedKeys, A::Error> {
+            ) -> Result<RowKeys, A::Error> {
                 while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
-                Ok(RepeatedKeys::default())
+                Ok(RowKeys::default())
             }
-            fn visit_bool<E>(self, _: bool) -> Result<RepeatedKeys, E> {
-                Ok(RepeatedKeys::default())
+            fn visit_bool<E>(self, _: bool) -> Result<RowKeys, E> {
+                Ok(RowKeys::default())
             }
-            fn visit_i64<E>(self, _: i64) -> Result<RepeatedKeys, E> {
-                Ok(RepeatedKeys::default())
+            fn visit_i64<E>(self, _: i64) -> Result<RowKeys, E> {
+                Ok(RowKeys::default())
             }
-            fn visit_u64<E>(self, _: u64) -> Result<RepeatedKeys, E> {
-                Ok(RepeatedKeys::default())
+            fn visit_u64<E>(self, _: u64) -> Result<RowKeys, E> {
+                Ok(RowKeys::default())
             }
-            fn visit_f64<E>(self, _: f64) -> Result<RepeatedKeys, E> {
-                Ok(RepeatedKeys::default())
+            fn visit_f64<E>(self, _: f64) -> Result<RowKeys, E> {
+                Ok(RowKeys::default())
             }
-            fn visit_str<E>(self, _: &str) -> Result<RepeatedKeys, E> {
-                Ok(RepeatedKeys::default())
+            fn visit_str<E>(self, _: &str) -> Result<RowKeys, E> {
+                Ok(RowKeys::default())
             }
-            fn visit_unit<E>(self) -> Result<RepeatedKeys, E> {
-                Ok(RepeatedKeys::default())
+            fn visit_unit<E>(self) -> Result<RowKeys, E> {
+                Ok(RowKeys::default())
             }
         }
         d.deserialize_any(Visit)
+    }
+}
+
+/// At most 40 characters of `text`, marked when cut.
+fn clip(text: &str) -> String {
+    if text.chars().count() > 40 {
+        format!("{}...", text.chars().take(40).collect::<String>())
+    } else {
+        text.to_string()
     }
 }
 
@@ -854,6 +891,30 @@ mod tests {
         assert_eq!(issues.len(), 1);
         assert_eq!(issues[0].field, "seed");
         assert_eq!(ledger.rows[0].test_id.as_deref(), Some("t.py::t"));
+        // The number is shown as written, not as the float serde_json rounded it to.
+        for (written, shown) in [
+            ("18446744073709551616", "18446744073709551616"),
+            ("-9223372036854775809", "-9223372036854775809"),
+            ("1e3", "1e3"),
+            ("42.0", "42.0"),
+            (
+                "123456789012345678901234567890123456789012345",
+                "1234567890123456789012345678901234567890...",
+            ),
+        ] {
+            let text = format!(
+                r#"[{{"test_id":"t.py::t","seed":{written},"input_sha256":"{}",
+                "expires_on":"2026-03-01","last_replay_job":"https://ci/1"}}]"#,
+                "0".repeat(64)
+            );
+            let ledger = Ledger::parse(text.as_bytes(), "l.json").unwrap();
+            let issues = ledger.rows[0].ticket.as_ref().unwrap_err();
+            assert_eq!(
+                issues[0].message,
+                format!("seed must be an integer that fits in 64 bits, found {shown}"),
+                "{written}"
+            );
+        }
     }
 
     #[test]

@@ -1092,3 +1092,400 @@ fn files_outside_the_root_are_named_without_absolute_paths() {
     assert_eq!(d.head, "freeze_ledger.json");
     assert!(!out.stdout.contains(elsewhere.to_str().unwrap()));
 }
+
+/// Runs the binary behind a command prefix (`timeout`, `setpriv`, `env`), stdin closed.
+fn run_wrapped(dir: &Path, prefix: &[&str], args: &[&str]) -> Out {
+    let out = Command::new(prefix[0])
+        .args(&prefix[1..])
+        .arg(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env_remove("LANES_TODAY")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    Out {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+#[test]
+fn renew_needs_the_pinned_clock_too() {
+    let dir = scratch("renew-clock");
+    let original = write_ledger(&dir, &[row(FLAKY, "2026-03-01")]);
+    let out = run(
+        &dir,
+        &[
+            "renew",
+            FLAKY,
+            "--expires",
+            "2026-03-20",
+            "--replay-job",
+            "https://ci/2",
+        ],
+        "",
+    );
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stdout.is_empty());
+    assert!(
+        out.stderr.contains("clock must be pinned") && out.stderr.contains("LANES_TODAY"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(ledger_bytes(&dir), original);
+    // The same renewal with the clock pinned by the environment goes through.
+    let out = run_env(
+        &dir,
+        &[
+            "renew",
+            FLAKY,
+            "--expires",
+            "2026-03-20",
+            "--replay-job",
+            "https://ci/2",
+        ],
+        "",
+        &[("LANES_TODAY", "2026-03-01")],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+}
+
+/// Every bad row of the issue's list, one at a time, after a good row: `check` names the field
+/// and the row (and its line), the good row is still checked, and every edit is refused with
+/// the ledger left byte-identical.
+#[test]
+fn bad_rows_are_named_and_nothing_is_written() {
+    let dir = scratch("bad-rows");
+    let good = row(FLAKY, "2026-03-20").to_string();
+    let ok_row = |seed: &str, sha: &str, expires: &str, extra: &str| {
+        format!(
+            r#"{{"test_id": "t.py::test_bad", "seed": {seed}, "input_sha256": "{sha}", "expires_on": "{expires}", "last_replay_job": "https://ci/1"{extra}}}"#
+        )
+    };
+    let upper = ABC_SHA.to_uppercase();
+    let short = &ABC_SHA[..63];
+    // (name, the second row as written, field named, words the message must hold)
+    let cases: Vec<(&str, String, &str, &str)> = vec![
+        (
+            "seed as a string",
+            ok_row("\"1234\"", ABC_SHA, "2026-03-20", ""),
+            "seed",
+            "found the string \"1234\"",
+        ),
+        (
+            "seed as a float",
+            ok_row("4.5", ABC_SHA, "2026-03-20", ""),
+            "seed",
+            "found 4.5",
+        ),
+        (
+            "seed beyond 64 bits",
+            ok_row("18446744073709551616", ABC_SHA, "2026-03-20", ""),
+            "seed",
+            "fits in 64 bits, found 18446744073709551616",
+        ),
+        (
+            "seed below 64 bits",
+            ok_row("-9223372036854775809", ABC_SHA, "2026-03-20", ""),
+            "seed",
+            "fits in 64 bits, found -9223372036854775809",
+        ),
+        (
+            "no such date",
+            ok_row("1", ABC_SHA, "2026-02-30", ""),
+            "expires_on",
+            "'2026-02-30' is not a calendar date",
+        ),
+        (
+            "digest of 63 characters",
+            ok_row("1", short, "2026-03-20", ""),
+            "input_sha256",
+            "(63 characters)",
+        ),
+        (
+            "upper-case digest",
+            ok_row("1", &upper, "2026-03-20", ""),
+            "input_sha256",
+            "64 lowercase hex digits",
+        ),
+        (
+            "unknown field",
+            ok_row("1", ABC_SHA, "2026-03-20", r#", "expires": "2026-03-20""#),
+            "expires",
+            "unknown field \"expires\"",
+        ),
+        ("a number", "17".to_string(), "", "must be a JSON object"),
+        (
+            "a list",
+            "[\"t.py::test_bad\"]".to_string(),
+            "",
+            "must be a JSON object",
+        ),
+    ];
+    for (name, bad, field, words) in cases {
+        let text = format!("[\n{good},\n{bad}\n]\n");
+        fs::write(dir.join("freeze_ledger.json"), &text).unwrap();
+        let out = run(&dir, &["check", "--today", "2026-03-01"], "");
+        assert_eq!(out.code, 1, "{name}: {}", out.stderr);
+        let section = out.ledger();
+        let invalid: Vec<_> = section
+            .problems
+            .iter()
+            .filter(|p| p.rule == "invalid-ticket")
+            .collect();
+        assert_eq!(invalid.len(), 1, "{name}: {:#?}", section.problems);
+        let p = invalid[0];
+        assert_eq!(p.line, Some(3), "{name}");
+        assert_eq!(p.file.as_deref(), Some("freeze_ledger.json"), "{name}");
+        assert!(p.message.starts_with("row 2: "), "{name}: {}", p.message);
+        assert!(p.message.contains(field), "{name}: {}", p.message);
+        assert!(p.message.contains(words), "{name}: {}", p.message);
+        // The good row is still checked on its own.
+        let statuses: Vec<(Option<u64>, String)> = section
+            .tickets
+            .iter()
+            .map(|t| {
+                let s = serde_json::to_value(t.status).unwrap();
+                (t.line, s.as_str().unwrap().to_string())
+            })
+            .collect();
+        assert!(
+            statuses.contains(&(Some(2), "ok".into())),
+            "{name}: {statuses:?}"
+        );
+        assert!(
+            statuses.contains(&(Some(3), "invalid".into())),
+            "{name}: {statuses:?}"
+        );
+
+        // Edits refuse to build on a ledger with a bad row; nothing is written.
+        let edits: [Vec<&str>; 3] = [
+            vec![
+                "add",
+                "t.py::test_new",
+                "--seed",
+                "1",
+                "--input-sha256",
+                ABC_SHA,
+                "--expires",
+                "2026-03-20",
+                "--replay-job",
+                "https://ci/2",
+                "--today",
+                "2026-03-01",
+            ],
+            vec![
+                "renew",
+                FLAKY,
+                "--expires",
+                "2026-03-25",
+                "--replay-job",
+                "https://ci/2",
+                "--today",
+                "2026-03-01",
+            ],
+            vec!["list"],
+        ];
+        for args in edits {
+            let out = run(&dir, &args, "");
+            assert_eq!(out.code, 2, "{name} {}: {}", args[0], out.stdout);
+            assert!(out.stdout.is_empty(), "{name} {}", args[0]);
+            assert!(
+                out.stderr
+                    .contains("freeze_ledger.json:3: row 2 is not a valid ticket"),
+                "{name} {}: {}",
+                args[0],
+                out.stderr
+            );
+            assert_eq!(ledger_bytes(&dir), text.as_bytes(), "{name} {}", args[0]);
+            assert_eq!(entries(&dir), ["freeze_ledger.json"], "{name}");
+        }
+    }
+}
+
+/// A ledger path that is a folder or a FIFO: every command stops with exit 2 and a clear
+/// message, reads nothing (a FIFO would block: `timeout` turns that into exit 124) and
+/// writes nothing.
+#[cfg(unix)]
+#[test]
+fn a_ledger_that_is_not_a_file() {
+    let dir = scratch("not-a-file");
+    let folder = dir.join("folder");
+    fs::create_dir_all(folder.join("freeze_ledger.json")).unwrap();
+    let fifo = dir.join("fifo");
+    fs::create_dir_all(&fifo).unwrap();
+    let made = Command::new("mkfifo")
+        .arg(fifo.join("freeze_ledger.json"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let commands: [Vec<&str>; 5] = [
+        vec!["check", "--today", "2026-03-01"],
+        vec![
+            "add",
+            FLAKY,
+            "--seed",
+            "1",
+            "--input-sha256",
+            ABC_SHA,
+            "--expires",
+            "2026-03-20",
+            "--replay-job",
+            "https://ci/2",
+            "--today",
+            "2026-03-01",
+        ],
+        vec![
+            "renew",
+            FLAKY,
+            "--expires",
+            "2026-03-25",
+            "--replay-job",
+            "https://ci/2",
+            "--today",
+            "2026-03-01",
+        ],
+        vec!["remove", FLAKY],
+        vec!["list"],
+    ];
+    for root in [&folder, &fifo] {
+        for args in &commands {
+            let out = run_wrapped(root, &["timeout", "20"], args);
+            assert_eq!(out.code, 2, "{} {args:?}: {}", root.display(), out.stderr);
+            assert!(out.stdout.is_empty());
+            assert!(
+                out.stderr
+                    .starts_with("freeze-ledger: error: freeze_ledger.json: ")
+                    && out.stderr.contains("not a regular file"),
+                "{args:?}: {}",
+                out.stderr
+            );
+            assert_eq!(entries(root), ["freeze_ledger.json"], "{args:?}");
+        }
+    }
+    assert!(folder.join("freeze_ledger.json").is_dir());
+    assert_eq!(
+        fs::read_dir(folder.join("freeze_ledger.json"))
+            .unwrap()
+            .count(),
+        0
+    );
+    use std::os::unix::fs::FileTypeExt;
+    assert!(
+        fs::symlink_metadata(fifo.join("freeze_ledger.json"))
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+}
+
+/// The ledger's folder is read-only for the process (as root, the command runs as
+/// `nobody`): add, renew and remove fail, the old ledger stays byte-identical, no temporary
+/// file is left, and the message names the ledger root-relatively even with an absolute
+/// --rootdir.
+#[cfg(unix)]
+#[test]
+fn a_read_only_folder_keeps_the_old_ledger() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let dir = scratch("read-only");
+    let original = write_ledger(&dir, &[row(FLAKY, "2026-03-01")]);
+    let as_root = fs::metadata(dir.join("freeze_ledger.json")).unwrap().uid() == 0;
+    let prefix: Vec<&str> = if as_root {
+        vec![
+            "setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+        ]
+    } else {
+        vec!["env"]
+    };
+    fs::set_permissions(&dir, fs::Permissions::from_mode(0o555)).unwrap();
+    let probe = Command::new(prefix[0])
+        .args(&prefix[1..])
+        .args(["sh", "-c", "echo x > probe"])
+        .current_dir(&dir)
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    let root = dir.to_str().unwrap();
+    let commands: [Vec<&str>; 3] = [
+        vec![
+            "--rootdir",
+            root,
+            "add",
+            "t.py::test_new",
+            "--seed",
+            "1",
+            "--input-sha256",
+            ABC_SHA,
+            "--expires",
+            "2026-03-20",
+            "--replay-job",
+            "https://ci/2",
+            "--today",
+            "2026-03-01",
+        ],
+        vec![
+            "--rootdir",
+            root,
+            "renew",
+            FLAKY,
+            "--expires",
+            "2026-03-25",
+            "--replay-job",
+            "https://ci/2",
+            "--today",
+            "2026-03-01",
+        ],
+        vec!["--rootdir", root, "remove", FLAKY],
+    ];
+    let outs: Vec<Out> = commands
+        .iter()
+        .map(|args| run_wrapped(Path::new("/"), &prefix, args))
+        .collect();
+    fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).unwrap();
+    assert!(!probe.success(), "the folder should be read-only");
+    for (args, out) in commands.iter().zip(outs) {
+        assert_eq!(out.code, 2, "{args:?}: {}{}", out.stdout, out.stderr);
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(
+            out.stderr
+                .starts_with("freeze-ledger: error: freeze_ledger.json: ")
+                && out.stderr.contains("ermission denied"),
+            "{args:?}: {}",
+            out.stderr
+        );
+        assert_eq!(ledger_bytes(&dir), original, "{args:?}");
+        assert_eq!(entries(&dir), ["freeze_ledger.json"], "{args:?}");
+    }
+}
+
+/// Sections other than `ledger` leave check and diff byte for byte as they came.
+#[test]
+fn other_sections_pass_through_byte_for_byte() {
+    let dir = scratch("pass-through");
+    write_ledger(&dir, &[row(FLAKY, "2026-03-20")]);
+    let scan = scan_doc(&[(FLAKY, Some("freeze"))]);
+    let scan: Value = serde_json::from_str(&scan).unwrap();
+    let scan_raw = scan["scan"].to_string();
+    let lock = r#"{ "tool": "lane-lock", "n": [1.0, 1e2, 123456789012345678901234567890, -0.0],
+      "s": "caf\u00e9 \/ \ud83d\ude00", "problems": [] }"#;
+    let input = format!("{{\"lock\": {lock}, \"version\": 1,\n\"scan\":   {scan_raw}}}");
+    for args in [
+        &["check", "--today", "2026-03-01"][..],
+        &["diff", "freeze_ledger.json", "freeze_ledger.json"][..],
+    ] {
+        let out = run(&dir, args, &input);
+        assert_eq!(out.code, 0, "{args:?}: {}{}", out.stdout, out.stderr);
+        for raw in [lock, scan_raw.as_str()] {
+            assert!(
+                out.stdout.contains(raw),
+                "{args:?}: not passed through byte for byte: {raw}\n{}",
+                out.stdout
+            );
+        }
+    }
+}
