@@ -216,3 +216,26 @@ def test_agent_patch_readme_names_the_reasons_the_gate_gives():
              if span not in TOOLS}
     shown = set(re.findall(r"^\| error \| `([a-z-]+)` \|", readme_block("make demo-patch"), re.M))
     assert named == shown, (named ^ shown)
+
+
+def test_make_install_puts_the_tools_on_path(tmp_path: Path, invoice: Path):
+    # `make install PREFIX=...` (cargo install --path, reusing the workspace's build), then the
+    # gate finds the four tools on PATH alone, without LANES_BIN_DIR.
+    if shutil.which("make") is None or shutil.which("cargo") is None:
+        pytest.skip("make or cargo is not installed")
+    prefix = tmp_path / "prefix"
+    env = dict(os.environ, CARGO_NET_OFFLINE="true")  # the build's dependencies are at hand
+    proc = subprocess.run(["make", "--no-print-directory", "install", f"PREFIX={prefix}"],
+                          cwd=REPO, capture_output=True, text=True, env=env, timeout=1800)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for tool in TOOLS:
+        version = subprocess.run([str(prefix / "bin" / tool), "--version"], capture_output=True,
+                                 text=True)
+        assert version.returncode == 0 and version.stdout.startswith(tool), (tool, version)
+    env = gate_env(LANES_TODAY=TODAY)
+    del env["LANES_BIN_DIR"]
+    env["PATH"] = str(prefix / "bin") + os.pathsep + env["PATH"]
+    gated = subprocess.run(["sh", str(REPO / "scripts" / "lane-gate")], cwd=invoice,
+                           capture_output=True, text=True, env=env, timeout=600)
+    assert gated.returncode == 0, gated.stdout + gated.stderr
+    assert "lane-tally: **approve**" in gated.stdout
