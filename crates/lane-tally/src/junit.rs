@@ -90,6 +90,9 @@ impl JunitError {
 pub struct ReadStats {
     pub cases: u64,
     pub suites: u64,
+    /// The largest event buffer the reader held (bytes): a tag with its attributes, never a
+    /// text body, so it stays small however large the captured output is.
+    pub peak_buffer: usize,
 }
 
 /// Reads the report at `path`, calling `sink` once per `<testcase>`. Errors are located as
@@ -294,6 +297,8 @@ pub fn read<R: BufRead>(
         if stack.last() == Some(&Kind::Body) {
             skipped += skip_text(reader.get_mut())?;
         }
+        // The previous event's buffer, before it is reused.
+        stats.peak_buffer = stats.peak_buffer.max(buf.capacity());
         buf.clear();
         let pos = reader.buffer_position() + skipped;
         let event = match reader.read_event_into(&mut buf) {
@@ -741,6 +746,39 @@ traceback &lt;module&gt; here</failure><system-out>captured</system-out></testca
             "<testsuite><testcase classname=\"a\" name=\"t\"><failure>{body}</failure></testcase></testsuite>"
         );
         assert_eq!(summary(&ok).unwrap(), ["a|t|failed"]);
+    }
+
+    #[test]
+    fn output_and_failure_bodies_are_streamed_not_held() {
+        // 3 x 64 MiB of body text, generated as it is read: the reader's buffer must stay the
+        // size of a tag.
+        const BODY: u64 = 64 << 20;
+        let body = |byte: u8| io::repeat(byte).take(BODY);
+        let input = io::Cursor::new(
+            &b"<testsuites><testsuite><testcase classname=\"a\" name=\"t\"><system-out>"[..],
+        )
+        .chain(body(b'o'))
+        .chain(io::Cursor::new(&b"</system-out><system-err>"[..]))
+        .chain(body(b'e'))
+        .chain(io::Cursor::new(
+            &b"</system-err><failure message=\"boom\">"[..],
+        ))
+        .chain(body(b'f'))
+        .chain(io::Cursor::new(
+            &b"</failure></testcase><testcase classname=\"a\" name=\"u\"/></testsuite></testsuites>"[..],
+        ));
+        let mut seen = Vec::new();
+        let stats = read_from(input, |c| {
+            seen.push(format!("{}|{}", c.name, c.outcome.as_str()))
+        })
+        .unwrap();
+        assert_eq!(seen, ["t|failed", "u|passed"]);
+        assert_eq!(stats.cases, 2);
+        assert!(
+            stats.peak_buffer < 64 * 1024,
+            "the reader held {} bytes",
+            stats.peak_buffer
+        );
     }
 
     #[test]

@@ -315,6 +315,27 @@ struct Folded {
 }
 
 impl Folded {
+    /// How the case shows a retry, when it does: retry elements, or more than one report of
+    /// it with a pass among them (pytest-rerunfailures writes each failed try as a
+    /// passing-looking case next to the final one).
+    fn retried(&self) -> Option<String> {
+        if self.retry {
+            Some("carries rerun evidence".to_string())
+        } else if self.count > 1 && self.passes > 0 {
+            Some(if self.worst == Outcome::Passed {
+                format!("was reported {} times (a rerun)", self.count)
+            } else {
+                format!(
+                    "was reported {} times, {} and passed (a rerun)",
+                    self.count,
+                    self.outcome_name()
+                )
+            })
+        } else {
+            None
+        }
+    }
+
     /// The worst outcome's name; a strict xpass (written by pytest as a failure) says so.
     fn outcome_name(&self) -> &'static str {
         if self.worst == Outcome::Failed && self.xpass {
@@ -554,16 +575,13 @@ pub fn tally(doc: &Document, options: &Options) -> Result<TallySection, Error> {
             v.cases += 1;
             match lane {
                 Lane::Merge => {
-                    if case.retry || (case.count > 1 && case.passes > 0) {
-                        let how = if case.retry {
-                            "carries rerun evidence".to_string()
-                        } else if case.worst == Outcome::Passed {
-                            format!("was reported {} times (a rerun)", case.count)
-                        } else {
-                            format!("both {} and passed", case.outcome_name())
-                        };
+                    // Retry evidence and a failure are both reported: a rerun plugin writes a
+                    // passing-looking case for every failed try, so a test that failed on
+                    // every try looks "failed and passed" and must still say merge-failed.
+                    if let Some(how) = case.retried() {
                         v.flaky.push(format!("{} {how}", label()));
-                    } else if case.worst.is_failure() {
+                    }
+                    if case.worst.is_failure() {
                         v.failed
                             .push(format!("{} ({})", label(), case.outcome_name()));
                     } else if case.worst.is_skip() {
@@ -572,13 +590,12 @@ pub fn tally(doc: &Document, options: &Options) -> Result<TallySection, Error> {
                     }
                 }
                 Lane::Witness => {
-                    if case.worst.is_failure() || case.retry {
-                        let how = if case.worst.is_failure() {
-                            case.outcome_name()
-                        } else {
-                            "failed before a rerun"
-                        };
-                        v.failed.push(format!("{} ({how})", label()));
+                    // A witness rescued by a rerun failed once: it did not pass.
+                    if case.worst.is_failure() {
+                        v.failed
+                            .push(format!("{} ({})", label(), case.outcome_name()));
+                    } else if let Some(how) = case.retried() {
+                        v.failed.push(format!("{} {how}", label()));
                     } else if case.worst.is_skip() {
                         v.skipped
                             .push(format!("{} ({})", label(), case.outcome_name()));
@@ -921,13 +938,67 @@ mod tests {
                 vec!["merge-failed@t/test_m.py::test_a"],
             ),
             (
-                "failed then passed is flaky",
+                "failed then passed is flaky, and the failure still counts",
                 suite(
                     r#"<testcase classname="t.test_m" name="test_a"><failure/></testcase><testcase classname="t.test_m" name="test_a"/>"#,
                 ),
                 ok_w.clone(),
                 ok_f.clone(),
-                vec!["flaky-voter@t/test_m.py::test_a"],
+                vec![
+                    "flaky-voter@t/test_m.py::test_a",
+                    "merge-failed@t/test_m.py::test_a",
+                ],
+            ),
+            (
+                "a rerun plugin's passing-looking try does not rescue the final failure",
+                suite(
+                    r#"<testcase classname="t.test_m" name="test_a"/><testcase classname="t.test_m" name="test_a"/><testcase classname="t.test_m" name="test_a"><failure message="x"/></testcase>"#,
+                ),
+                ok_w.clone(),
+                ok_f.clone(),
+                vec![
+                    "flaky-voter@t/test_m.py::test_a",
+                    "merge-failed@t/test_m.py::test_a",
+                ],
+            ),
+            (
+                "skipped and passed: the skip counts",
+                suite(
+                    r#"<testcase classname="t.test_m" name="test_a"/><testcase classname="t.test_m" name="test_a"><skipped/></testcase>"#,
+                ),
+                ok_w.clone(),
+                ok_f.clone(),
+                vec![
+                    "flaky-voter@t/test_m.py::test_a",
+                    "merge-skipped@t/test_m.py::test_a",
+                ],
+            ),
+            (
+                "a witness rescued by a rerun did not pass",
+                suite(r#"<testcase classname="t.test_m" name="test_a"/>"#),
+                suite(
+                    r#"<testcase classname="t.test_w" name="test_w"/><testcase classname="t.test_w" name="test_w"/>"#,
+                ),
+                ok_f.clone(),
+                vec!["witness-failed@t/test_w.py::test_w"],
+            ),
+            (
+                "a witness with retry evidence did not pass",
+                suite(r#"<testcase classname="t.test_m" name="test_a"/>"#),
+                suite(
+                    r#"<testcase classname="t.test_w" name="test_w"><flakyFailure message="m"/></testcase>"#,
+                ),
+                ok_f.clone(),
+                vec!["witness-failed@t/test_w.py::test_w"],
+            ),
+            (
+                "a freeze rerun is fine",
+                suite(r#"<testcase classname="t.test_m" name="test_a"/>"#),
+                ok_w.clone(),
+                suite(
+                    r#"<testcase classname="t.test_f" name="test_f"/><testcase classname="t.test_f" name="test_f"/>"#,
+                ),
+                vec![],
             ),
             (
                 "passed twice (a rerun plugin) is flaky",
