@@ -43,7 +43,16 @@ def double(x):
 
 
 def halve(x):
+    if SCENARIO == "break-property" and x < -10:
+        return x // 2 + 1
     return x // 2
+
+
+@pytest.fixture
+def teardown_check():
+    yield
+    if SCENARIO == "teardown":
+        raise RuntimeError("teardown broke")
 
 
 @pytest.mark.merge
@@ -58,9 +67,9 @@ def test_round_trip(x):
 
 
 @pytest.mark.merge
-def test_pair():
+def test_pair(teardown_check):
     """owner: qa-team"""
-    expected = 5 if SCENARIO == "break" else 4
+    expected = 5 if SCENARIO in ("break", "teardown") else 4
     assert double(2) == expected
 
 
@@ -96,8 +105,14 @@ GOLDEN = Path(__file__).parent / "fixtures" / "golden.txt"
 
 def render():
     text = "total: 42\\n"
-    if os.environ.get("LANES_E2E") == "witness":
+    scenario = os.environ.get("LANES_E2E")
+    if scenario == "witness":
         text = "total: 43\\n"
+    if scenario == "witness-flaky":
+        marker = Path(os.environ["LANES_E2E_STATE"])
+        if not marker.exists():
+            marker.write_text("failed once")
+            text = "total: 43\\n"
     return text
 
 
@@ -117,7 +132,9 @@ def test_flake(record_property):
     scenario = os.environ.get("LANES_E2E", "")
     if scenario == "freeze-fail":
         record_property("replay", "capsules/flake.bin")
-    if scenario in ("freeze-fail", "freeze-noreplay"):
+    if scenario == "freeze-badreplay":
+        record_property("replay", "capsules/gone.bin")
+    if scenario in ("freeze-fail", "freeze-noreplay", "freeze-badreplay"):
         assert False, "the known flake struck again"
 '''
 
@@ -219,12 +236,44 @@ def test_all_good_approves(suite: Path, extra: tuple[str, ...]):
         assert after[name] == before[name]
 
 
-def test_broken_merge_property_rejects(suite: Path):
+FAMILIES = [(), ("-o", "junit_family=xunit1"), ("-n", "2"), ("--reruns", "2")]
+FAMILY_IDS = ["xunit2", "xunit1", "xdist", "reruns"]
+
+
+@pytest.mark.parametrize("extra", FAMILIES, ids=FAMILY_IDS)
+def test_broken_merge_property_rejects(suite: Path, extra: tuple[str, ...]):
+    run = tally(suite, evidence(suite), three_lanes(suite, *extra, scenario="break-property"))
+    assert run.code == 1
+    expected = [("merge-failed", "error", "tests/test_props.py::test_round_trip")]
+    if "--reruns" in extra:
+        # pytest-rerunfailures writes each failed try as a passing-looking case: the final
+        # failure still counts, and the retries make the voter flaky as well.
+        expected.insert(0, ("flaky-voter", "error", "tests/test_props.py::test_round_trip"))
+    assert own_rules(run) == expected
+    section = run.json()["tally"]
+    reason = next(r for r in section["reasons"] if r["rule"] == "merge-failed")
+    assert reason["file"] == "tests/test_props.py" and reason["line"] >= 1
+    assert "test_round_trip (failed)" in reason["message"]
+    assert section["lanes"]["merge"]["failed"] == 1
+    assert section["lanes"]["merge"]["cases"] == 6
+
+
+def test_broken_example_pair_rejects(suite: Path):
     run = tally(suite, evidence(suite), three_lanes(suite, scenario="break"))
     assert run.code == 1
     assert own_rules(run) == [("merge-failed", "error", "tests/test_props.py::test_pair")]
-    reason = run.json()["tally"]["reasons"][0]
-    assert reason["file"] == "tests/test_props.py" and reason["line"] >= 1
+
+
+def test_failure_and_teardown_error_are_one_failed_case(suite: Path):
+    # pytest writes the call's failure and the teardown's error as two cases of one name.
+    reports = three_lanes(suite, scenario="teardown")
+    xml = (suite / reports["merge"]).read_text()
+    assert xml.count('name="test_pair"') == 2
+    run = tally(suite, evidence(suite), reports)
+    assert run.code == 1
+    assert own_rules(run) == [("merge-failed", "error", "tests/test_props.py::test_pair")]
+    merge = run.json()["tally"]["lanes"]["merge"]
+    assert (merge["cases"], merge["passed"], merge["errors"], merge["failed"]) == (6, 5, 1, 0)
 
 
 def test_deselected_merge_test_is_a_missing_vote(suite: Path):
@@ -258,6 +307,15 @@ def test_merge_test_rescued_by_a_rerun_is_flaky(suite: Path):
     assert own_rules(run) == [("flaky-voter", "error", "tests/test_props.py::test_sometimes")]
 
 
+def test_witness_rescued_by_a_rerun_did_not_pass(suite: Path):
+    reports = three_lanes(suite)
+    reports["witness"] = lane_run(suite, "witness", "--reruns", "1", scenario="witness-flaky",
+                                  name="witness-rerun")
+    run = tally(suite, evidence(suite), reports)
+    assert run.code == 1
+    assert own_rules(run) == [("witness-failed", "error", "tests/test_golden.py::test_golden")]
+
+
 def test_witness_failure(suite: Path):
     run = tally(suite, evidence(suite), three_lanes(suite, scenario="witness"))
     assert run.code == 1
@@ -271,27 +329,38 @@ def test_freeze_failure_with_replay_is_recorded_not_a_vote(suite: Path):
     assert run.json()["tally"]["decision"] == "approve"
 
 
-def test_freeze_failure_without_replay_rejects(suite: Path):
-    run = tally(suite, evidence(suite), three_lanes(suite, scenario="freeze-noreplay"))
+@pytest.mark.parametrize("scenario, why", [
+    ("freeze-noreplay", "recorded no replay property"),
+    ("freeze-badreplay", "'capsules/gone.bin', which is not a file"),
+], ids=["no-property", "missing-file"])
+def test_freeze_failure_without_replay_rejects(suite: Path, scenario: str, why: str):
+    run = tally(suite, evidence(suite), three_lanes(suite, scenario=scenario))
     assert run.code == 1
     assert own_rules(run) == [
         ("freeze-failed", "warning", "tests/test_flake.py::test_flake"),
         ("missing-replay-artifact", "error", "tests/test_flake.py::test_flake"),
     ]
+    assert why in run.json()["tally"]["reasons"][0]["message"]
 
 
-def test_collection_error(tmp_path: Path):
+@pytest.mark.parametrize("extra", FAMILIES[:3], ids=FAMILY_IDS[:3])
+def test_collection_error(tmp_path: Path, extra: tuple[str, ...]):
     root = write_suite(tmp_path / "suite", broken=True)
     doc = evidence(root)
-    run = tally(root, doc, three_lanes(root))
+    run = tally(root, doc, three_lanes(root, *extra))
     assert run.code == 1
     rules = own_rules(run)
     assert ("collection-error", "error", None) in rules
     errors = [p for p in run.json()["tally"]["problems"] if p["rule"] == "collection-error"]
     # Every lane's run hit it; it is reported once.
     assert len(errors) == 1 and errors[0]["file"] == "tests/test_broken.py"
-    # pytest stops every lane's run at a collection error: nothing voted or ran.
     assert ("missing-vote", "error", "tests/test_broken.py::test_never_collected") in rules
+    if "-n" in extra:
+        # pytest-xdist runs the modules that did collect: only the broken one is missing.
+        assert rules == [("collection-error", "error", None),
+                         ("missing-vote", "error", "tests/test_broken.py::test_never_collected")]
+        return
+    # pytest stops every lane's run at a collection error: nothing voted or ran.
     assert ("missing-vote", "error", "tests/test_props.py::test_pair") in rules
     assert ("missing-witness", "error", "tests/test_golden.py::test_golden") in rules
     assert {r for r, _, _ in rules} == {"collection-error", "missing-vote", "missing-witness",
@@ -309,14 +378,125 @@ def test_lane_without_a_report(suite: Path):
 
 def test_markdown_and_github_of_a_rejection(suite: Path):
     reports = three_lanes(suite, scenario="break")
+    del reports["freeze"]
     doc = evidence(suite)
+    reasons = tally(suite, doc, reports).json()["tally"]["reasons"]
+    assert sorted(r["rule"] for r in reasons) == ["merge-failed", "missing-freeze-run"]
     md = tally(suite, doc, reports, "--format", "markdown")
     assert md.code == 1
     assert md.stdout.startswith("### lane-tally: **reject**")
-    assert "`merge-failed`" in md.stdout
+    # The decision table with this run's counts: tests, cases, passed, failed, errors,
+    # skipped, missing.
+    rows = {line.split(" | ")[0].lstrip("| "): line for line in md.stdout.splitlines()
+            if line.startswith("| ")}
+    assert rows["merge"].endswith("| 4 | 6 | 5 | 1 | 0 | 0 | 0 |"), rows["merge"]
+    assert rows["witness"].endswith("| 1 | 1 | 1 | 0 | 0 | 0 | 0 |"), rows["witness"]
+    assert rows["freeze"].endswith("| 1 | 0 | 0 | 0 | 0 | 0 | 1 |"), rows["freeze"]
+    # Then every reason.
+    assert "2 reasons to reject" in md.stdout
+    for reason in reasons:
+        assert f"`{reason['rule']}`" in md.stdout
     gh = tally(suite, doc, reports, "--format", "github")
-    assert gh.stdout.startswith("::error file=tests/test_props.py,line=")
-    assert "title=merge-failed" in gh.stdout
+    assert gh.code == 1
+    lines = gh.stdout.splitlines()
+    assert len(lines) == len(reasons)
+    for reason in reasons:
+        at = f"::error file={reason['file']},line={reason['line']},title={reason['rule']}::"
+        assert sum(line.startswith(at) for line in lines) == 1, (at, lines)
+    assert "file=tests/test_props.py" in gh.stdout and "file=tests/test_flake.py" in gh.stdout
+
+
+def test_real_upstream_error_is_a_reason(suite: Path):
+    # The ticket expires on 2027-01-15: checked on a later day, freeze-ledger reports it.
+    scan = run_tool("lane-scan", cwd=suite)
+    lock = run_tool("lane-lock", "verify", stdin=scan.stdout, cwd=suite)
+    ledger = run_tool("freeze-ledger", "check", "--today", "2027-02-01", stdin=lock.stdout,
+                      cwd=suite)
+    assert ledger.code == 1, ledger.stderr
+    run = tally(suite, ledger.stdout, three_lanes(suite))
+    assert run.code == 1
+    section = run.json()["tally"]
+    assert section["problems"] == []
+    assert [r["rule"] for r in section["reasons"]] == ["expired-ticket"]
+
+
+def test_no_lock_and_no_ledger_sections(suite: Path):
+    scan = run_tool("lane-scan", cwd=suite)
+    assert scan.code == 0, scan.stderr
+    run = tally(suite, scan.stdout, three_lanes(suite))
+    assert run.code == 1
+    assert own_rules(run) == [("no-ledger-evidence", "error", None),
+                              ("no-lock-evidence", "error", None)]
+
+
+def test_case_the_scan_never_saw_is_unknown(suite: Path):
+    doc = evidence(suite)
+    # A test added after the scan (the report comes from another tree than the evidence).
+    (suite / "tests" / "test_late.py").write_text(textwrap.dedent('''\
+        import pytest
+
+
+        @pytest.mark.merge
+        def test_late():
+            """owner: qa-team"""
+            assert 1 + 1 == 2
+        '''))
+    run = tally(suite, doc, three_lanes(suite))
+    assert run.code == 1
+    assert own_rules(run) == [("unknown-test", "error", None)]
+    assert "tests.test_late::test_late" in run.json()["tally"]["reasons"][0]["message"]
+
+
+NESTED = '''\
+import pytest
+
+
+class TestOuter:
+    class TestInner:
+        @pytest.mark.merge
+        @pytest.mark.parametrize("text", ["a", "b c", "d[e]"])
+        def test_strip(self, text):
+            """owner: qa-team"""
+            assert f" {text} ".strip() == text
+
+    @pytest.mark.merge
+    def test_upper(self):
+        """owner: qa-team"""
+        assert "a".upper() == "A"
+'''
+
+
+def test_packages_shards_and_a_run_from_a_subfolder(suite: Path):
+    pkg = suite / "tests" / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "test_nested.py").write_text(NESTED)
+    doc = evidence(suite)
+    ids = {t["id"] for t in json.loads(doc)["scan"]["tests"]}
+    assert "tests/pkg/test_nested.py::TestOuter::TestInner::test_strip" in ids
+    reports = three_lanes(suite)
+    # The merge lane as two shards: the package run from its own folder (pytest still names
+    # cases from the rootdir), in xunit1, and the rest from the rootdir.
+    shard = run_pytest("-m", "merge", "--strict-markers", "-o", "junit_family=xunit1",
+                       "--junitxml=../../out/merge-pkg.xml", cwd=pkg)
+    assert shard.returncode == 0, shard.stdout + shard.stderr
+    xml = (suite / "out" / "merge-pkg.xml").read_text()
+    assert 'classname="tests.pkg.test_nested.TestOuter.TestInner"' in xml
+    assert 'file="tests/pkg/test_nested.py"' in xml
+    rest = lane_run(suite, "merge", "--ignore=tests/pkg", name="merge-rest")
+    run = tally(suite, doc, {**reports, "merge": rest},
+                "--junit", "merge=out/merge-pkg.xml")
+    assert run.code == 0, run.stdout + run.stderr
+    assert run.json()["tally"]["lanes"]["merge"] == {
+        "tests": 6, "cases": 10, "passed": 10, "failed": 0, "errors": 0, "skipped": 0,
+        "missing": 0}
+    # Without the package's shard its tests did not vote.
+    partial = tally(suite, doc, {**reports, "merge": rest})
+    assert partial.code == 1
+    assert own_rules(partial) == [
+        ("missing-vote", "error", "tests/pkg/test_nested.py::TestOuter::TestInner::test_strip"),
+        ("missing-vote", "error", "tests/pkg/test_nested.py::TestOuter::test_upper"),
+    ]
 
 
 def test_upstream_errors_are_reasons(suite: Path):
