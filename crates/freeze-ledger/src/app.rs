@@ -1,5 +1,6 @@
 //! The command line: flags, and the one function that runs a command and returns its status.
 
+use lane_core::paths::display_name;
 use std::path::{Path, PathBuf};
 
 use clap::{CommandFactory, Parser, Subcommand};
@@ -367,50 +368,4 @@ fn doc_name(args: &DocumentArgs) -> String {
         Some(p) if p != Path::new("-") => p.display().to_string(),
         _ => "<stdin>".to_string(),
     }
-}
-
-/// How a file is named in sections and messages: root-relative when it is inside the root
-/// (so output holds no absolute paths), otherwise as given.
-pub fn display_name(root: &Path, path: &Path) -> String {
-    if path.is_relative() && (root == Path::new(".") || root == Path::new("")) {
-        let slash = lane_core::paths::to_slash(path);
-        if !path
-            .components()
-            .any(|c| matches!(c, std::path::Component::ParentDir))
-            && !slash.is_empty()
-        {
-            return slash;
-        }
-    }
-    if let Some(rel) = lane_core::paths::relative_to(path, root)
-        && !rel.is_empty()
-    {
-        return rel;
-    }
-    let real = |p: &Path| -> Option<PathBuf> {
-        match (p.parent(), p.file_name()) {
-            (Some(parent), Some(name)) => {
-                let parent = if parent.as_os_str().is_empty() {
-                    Path::new(".")
-                } else {
-                    parent
-                };
-                parent.canonicalize().ok().map(|d| d.join(name))
-            }
-            _ => None,
-        }
-    };
-    if let (Some(p), Ok(r)) = (real(path), root.canonicalize())
-        && let Ok(rel) = p.strip_prefix(&r)
-    {
-        return lane_core::paths::to_slash(rel);
-    }
-    // Outside the root: a relative path as given; an absolute one by its file name only
-    // (output holds no absolute paths, and a temporary folder's name is not stable).
-    if path.is_absolute()
-        && let Some(name) = path.file_name()
-    {
-        return name.to_string_lossy().into_owned();
-    }
-    path.display().to_string()
 }

@@ -42,6 +42,48 @@ pub fn relative_to(path: &Path, root: &Path) -> Option<String> {
     path.strip_prefix(root).ok().map(to_slash)
 }
 
+/// How a file is named in sections and messages: root-relative when it is inside the root
+/// (so output holds no absolute paths), otherwise as given.
+pub fn display_name(root: &Path, path: &Path) -> String {
+    if path.is_relative() && (root == Path::new(".") || root == Path::new("")) {
+        let slash = to_slash(path);
+        if !path.components().any(|c| matches!(c, Component::ParentDir)) && !slash.is_empty() {
+            return slash;
+        }
+    }
+    if let Some(rel) = relative_to(path, root)
+        && !rel.is_empty()
+    {
+        return rel;
+    }
+    let real = |p: &Path| -> Option<PathBuf> {
+        match (p.parent(), p.file_name()) {
+            (Some(parent), Some(name)) => {
+                let parent = if parent.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    parent
+                };
+                parent.canonicalize().ok().map(|d| d.join(name))
+            }
+            _ => None,
+        }
+    };
+    if let (Some(p), Ok(r)) = (real(path), root.canonicalize())
+        && let Ok(rel) = p.strip_prefix(&r)
+    {
+        return to_slash(rel);
+    }
+    // Outside the root: a relative path as given; an absolute one by its file name only
+    // (output holds no absolute paths, and a temporary folder's name is not stable).
+    if path.is_absolute()
+        && let Some(name) = path.file_name()
+    {
+        return name.to_string_lossy().into_owned();
+    }
+    path.display().to_string()
+}
+
 /// Joins a root-relative path to `root` after checking it lexically (not absolute, no `..`)
 /// and physically (every existing prefix canonicalizes inside the canonical root). Nothing is
 /// opened or read. A path that does not exist yet is fine as long as what exists of it stays

@@ -49,29 +49,7 @@ impl Place {
 /// A path for output: root-relative when inside `root`, as given when relative, otherwise
 /// only its file name.
 pub fn display_name(path: &Path, root: &Path) -> String {
-    if let (Ok(root), Some(parent), Some(name)) = (
-        root.canonicalize(),
-        lexical(path).parent().map(Path::to_path_buf),
-        path.file_name(),
-    ) {
-        let parent = if parent.as_os_str().is_empty() {
-            PathBuf::from(".")
-        } else {
-            parent
-        };
-        if let Ok(real_parent) = parent.canonicalize()
-            && let Ok(rel) = real_parent.join(name).strip_prefix(&root)
-        {
-            return lane_core::paths::to_slash(rel);
-        }
-    }
-    if path.is_relative() {
-        lane_core::paths::to_slash(path)
-    } else {
-        path.file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default()
-    }
+    lane_core::paths::display_name(root, path)
 }
 
 /// `path` without `.` components (lexically; `..` is kept).

@@ -212,12 +212,14 @@ fn targets_of(
         )));
     }
     std::fs::symlink_metadata(arg).map_err(|e| Error::io(arg, e))?;
-    let rel = root_relative(real_root, arg).ok_or_else(|| {
+    let rel_path = root_relative(real_root, arg).ok_or_else(|| {
         Error::usage(format!(
             "{shown}: refusing a path outside the root (--rootdir {})",
             root.display()
         ))
     })?;
+    utf8_name(&shown, rel_path.as_os_str())?;
+    let rel = to_slash(&rel_path);
     // Symlinks (of the path itself or its folders) must stay inside the root.
     let abs = if rel.is_empty() {
         root.to_path_buf()
@@ -253,7 +255,10 @@ fn walk_folder(root: &Path, abs: &Path, rel: &str, lock_name: &str) -> Result<Ve
     for child in std::fs::read_dir(abs).map_err(|e| Error::io(abs, e))? {
         let child = child.map_err(|e| Error::io(abs, e))?;
         let kind = child.file_type().map_err(|e| Error::io(child.path(), e))?;
-        let name = child.file_name().to_string_lossy().into_owned();
+        let name = utf8_name(
+            &join(&child.file_name().to_string_lossy()),
+            &child.file_name(),
+        )?;
         if kind.is_dir() {
             if !lock::is_pruned_dir(&name) {
                 subdirs.push((child.path(), join(&name)));
@@ -293,18 +298,26 @@ fn walk_tree(root: &Path, abs: &Path, rel: &str, lock_name: &str) -> Result<Vec<
         if entry.file_type().is_dir() {
             continue;
         }
-        let sub = entry
-            .path()
-            .strip_prefix(abs)
-            .map(to_slash)
-            .unwrap_or_default();
-        let file_rel = format!("{rel}/{sub}");
+        let sub = entry.path().strip_prefix(abs).unwrap_or(entry.path());
+        let file_rel = format!("{rel}/{}", to_slash(sub));
+        utf8_name(&file_rel, sub.as_os_str())?;
         let kind = entry.file_type();
         if let Some(t) = classify(root, entry.into_path(), kind, file_rel, lock_name)? {
             out.push(t);
         }
     }
     Ok(out)
+}
+
+/// A name the lock can record: paths are JSON text, so a name that is not UTF-8 would be
+/// written under a lossy spelling that names no file. It is refused instead (`shown` is the
+/// root-relative path with the bad bytes replaced, for the message).
+fn utf8_name(shown: &str, name: &std::ffi::OsStr) -> Result<String, Error> {
+    name.to_str().map(str::to_string).ok_or_else(|| {
+        Error::usage(format!(
+            "{shown}: refusing a file name that is not UTF-8 (the lock records paths as UTF-8 text); rename it"
+        ))
+    })
 }
 
 /// Whether a walked (non-folder) entry is locked: regular files are; symlinks are when they
@@ -335,9 +348,9 @@ fn classify(
     Ok(Some(Target { rel, abs }))
 }
 
-/// `arg` as a root-relative `/` path, by the real location of its folder (so a symlink keeps
-/// its own name); `None` when it lies outside the root. The root itself is `""`.
-fn root_relative(real_root: &Path, arg: &Path) -> Option<String> {
+/// `arg` relative to the root, by the real location of its folder (so a symlink keeps
+/// its own name); `None` when it lies outside the root. The root itself is empty.
+fn root_relative(real_root: &Path, arg: &Path) -> Option<PathBuf> {
     let mut arg = crate::lexical(arg);
     if arg.as_os_str().is_empty() {
         arg = PathBuf::from(".");
@@ -353,5 +366,5 @@ fn root_relative(real_root: &Path, arg: &Path) -> Option<String> {
         }
         _ => arg.canonicalize().ok()?,
     };
-    real.strip_prefix(real_root).ok().map(to_slash)
+    real.strip_prefix(real_root).ok().map(Path::to_path_buf)
 }

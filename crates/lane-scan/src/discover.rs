@@ -100,9 +100,10 @@ pub fn discover(config: &Config, args: &[PathBuf], cwd: &Path) -> Result<Found, 
                         && (!e.file_type().is_dir() || keep_dir(config, e.path())))
             });
         for entry in walker {
-            // Unreadable folders are skipped as pytest skips them; loops cannot happen
-            // because links to folders are not followed.
-            let Ok(entry) = entry else { continue };
+            // A folder that cannot be listed may hold tests nobody would see: pytest stops
+            // with an error there, and so does the scan. Loops cannot happen because links
+            // to folders are not followed.
+            let entry = entry.map_err(|e| unlisted(&e, &config.rootdir))?;
             let path = entry.path();
             let name = entry.file_name().to_string_lossy();
             if !name.ends_with(".py") {
@@ -134,6 +135,18 @@ pub fn discover(config: &Config, args: &[PathBuf], cwd: &Path) -> Result<Found, 
     found.conftests.sort();
     found.conftests.dedup();
     Ok(found)
+}
+
+fn unlisted(e: &walkdir::Error, root: &Path) -> Error {
+    let path = e.path().unwrap_or(root);
+    let name = lane_core::paths::relative_to(path, root)
+        .unwrap_or_else(|| lane_core::paths::to_slash(path));
+    let why = e
+        .io_error()
+        .map_or_else(|| e.to_string(), ToString::to_string);
+    Error::usage(format!(
+        "{name}: cannot list this folder of the test tree ({why}); the tests in it would go unseen"
+    ))
 }
 
 /// A python_files pattern with a `/` matches the end of the path; otherwise the file name.

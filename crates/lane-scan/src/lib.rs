@@ -265,8 +265,15 @@ fn rel_path(abs: &Path, root: &Path) -> String {
 }
 
 fn parse_file(abs: &Path, rel: &str) -> Result<python::Module, Problem> {
-    let bytes = lane_core::io::read_file(abs)
-        .map_err(|e| Problem::new(Rule::ParseError, format!("cannot read {rel}: {e}")).file(rel))?;
+    let bytes = lane_core::io::read_file(abs).map_err(|e| {
+        // The I/O error's own text, under the root-relative name: an absolute path would make
+        // the document depend on where the tree was checked out.
+        let why = match &e {
+            lane_core::Error::Io { source, .. } => source.to_string(),
+            other => other.to_string(),
+        };
+        Problem::new(Rule::ParseError, format!("cannot read {rel}: {why}")).file(rel)
+    })?;
     let text = String::from_utf8(bytes).map_err(|e| {
         let offset = e.utf8_error().valid_up_to();
         let before = &e.as_bytes()[..offset];

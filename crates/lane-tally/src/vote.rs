@@ -26,7 +26,8 @@ pub const TOOL: &str = "lane-tally";
 #[serde(deny_unknown_fields)]
 pub struct Report {
     pub lane: Lane,
-    /// As given on the command line.
+    /// As given on the command line; in the section, relative to the rootdir when the report
+    /// lies inside it.
     pub path: String,
 }
 
@@ -522,11 +523,11 @@ pub fn tally(doc: &Document, options: &Options) -> Result<TallySection, Error> {
 
     for lane in Lane::ALL {
         let files = per_lane.remove(&lane).unwrap_or_default();
-        let reports: Vec<&str> = options
+        let reports: Vec<String> = options
             .reports
             .iter()
             .filter(|r| r.lane == lane)
-            .map(|r| r.path.as_str())
+            .map(|r| lane_core::paths::display_name(&options.rootdir, Path::new(&r.path)))
             .collect();
         let mut occurrences = Vec::new();
         let mut labels: HashMap<(u32, u64), String> = HashMap::new();
@@ -725,7 +726,14 @@ pub fn tally(doc: &Document, options: &Options) -> Result<TallySection, Error> {
     } else {
         Decision::Reject
     };
-    let mut reports = options.reports.clone();
+    let mut reports: Vec<Report> = options
+        .reports
+        .iter()
+        .map(|r| Report {
+            lane: r.lane,
+            path: lane_core::paths::display_name(&options.rootdir, Path::new(&r.path)),
+        })
+        .collect();
     reports.sort();
     Ok(TallySection {
         tool: TOOL.to_string(),
