@@ -54,13 +54,18 @@ impl DocumentArgs {
         section: &str,
         markdown: Option<String>,
     ) -> Result<(), Error> {
-        let bytes = doc.to_bytes();
         if let Some(path) = &self.output {
-            crate::io::atomic_write(path, &bytes)?;
+            crate::io::atomic_write(path, &doc.to_bytes())?;
         }
-        let problems = doc.problems_of(section, "<document>")?;
+        // The section was just written by the tool, so its problems are only read back when
+        // something shows them (a large scan section is not parsed twice for nothing).
+        let problems = if self.format != Format::Json || self.wants_summary() {
+            doc.problems_of(section, "<document>")?
+        } else {
+            Vec::new()
+        };
         match self.format {
-            Format::Json => crate::io::write_stdout(&bytes)?,
+            Format::Json => crate::io::write_stdout_with(|out| doc.write_to(out))?,
             Format::Markdown => {
                 let text = match markdown {
                     Some(t) => t,
@@ -76,9 +81,13 @@ impl DocumentArgs {
         Ok(())
     }
 
+    fn wants_summary(&self) -> bool {
+        self.verbose || std::io::stderr().is_terminal()
+    }
+
     /// The human summary on stderr: only for a terminal or `--verbose`.
     pub fn summarize(&self, tool: &str, problems: &[Problem]) {
-        if self.verbose || std::io::stderr().is_terminal() {
+        if self.wants_summary() {
             eprint!("{}", render::summary(tool, problems));
         }
     }

@@ -32,7 +32,8 @@ pub const SECTIONS: &[&str] = &[
 /// came, byte for byte, without holding a tree of them in memory.
 #[derive(Debug, Clone)]
 pub struct Document {
-    root: BTreeMap<String, Box<RawValue>>,
+    /// Each value's JSON text: checked by the parser when read, written by us otherwise.
+    root: BTreeMap<String, String>,
 }
 
 impl PartialEq for Document {
@@ -42,7 +43,7 @@ impl PartialEq for Document {
                 .root
                 .iter()
                 .zip(other.root.iter())
-                .all(|((ka, va), (kb, vb))| ka == kb && va.get() == vb.get())
+                .all(|((ka, va), (kb, vb))| ka == kb && va == vb)
     }
 }
 
@@ -62,7 +63,7 @@ impl Document {
     /// `{"version": 1}`.
     pub fn empty() -> Self {
         let mut root = BTreeMap::new();
-        root.insert("version".into(), raw(DOCUMENT_VERSION.to_string()));
+        root.insert("version".into(), DOCUMENT_VERSION.to_string());
         Document { root }
     }
 
@@ -86,7 +87,11 @@ impl Document {
         }
         let root: BTreeMap<String, Box<RawValue>> =
             serde_json::from_slice(bytes).map_err(|e| Error::json(source_name, &e))?;
-        match root.get("version").map(|v| v.get()) {
+        let root: BTreeMap<String, String> = root
+            .into_iter()
+            .map(|(k, v)| (k, Box::<str>::from(v).into_string()))
+            .collect();
+        match root.get("version").map(|v| &**v) {
             Some(v) if v.parse::<u64>() == Ok(DOCUMENT_VERSION) => {}
             Some(other) => {
                 return Err(Error::Version {
@@ -104,7 +109,7 @@ impl Document {
             }
         }
         for (name, section) in &root {
-            if SECTIONS.contains(&name.as_str()) && !section.get().starts_with('{') {
+            if SECTIONS.contains(&name.as_str()) && !section.starts_with('{') {
                 return Err(Error::parse(
                     source_name,
                     0,
@@ -120,7 +125,7 @@ impl Document {
     pub fn section(&self, name: &str) -> Option<Value> {
         self.root
             .get(name)
-            .and_then(|raw| serde_json::from_str(raw.get()).ok())
+            .and_then(|raw| serde_json::from_str(raw).ok())
     }
 
     pub fn has_section(&self, name: &str) -> bool {
@@ -135,7 +140,7 @@ impl Document {
     ) -> Result<Option<T>, Error> {
         match self.root.get(name) {
             None => Ok(None),
-            Some(raw) => serde_json::from_str(raw.get()).map(Some).map_err(|e| {
+            Some(raw) => serde_json::from_str(raw).map(Some).map_err(|e| {
                 Error::parse(
                     source_name,
                     0,
@@ -152,10 +157,7 @@ impl Document {
             // Our section types always serialize; a failure is a bug, not bad input.
             panic!("section {name} failed to serialize: {e}")
         });
-        let text = serde_json::to_string_pretty(&value).unwrap_or_default();
-        // JSON strings hold no raw newlines, so indenting every line is safe.
-        self.root
-            .insert(name.to_string(), raw(text.replace('\n', "\n  ")));
+        self.set_section_presorted(name, &value, 0);
     }
 
     /// [`Document::set_section`] without the detour through a `serde_json::Value`, for large
@@ -163,25 +165,29 @@ impl Document {
     /// in sorted order, maps sorted (`BTreeMap`). A type that breaks that rule produces a
     /// section in the wrong key order; `presorted_sections_match_canonical_form` tests the
     /// types that use this.
-    pub fn set_section_presorted<T: Serialize>(&mut self, name: &str, section: &T) {
-        let mut out = Indented {
-            out: Vec::new(),
-            indent: b"  ",
-        };
-        let formatter = serde_json::ser::PrettyFormatter::with_indent(b"  ");
-        let mut ser = serde_json::Serializer::with_formatter(&mut out, formatter);
+    ///
+    /// `size_hint` is what the section's text may take: memory reserved, not touched, so a
+    /// generous guess costs nothing and saves copying a large section as it grows.
+    pub fn set_section_presorted<T: Serialize>(
+        &mut self,
+        name: &str,
+        section: &T,
+        size_hint: usize,
+    ) {
+        let mut out = Vec::with_capacity(size_hint.max(4 << 10));
+        let mut ser = serde_json::Serializer::with_formatter(&mut out, Pretty::at(1));
         section.serialize(&mut ser).unwrap_or_else(|e| {
             // Our section types always serialize; a failure is a bug, not bad input.
             panic!("section {name} failed to serialize: {e}")
         });
-        let text = String::from_utf8(out.out).unwrap_or_else(|e| panic!("not UTF-8: {e}"));
-        self.root.insert(name.to_string(), raw(text));
+        let text = String::from_utf8(out).unwrap_or_else(|e| panic!("not UTF-8: {e}"));
+        self.root.insert(name.to_string(), text);
     }
 
     pub fn remove_section(&mut self, name: &str) -> Option<Value> {
         self.root
             .remove(name)
-            .and_then(|raw| serde_json::from_str(raw.get()).ok())
+            .and_then(|raw| serde_json::from_str(&raw).ok())
     }
 
     /// The problems of one section; a missing or malformed `problems` list gives an error
@@ -199,7 +205,7 @@ impl Document {
             )
         };
         let only: ProblemsOnly =
-            serde_json::from_str(section.get()).map_err(|e| malformed(e.to_string()))?;
+            serde_json::from_str(section).map_err(|e| malformed(e.to_string()))?;
         only.problems.ok_or_else(|| {
             Error::parse(
                 source_name,
@@ -214,7 +220,7 @@ impl Document {
     pub fn all_problems(&self, source_name: &str) -> Result<Vec<(String, Vec<Problem>)>, Error> {
         let mut out = Vec::new();
         for (name, section) in &self.root {
-            let is_object = section.get().starts_with('{');
+            let is_object = section.starts_with('{');
             if SECTIONS.contains(&name.as_str()) || (is_object && has_problems(section)) {
                 out.push((name.clone(), self.problems_of(name, source_name)?));
             }
@@ -236,59 +242,123 @@ impl Document {
     /// The canonical bytes: sorted keys, two-space indent, trailing newline. Sections written
     /// by a lanes tool are already canonical and are copied as they are.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let size: usize = self
-            .root
-            .iter()
-            .map(|(k, v)| k.len() + v.get().len() + 8)
-            .sum();
+        let size: usize = self.root.iter().map(|(k, v)| k.len() + v.len() + 8).sum();
         let mut out = Vec::with_capacity(size + 4);
-        out.extend_from_slice(b"{");
-        for (i, (key, value)) in self.root.iter().enumerate() {
-            out.extend_from_slice(if i == 0 { b"\n  " } else { b",\n  " });
-            out.extend_from_slice(serde_json::to_string(key).unwrap_or_default().as_bytes());
-            out.extend_from_slice(b": ");
-            out.extend_from_slice(value.get().as_bytes());
-        }
-        out.extend_from_slice(b"\n}\n");
+        self.write_to(&mut out)
+            .unwrap_or_else(|e| panic!("writing to memory failed: {e}"));
         out
     }
-}
 
-/// A writer that indents every line after the first by `indent` (a section sits one level
-/// down in the document). JSON text holds newlines only between tokens, never inside strings.
-struct Indented {
-    out: Vec<u8>,
-    indent: &'static [u8],
-}
-
-impl std::io::Write for Indented {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let mut rest = buf;
-        while let Some(at) = rest.iter().position(|&b| b == b'\n') {
-            self.out.extend_from_slice(&rest[..=at]);
-            self.out.extend_from_slice(self.indent);
-            rest = &rest[at + 1..];
+    /// [`Document::to_bytes`] written piece by piece, without a copy of the whole document.
+    pub fn write_to<W: std::io::Write + ?Sized>(&self, out: &mut W) -> std::io::Result<()> {
+        out.write_all(b"{")?;
+        for (i, (key, value)) in self.root.iter().enumerate() {
+            out.write_all(if i == 0 { b"\n  " } else { b",\n  " })?;
+            serde_json::to_writer(&mut *out, key)?;
+            out.write_all(b": ")?;
+            out.write_all(value.as_bytes())?;
         }
-        self.out.extend_from_slice(rest);
-        Ok(buf.len())
+        out.write_all(b"\n}\n")
+    }
+}
+
+/// serde_json's pretty layout (two spaces a level) starting `depth` levels down, so a
+/// section is written once, already indented for its place in the document.
+struct Pretty {
+    depth: usize,
+    has_value: bool,
+}
+
+impl Pretty {
+    fn at(depth: usize) -> Self {
+        Pretty {
+            depth,
+            has_value: false,
+        }
     }
 
-    fn flush(&mut self) -> std::io::Result<()> {
+    fn newline<W: ?Sized + std::io::Write>(&self, w: &mut W, comma: bool) -> std::io::Result<()> {
+        const SPACES: &[u8; 64] = &[b' '; 64];
+        w.write_all(if comma { b",\n" } else { b"\n" })?;
+        let mut left = self.depth * 2;
+        while left > 0 {
+            let n = left.min(SPACES.len());
+            w.write_all(&SPACES[..n])?;
+            left -= n;
+        }
+        Ok(())
+    }
+
+    fn open<W: ?Sized + std::io::Write>(&mut self, w: &mut W, c: &[u8]) -> std::io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        w.write_all(c)
+    }
+
+    fn close<W: ?Sized + std::io::Write>(&mut self, w: &mut W, c: &[u8]) -> std::io::Result<()> {
+        self.depth -= 1;
+        if self.has_value {
+            self.newline(w, false)?;
+        }
+        w.write_all(c)
+    }
+}
+
+impl serde_json::ser::Formatter for Pretty {
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.open(w, b"[")
+    }
+
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.close(w, b"]")
+    }
+
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.newline(w, !first)
+    }
+
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.open(w, b"{")
+    }
+
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.close(w, b"}")
+    }
+
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.newline(w, !first)
+    }
+
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        w.write_all(b": ")
+    }
+
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
         Ok(())
     }
 }
 
-fn raw(text: String) -> Box<RawValue> {
-    RawValue::from_string(text).unwrap_or_else(|e| panic!("not JSON we wrote: {e}"))
-}
-
 /// Whether an object has a top-level `problems` key (without building it).
-fn has_problems(section: &RawValue) -> bool {
+fn has_problems(section: &str) -> bool {
     #[derive(Deserialize)]
     struct Probe {
         problems: Option<serde::de::IgnoredAny>,
     }
-    serde_json::from_str::<Probe>(section.get())
+    serde_json::from_str::<Probe>(section)
         .map(|p| p.problems.is_some())
         .unwrap_or(false)
 }
@@ -423,7 +493,7 @@ mod tests {
         slow.set_section("scan", &section);
         slow.set_section("after", &serde_json::json!({"problems": []}));
         let mut fast = Document::empty();
-        fast.set_section_presorted("scan", &section);
+        fast.set_section_presorted("scan", &section, 0);
         fast.set_section("after", &serde_json::json!({"problems": []}));
         assert_eq!(
             String::from_utf8(fast.to_bytes()).unwrap(),
@@ -432,5 +502,40 @@ mod tests {
         // And the bytes read back as the same section.
         let back: ScanSection = fast.section_as("scan", "<test>").unwrap().expect("scan");
         assert_eq!(back, section);
+    }
+
+    fn arb_json() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            ".{0,6}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(5, 48, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+                prop::collection::btree_map("[a-z\n\"]{0,4}", inner, 0..5)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        /// A section's text is serde_json's pretty form with every line after the first
+        /// indented by two spaces (its depth in the document), for any JSON value: empty
+        /// containers, nesting, and newlines or quotes inside strings.
+        #[test]
+        fn sections_are_pretty_json_one_level_down(value in arb_json()) {
+            let mut doc = Document::empty();
+            doc.set_section("extra", &value);
+            let expected = serde_json::to_string_pretty(&value).unwrap().replace('\n', "\n  ");
+            proptest::prop_assert_eq!(doc.root.get("extra").map(String::as_str), Some(&*expected));
+            let mut presorted = Document::empty();
+            presorted.set_section_presorted("extra", &value, 0);
+            proptest::prop_assert_eq!(presorted.to_bytes(), doc.to_bytes());
+            let again = Document::parse(&doc.to_bytes(), "-").unwrap();
+            proptest::prop_assert_eq!(again.section("extra"), Some(value));
+        }
     }
 }

@@ -46,8 +46,16 @@ pub fn read_file(path: &Path) -> Result<Vec<u8>, Error> {
 
 /// Writes `bytes` to stdout. A closed pipe is not an error: the reader stopped listening.
 pub fn write_stdout(bytes: &[u8]) -> Result<(), Error> {
-    let mut out = io::stdout().lock();
-    match out.write_all(bytes).and_then(|()| out.flush()) {
+    write_stdout_with(|out| out.write_all(bytes))
+}
+
+/// Writes to stdout through `write` (buffered), with [`write_stdout`]'s handling of a closed
+/// pipe.
+pub fn write_stdout_with(
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> Result<(), Error> {
+    let mut out = io::BufWriter::with_capacity(64 << 10, io::stdout().lock());
+    match write(&mut out).and_then(|()| out.flush()) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(Error::io("<stdout>", e)),
