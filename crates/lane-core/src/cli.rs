@@ -64,20 +64,58 @@ impl DocumentArgs {
         } else {
             Vec::new()
         };
+        self.show(tool, section, &problems, markdown, |out| doc.write_to(out))
+    }
+
+    /// [`DocumentArgs::emit`] for a tool's own large section, given as a value rather than
+    /// stored in `doc`: `head` with its list `field` empty, and the list's items as `runs`
+    /// (see [`Document::write_with_split_section`]). The section goes straight to stdout and
+    /// never exists as text. `problems` are the section's own.
+    #[allow(clippy::too_many_arguments)]
+    pub fn emit_split_section<H: serde::Serialize, I: serde::Serialize + Sync>(
+        &self,
+        tool: &str,
+        doc: &Document,
+        name: &str,
+        head: &H,
+        field: &str,
+        runs: &[Vec<I>],
+        problems: &[Problem],
+    ) -> Result<(), Error> {
+        if let Some(path) = &self.output {
+            let mut bytes = Vec::new();
+            doc.write_with_split_section(&mut bytes, name, head, field, runs)
+                .unwrap_or_else(|e| panic!("writing to memory failed: {e}"));
+            crate::io::atomic_write(path, &bytes)?;
+        }
+        self.show(tool, name, problems, None, |out| {
+            doc.write_with_split_section(out, name, head, field, runs)
+        })
+    }
+
+    /// Stdout by `--format`, then the summary on stderr.
+    fn show(
+        &self,
+        tool: &str,
+        section: &str,
+        problems: &[Problem],
+        markdown: Option<String>,
+        json: impl FnOnce(&mut crate::io::Stdout) -> std::io::Result<()>,
+    ) -> Result<(), Error> {
         match self.format {
-            Format::Json => crate::io::write_stdout_with(|out| doc.write_to(out))?,
+            Format::Json => crate::io::write_stdout_with(json)?,
             Format::Markdown => {
                 let text = match markdown {
                     Some(t) => t,
-                    None => render::markdown::section(tool, section, &problems),
+                    None => render::markdown::section(tool, section, problems),
                 };
                 crate::io::write_stdout(text.as_bytes())?
             }
             Format::Github => {
-                crate::io::write_stdout(render::github::annotations(&problems).as_bytes())?
+                crate::io::write_stdout(render::github::annotations(problems).as_bytes())?
             }
         }
-        self.summarize(tool, &problems);
+        self.summarize(tool, problems);
         Ok(())
     }
 

@@ -157,7 +157,7 @@ impl Document {
             // Our section types always serialize; a failure is a bug, not bad input.
             panic!("section {name} failed to serialize: {e}")
         });
-        self.set_section_presorted(name, &value, 0);
+        self.set_section_presorted(name, &value);
     }
 
     /// [`Document::set_section`] without the detour through a `serde_json::Value`, for large
@@ -166,17 +166,9 @@ impl Document {
     /// section in the wrong key order; `presorted_sections_match_canonical_form` tests the
     /// types that use this.
     ///
-    /// `size_hint` is what the section's text may take: memory reserved, not touched, so a
-    /// generous guess costs nothing and saves copying a large section as it grows.
-    pub fn set_section_presorted<T: Serialize>(
-        &mut self,
-        name: &str,
-        section: &T,
-        size_hint: usize,
-    ) {
-        let mut out = Vec::with_capacity(size_hint.max(4 << 10));
-        let mut ser = serde_json::Serializer::with_formatter(&mut out, Pretty::at(1));
-        section.serialize(&mut ser).unwrap_or_else(|e| {
+    pub fn set_section_presorted<T: Serialize>(&mut self, name: &str, section: &T) {
+        let mut out = Vec::new();
+        serialize_at_depth_1(&mut out, section).unwrap_or_else(|e| {
             // Our section types always serialize; a failure is a bug, not bad input.
             panic!("section {name} failed to serialize: {e}")
         });
@@ -251,15 +243,147 @@ impl Document {
 
     /// [`Document::to_bytes`] written piece by piece, without a copy of the whole document.
     pub fn write_to<W: std::io::Write + ?Sized>(&self, out: &mut W) -> std::io::Result<()> {
-        out.write_all(b"{")?;
-        for (i, (key, value)) in self.root.iter().enumerate() {
-            out.write_all(if i == 0 { b"\n  " } else { b",\n  " })?;
+        self.write_fields(out, None::<(&str, fn(&mut W) -> std::io::Result<()>)>)
+    }
+
+    /// Writes the document with `section` as the section `name` (replacing one of that name),
+    /// serialized straight into `out`: the same bytes as
+    /// [`Document::set_section_presorted`] followed by [`Document::write_to`], without the
+    /// section ever existing as text. The same key-order rule applies to `T`.
+    pub fn write_with_section<W: std::io::Write + ?Sized, T: Serialize + ?Sized>(
+        &self,
+        out: &mut W,
+        name: &str,
+        section: &T,
+    ) -> std::io::Result<()> {
+        self.write_fields(
+            out,
+            Some((name, |out: &mut W| serialize_at_depth_1(out, section))),
+        )
+    }
+
+    /// [`Document::write_with_section`] for a section with one large list: `head` is the
+    /// section with the list `field` empty, `runs` the list's items in order, as consecutive
+    /// runs. The items are serialized on every core, a batch at a time, and written in order:
+    /// the same bytes as the whole section serialized at once, in bounded memory.
+    pub fn write_with_split_section<W, H, I>(
+        &self,
+        out: &mut W,
+        name: &str,
+        head: &H,
+        field: &str,
+        runs: &[Vec<I>],
+    ) -> std::io::Result<()>
+    where
+        W: std::io::Write + ?Sized,
+        H: Serialize + ?Sized,
+        I: Serialize + Sync,
+    {
+        self.write_fields(
+            out,
+            Some((name, |out: &mut W| write_split(out, head, field, runs))),
+        )
+    }
+
+    fn write_fields<W: std::io::Write + ?Sized>(
+        &self,
+        out: &mut W,
+        mut extra: Option<(&str, impl FnOnce(&mut W) -> std::io::Result<()>)>,
+    ) -> std::io::Result<()> {
+        fn key_to<W: std::io::Write + ?Sized>(
+            out: &mut W,
+            first: &mut bool,
+            key: &str,
+        ) -> std::io::Result<()> {
+            out.write_all(if *first { b"{\n  " } else { b",\n  " })?;
+            *first = false;
             serde_json::to_writer(&mut *out, key)?;
-            out.write_all(b": ")?;
+            out.write_all(b": ")
+        }
+        let mut first = true;
+        for (key, value) in &self.root {
+            if extra
+                .as_ref()
+                .is_some_and(|(name, _)| *name <= key.as_str())
+                && let Some((name, write)) = extra.take()
+            {
+                key_to(out, &mut first, name)?;
+                write(out)?;
+                if name == key {
+                    continue;
+                }
+            }
+            key_to(out, &mut first, key)?;
             out.write_all(value.as_bytes())?;
         }
-        out.write_all(b"\n}\n")
+        if let Some((name, write)) = extra {
+            key_to(out, &mut first, name)?;
+            write(out)?;
+        }
+        out.write_all(if first { b"{\n}\n" } else { b"\n}\n" })
     }
+}
+
+/// Items serialized per batch in [`Document::write_with_split_section`]: large enough to
+/// keep every core busy, small enough that the batches in flight stay a few megabytes.
+const SPLIT_BATCH: usize = 1024;
+
+/// The section `head` at depth 1 with its empty list `field` filled with `runs`' items.
+fn write_split<W, H, I>(out: &mut W, head: &H, field: &str, runs: &[Vec<I>]) -> std::io::Result<()>
+where
+    W: std::io::Write + ?Sized,
+    H: Serialize + ?Sized,
+    I: Serialize + Sync,
+{
+    use rayon::prelude::*;
+    let mut text = Vec::new();
+    serialize_at_depth_1(&mut text, head)?;
+    // The section's own keys sit on lines of their own, four spaces in (depth 2); a raw
+    // newline cannot occur inside a JSON string, so the empty list's line is unambiguous.
+    let marker = format!("\n    {}: []", serde_json::to_string(field)?);
+    let at = text
+        .windows(marker.len())
+        .position(|w| w == marker.as_bytes())
+        .unwrap_or_else(|| panic!("the section has no empty list {field:?} at its top level"));
+    let open = at + marker.len() - 1;
+    let items: Vec<&I> = runs.iter().flatten().collect();
+    out.write_all(&text[..open])?;
+    if !items.is_empty() {
+        let batches: Vec<&[&I]> = items.chunks(SPLIT_BATCH).collect();
+        let threads = rayon::current_num_threads().max(1);
+        for (group, window) in batches.chunks(threads * 2).enumerate() {
+            let rendered: Vec<std::io::Result<Vec<u8>>> = window
+                .par_iter()
+                .enumerate()
+                .map(|(i, batch)| {
+                    let mut buf = Vec::with_capacity(batch.len() * 512);
+                    for (j, item) in batch.iter().enumerate() {
+                        let very_first = group == 0 && i == 0 && j == 0;
+                        buf.extend_from_slice(if very_first { b"\n" } else { b",\n" });
+                        buf.extend_from_slice(b"      ");
+                        let mut ser =
+                            serde_json::Serializer::with_formatter(&mut buf, Pretty::at(3));
+                        item.serialize(&mut ser)?;
+                    }
+                    Ok(buf)
+                })
+                .collect();
+            for buf in rendered {
+                out.write_all(&buf?)?;
+            }
+        }
+        out.write_all(b"\n    ")?;
+    }
+    out.write_all(&text[open..])
+}
+
+/// A section's value, indented for its place one level down in the document.
+fn serialize_at_depth_1<W: std::io::Write + ?Sized, T: Serialize + ?Sized>(
+    out: &mut W,
+    section: &T,
+) -> std::io::Result<()> {
+    let mut ser = serde_json::Serializer::with_formatter(out, Pretty::at(1));
+    Ok(section.serialize(&mut ser)?)
 }
 
 /// serde_json's pretty layout (two spaces a level) starting `depth` levels down, so a
@@ -493,7 +617,7 @@ mod tests {
         slow.set_section("scan", &section);
         slow.set_section("after", &serde_json::json!({"problems": []}));
         let mut fast = Document::empty();
-        fast.set_section_presorted("scan", &section, 0);
+        fast.set_section_presorted("scan", &section);
         fast.set_section("after", &serde_json::json!({"problems": []}));
         assert_eq!(
             String::from_utf8(fast.to_bytes()).unwrap(),
@@ -521,7 +645,72 @@ mod tests {
         })
     }
 
+    /// The section `s` = `head` with `list` holding `items`, stored and written at once, and
+    /// streamed with the list split into `runs`: the same bytes.
+    fn assert_split_matches(
+        head: &serde_json::Map<String, Value>,
+        items: &[Value],
+        cuts: &[usize],
+    ) {
+        let mut full = head.clone();
+        full.insert("list".into(), Value::Array(items.to_vec()));
+        let mut empty = head.clone();
+        empty.insert("list".into(), Value::Array(Vec::new()));
+        let mut runs: Vec<Vec<Value>> = Vec::new();
+        let mut start = 0;
+        let mut cuts: Vec<usize> = cuts.iter().map(|c| c % (items.len() + 1)).collect();
+        cuts.sort_unstable();
+        for cut in cuts.into_iter().chain([items.len()]) {
+            runs.push(items[start..cut].to_vec());
+            start = cut;
+        }
+        let mut other = Document::empty();
+        other.set_section("m", &serde_json::json!({"problems": []}));
+        let mut stored = other.clone();
+        stored.set_section("s", &full);
+        let mut streamed = Vec::new();
+        other
+            .write_with_split_section(&mut streamed, "s", &empty, "list", &runs)
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(streamed).unwrap(),
+            String::from_utf8(stored.to_bytes()).unwrap()
+        );
+    }
+
+    #[test]
+    fn split_section_over_many_batches_matches_the_whole() {
+        let items: Vec<Value> = (0..SPLIT_BATCH * 9 + 7)
+            .map(|i| serde_json::json!({"id": format!("t{i:05}"), "marks": ["a", i], "n": {}}))
+            .collect();
+        let mut head = serde_json::Map::new();
+        head.insert("counts".into(), serde_json::json!({"a": 1}));
+        head.insert("tool".into(), "x".into());
+        assert_split_matches(&head, &items, &[0, 5, 5, 3000, 9000]);
+        assert_split_matches(&head, &[], &[]);
+    }
+
+    #[test]
+    #[should_panic(expected = "no empty list")]
+    fn split_section_without_its_empty_list_is_a_bug() {
+        let mut out = Vec::new();
+        let head = serde_json::json!({"list": [1]});
+        let _ =
+            Document::empty().write_with_split_section(&mut out, "s", &head, "list", &[vec![2]]);
+    }
+
     proptest::proptest! {
+        /// Any head, any items, any cut into runs (empty runs included).
+        #[test]
+        fn split_sections_match_the_whole(
+            head in proptest::collection::btree_map("[a-z]{0,5}", arb_json(), 0..4),
+            items in proptest::collection::vec(arb_json(), 0..12),
+            cuts in proptest::collection::vec(0usize..13, 0..4),
+        ) {
+            let head: serde_json::Map<String, Value> = head.into_iter().collect();
+            assert_split_matches(&head, &items, &cuts);
+        }
+
         /// A section's text is serde_json's pretty form with every line after the first
         /// indented by two spaces (its depth in the document), for any JSON value: empty
         /// containers, nesting, and newlines or quotes inside strings.
@@ -532,8 +721,23 @@ mod tests {
             let expected = serde_json::to_string_pretty(&value).unwrap().replace('\n', "\n  ");
             proptest::prop_assert_eq!(doc.root.get("extra").map(String::as_str), Some(&*expected));
             let mut presorted = Document::empty();
-            presorted.set_section_presorted("extra", &value, 0);
+            presorted.set_section_presorted("extra", &value);
             proptest::prop_assert_eq!(presorted.to_bytes(), doc.to_bytes());
+            // Streamed in place of a stored section, or as a new one before, between or after
+            // the others: the same bytes as stored and written.
+            let mut other = Document::empty();
+            other.set_section("m", &serde_json::json!({"problems": []}));
+            for name in ["a", "extra", "n", "zz"] {
+                let mut stored = other.clone();
+                stored.set_section(name, &value);
+                let mut streamed = Vec::new();
+                other.write_with_section(&mut streamed, name, &value).unwrap();
+                proptest::prop_assert_eq!(&streamed, &stored.to_bytes(), "{}", name);
+                // Replacing a section already there.
+                let mut streamed = Vec::new();
+                stored.write_with_section(&mut streamed, name, &value).unwrap();
+                proptest::prop_assert_eq!(&streamed, &stored.to_bytes(), "{}", name);
+            }
             let again = Document::parse(&doc.to_bytes(), "-").unwrap();
             proptest::prop_assert_eq!(again.section("extra"), Some(value));
         }

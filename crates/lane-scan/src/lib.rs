@@ -34,7 +34,7 @@ pub struct Options {
 }
 
 /// Scans the suite and returns the `scan` section.
-pub fn scan(options: &Options) -> Result<ScanSection, Error> {
+pub fn scan(options: &Options) -> Result<Scan, Error> {
     let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
     for p in &options.paths {
         if std::fs::symlink_metadata(p).is_err() {
@@ -65,61 +65,51 @@ pub fn scan(options: &Options) -> Result<ScanSection, Error> {
         .cloned()
         .collect();
     let test_files: HashSet<&PathBuf> = found.test_files.iter().collect();
+    let imports = marks::ImportCache::default();
     for round in 0..=IMPORT_ROUNDS {
         wanted.retain(|p| seen.insert(p.clone()));
         if wanted.is_empty() {
             break;
         }
-        let parsed: Vec<(PathBuf, String, Result<python::Module, Problem>)> = pool.install(|| {
+        // Parsing and looking for the files each import may load both happen on every core;
+        // only the bookkeeping of what was already seen is sequential.
+        let parsed: Vec<Parsed> = pool.install(|| {
             wanted
                 .par_iter()
                 .map(|abs| {
                     let rel = rel_path(abs, root);
                     let result = parse_file(abs, &rel);
-                    (abs.clone(), rel, result)
+                    let imported = match &result {
+                        Ok(module) => imported_files(abs, module, root, &imports),
+                        Err(_) => Vec::new(),
+                    };
+                    Parsed {
+                        abs: abs.clone(),
+                        rel,
+                        result,
+                        imported,
+                    }
                 })
                 .collect()
         });
         let mut next = Vec::new();
-        for (abs, rel, result) in parsed {
+        for parsed in parsed {
+            let Parsed {
+                abs,
+                rel,
+                result,
+                imported,
+            } = parsed;
             let is_test_file = test_files.contains(&abs) || round == 0;
             if is_test_file {
                 files.push(rel.clone());
             }
             match result {
                 Ok(module) => {
-                    for import in &module.imports {
-                        for c in marks::candidates(&abs, &import.module, import.level, root) {
-                            if c.is_file() && !seen.contains(&c) {
-                                next.push(c);
-                                break;
-                            }
-                        }
-                        // `import a.b.c` loads a, a.b and a.b.c.
-                        if let Some(dotted) = &import.dotted {
-                            let parts: Vec<&str> = dotted.split('.').collect();
-                            for n in 2..=parts.len() {
-                                let sub = parts[..n].join(".");
-                                for c in marks::candidates(&abs, &sub, 0, root) {
-                                    if c.is_file() && !seen.contains(&c) {
-                                        next.push(c);
-                                        break;
-                                    }
-                                }
-                            }
-                        }
-                        if let Some(item) = &import.name {
-                            let sub = if import.module.is_empty() {
-                                item.clone()
-                            } else {
-                                format!("{}.{item}", import.module)
-                            };
-                            for c in marks::candidates(&abs, &sub, import.level, root) {
-                                if c.is_file() && !seen.contains(&c) {
-                                    next.push(c);
-                                    break;
-                                }
-                            }
+                    // Of each import's existing candidates, the first not loaded yet.
+                    for found in imported {
+                        if let Some(c) = found.into_iter().find(|c| !seen.contains(c)) {
+                            next.push(c);
                         }
                     }
                     modules.push(ModuleFile { abs, rel, module });
@@ -138,7 +128,7 @@ pub fn scan(options: &Options) -> Result<ScanSection, Error> {
     // Parallel parsing finishes in any order; resolution below must not depend on it.
     modules.sort_by(|a, b| a.abs.cmp(&b.abs));
 
-    let tree = Tree::new(&modules, root);
+    let tree = Tree::new(&modules, root, &imports);
     // Each module is collected and its tests checked on one core, so the intermediate
     // lists never exist for the whole tree at once. Test ids start with their module's path,
     // so two modules never share one; concatenating in module order and sorting by id keeps
@@ -166,28 +156,69 @@ pub fn scan(options: &Options) -> Result<ScanSection, Error> {
             })
             .collect()
     });
-    let mut tests = Vec::with_capacity(per_module.iter().map(|(t, _)| t.len()).sum());
+    let mut runs = Vec::with_capacity(per_module.len());
     for (module_tests, module_problems) in per_module {
-        tests.extend(module_tests);
+        if !module_tests.is_empty() {
+            runs.push(module_tests);
+        }
         problems.extend(module_problems);
     }
-    // Ids are unique (each module's were deduplicated, and they start with the module's
-    // path), so an in-place unstable sort gives one order.
-    tests.sort_unstable_by(|a: &ScanTest, b| a.id.cmp(&b.id));
-    let counts = count(&tests);
-    rules::check_suite(&config, &counts, &tests, &mut problems);
+    let runs = in_id_order(runs);
+    let counts = count(runs.iter().flatten());
+    rules::check_suite(&config, &counts, &mut problems);
     lane_core::problem::normalize(&mut problems);
     drop(tree);
-    // Freeing every module's summary takes as long as writing the section: it happens on
-    // another thread meanwhile.
-    std::thread::spawn(move || drop(modules));
-    Ok(ScanSection {
-        tool: "lane-scan".to_string(),
-        tests,
-        counts,
-        files,
-        problems,
+    Ok(Scan {
+        section: ScanSection {
+            tool: "lane-scan".to_string(),
+            tests: Vec::new(),
+            counts,
+            files,
+            problems,
+        },
+        runs,
+        _modules: modules,
     })
+}
+
+/// A scan's result: the section, and its tests apart, as runs that are in id order one after
+/// the other (one per module, as collected), so 100,000 tests are neither copied into one
+/// list nor sorted again before they are written.
+#[derive(Debug)]
+pub struct Scan {
+    /// The `scan` section with `tests` empty.
+    pub section: ScanSection,
+    /// The tests, sorted by id across the runs.
+    pub runs: Vec<Vec<ScanTest>>,
+    /// The module summaries the tests were found in, kept with the result so that freeing
+    /// them is the caller's choice (a process about to exit need not).
+    _modules: Vec<ModuleFile>,
+}
+
+impl Scan {
+    /// The whole section, tests included.
+    pub fn into_section(self) -> ScanSection {
+        ScanSection {
+            tests: self.runs.into_iter().flatten().collect(),
+            ..self.section
+        }
+    }
+}
+
+/// Orders per-module runs of tests (each sorted by id) so that their concatenation is sorted
+/// by id. A module's test ids share its path as a prefix, so ordering the runs by their first
+/// id is enough; should two runs interleave all the same, they become one sorted run.
+fn in_id_order(mut runs: Vec<Vec<ScanTest>>) -> Vec<Vec<ScanTest>> {
+    runs.sort_unstable_by(|a, b| a[0].id.cmp(&b[0].id));
+    let disjoint = runs
+        .windows(2)
+        .all(|w| w[0][w[0].len() - 1].id < w[1][0].id);
+    if disjoint {
+        return runs;
+    }
+    let mut all: Vec<ScanTest> = runs.into_iter().flatten().collect();
+    all.sort_unstable_by(|a, b| a.id.cmp(&b.id));
+    vec![all]
 }
 
 fn arguments(options: &Options, config: &Config, cwd: &Path) -> Vec<PathBuf> {
@@ -264,6 +295,49 @@ fn all_dirs(dir: &Path) -> Vec<PathBuf> {
         .filter(|e| e.file_type().is_dir())
         .map(|e| e.into_path())
         .collect()
+}
+
+/// One parsed file and, per import in it, the candidate files that exist (nearest first).
+struct Parsed {
+    abs: PathBuf,
+    rel: String,
+    result: Result<python::Module, Problem>,
+    imported: Vec<Vec<PathBuf>>,
+}
+
+/// For each module a file's imports load, the candidate files that exist, nearest first.
+fn imported_files(
+    abs: &Path,
+    module: &python::Module,
+    root: &Path,
+    cache: &marks::ImportCache,
+) -> Vec<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut existing = |name: &str, level: u32| {
+        let found = cache.existing(abs, name, level, root);
+        if !found.is_empty() {
+            out.push(found);
+        }
+    };
+    for import in &module.imports {
+        existing(&import.module, import.level);
+        // `import a.b.c` loads a, a.b and a.b.c.
+        if let Some(dotted) = &import.dotted {
+            let parts: Vec<&str> = dotted.split('.').collect();
+            for n in 2..=parts.len() {
+                existing(&parts[..n].join("."), 0);
+            }
+        }
+        if let Some(item) = &import.name {
+            let sub = if import.module.is_empty() {
+                item.clone()
+            } else {
+                format!("{}.{item}", import.module)
+            };
+            existing(&sub, import.level);
+        }
+    }
+    out
 }
 
 fn rel_path(abs: &Path, root: &Path) -> String {
@@ -399,7 +473,7 @@ fn collect_module<'a>(
     }
     // pytest walks the module's namespace: test classes and functions imported from modules
     // in the tree are collected here too, under the name they are bound to.
-    for import in module.imports.iter().rev() {
+    for (k, import) in module.imports.iter().enumerate().rev() {
         let Some(item) = import.name.as_deref() else {
             continue;
         };
@@ -407,7 +481,7 @@ fn collect_module<'a>(
         if item == "*" || names.contains(bound) || class_names.contains(bound) {
             continue;
         }
-        let Some(i) = tree.find_module(&file.abs, &import.module, import.level) else {
+        let Some(i) = tree.import_target(m, k) else {
             continue;
         };
         if i == m {
@@ -714,7 +788,7 @@ fn is_fixture(applied: &[Applied]) -> bool {
     })
 }
 
-fn count(tests: &[ScanTest]) -> Counts {
+fn count<'a>(tests: impl Iterator<Item = &'a ScanTest>) -> Counts {
     let mut counts = Counts::default();
     for t in tests {
         match t.lane {
@@ -734,5 +808,73 @@ pub fn call_of<'a>(val: &Val<'a>) -> Option<&'a Call> {
         Val::Mark(m) => m.call,
         Val::CallOf(_, c) => Some(c),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(ids: &[&str]) -> Vec<ScanTest> {
+        ids.iter()
+            .map(|id| ScanTest {
+                attachments: Default::default(),
+                file: id.split("::").next().unwrap_or_default().to_string(),
+                id: id.to_string(),
+                lane: None,
+                lanes: Vec::new(),
+                line: 1,
+                marks: Vec::new(),
+                parametrized: false,
+            })
+            .collect()
+    }
+
+    fn ids(runs: &[Vec<ScanTest>]) -> Vec<Vec<&str>> {
+        runs.iter()
+            .map(|r| r.iter().map(|t| t.id.as_str()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn runs_are_ordered_by_id_not_by_path() {
+        // Path order puts `a/b.py` before `a.py`; id (string) order is the other way round.
+        let runs = in_id_order(vec![
+            run(&["t/a/b.py::test_1", "t/a/b.py::test_2"]),
+            run(&["t/a.py::test_9"]),
+            run(&["t/0.py::test_0"]),
+        ]);
+        assert_eq!(
+            ids(&runs),
+            [
+                vec!["t/0.py::test_0"],
+                vec!["t/a.py::test_9"],
+                vec!["t/a/b.py::test_1", "t/a/b.py::test_2"],
+            ]
+        );
+    }
+
+    #[test]
+    fn interleaving_runs_become_one_sorted_run() {
+        let runs = in_id_order(vec![
+            run(&["m.py::b", "m.py::d"]),
+            run(&["m.py::a", "m.py::c"]),
+        ]);
+        assert_eq!(
+            ids(&runs),
+            [vec!["m.py::a", "m.py::b", "m.py::c", "m.py::d"]]
+        );
+        let scan = Scan {
+            section: ScanSection {
+                tool: "lane-scan".into(),
+                tests: Vec::new(),
+                counts: Counts::default(),
+                files: Vec::new(),
+                problems: Vec::new(),
+            },
+            runs,
+            _modules: Vec::new(),
+        };
+        assert_eq!(scan.into_section().tests.len(), 4);
     }
 }

@@ -46,19 +46,25 @@ fn main() -> ExitCode {
         if let Some(what) = args.generate {
             return cli::generate(Args::command(), what);
         }
-        let mut doc = args.doc.read()?;
-        let section = lane_scan::scan(&lane_scan::Options {
+        let doc = args.doc.read()?;
+        let scan = lane_scan::scan(&lane_scan::Options {
             paths: args.paths.clone(),
             rootdir: args.rootdir.clone(),
         })?;
-        let status = Status::from_problems(&section.problems);
-        // About 400 bytes a test; reserving more only costs address space.
-        let size_hint = (section.tests.len() + section.problems.len() + 64) * 1024;
-        doc.set_section_presorted(ScanSection::NAME, &section, size_hint);
+        let status = Status::from_problems(&scan.section.problems);
+        // Serialized straight to stdout: the section is never held as text.
+        args.doc.emit_split_section(
+            "lane-scan",
+            &doc,
+            ScanSection::NAME,
+            &scan.section,
+            "tests",
+            &scan.runs,
+            &scan.section.problems,
+        )?;
         // The process ends right after writing: freeing 100,000 tests one by one would only
         // delay the exit.
-        std::mem::forget(section);
-        args.doc.emit("lane-scan", &doc, ScanSection::NAME, None)?;
+        std::mem::forget(scan);
         Ok(status)
     })
 }

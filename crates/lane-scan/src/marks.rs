@@ -4,11 +4,39 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
 
 use crate::python::{Call, Class, Ex, Module};
 
 /// How deep name chains are followed (`a = b`, `b = c` ...) before giving up.
 const MAX_HOPS: usize = 32;
+
+/// The files an import may load that exist, nearest first, looked up once per folder:
+/// the files of one folder share their imports (`import pytest` looks for `pytest.py` in
+/// the same folders from each of them).
+#[derive(Default)]
+pub struct ImportCache(Mutex<HashMap<(PathBuf, String, u32), Vec<PathBuf>>>);
+
+impl ImportCache {
+    pub fn existing(&self, from: &Path, module: &str, level: u32, root: &Path) -> Vec<PathBuf> {
+        let folder = from.parent().unwrap_or(from).to_path_buf();
+        let key = (folder, module.to_string(), level);
+        if let Some(found) = lock(&self.0).get(&key) {
+            return found.clone();
+        }
+        let found: Vec<PathBuf> = candidates(from, module, level, root)
+            .into_iter()
+            .filter(|c| c.is_file())
+            .collect();
+        lock(&self.0).insert(key, found.clone());
+        found
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // A panic on another parser thread ends the scan anyway; the map itself stays valid.
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
 
 /// A parsed module of the tree.
 #[derive(Debug)]
@@ -46,20 +74,66 @@ pub struct Tree<'a> {
     pub modules: &'a [ModuleFile],
     pub by_path: HashMap<PathBuf, usize>,
     pub root: PathBuf,
+    files: &'a ImportCache,
+    /// Per module, per import: the tree modules it names, found on first use (every test
+    /// of a module evaluates its marks through the same few imports).
+    imports: Vec<Vec<ImportTargets>>,
+}
+
+#[derive(Default)]
+struct ImportTargets {
+    /// The module `M` of `import M` / `from M import X`.
+    module: OnceLock<Option<usize>>,
+    /// The submodule `M.X` of `from M import X`.
+    submodule: OnceLock<Option<usize>>,
 }
 
 impl<'a> Tree<'a> {
-    pub fn new(modules: &'a [ModuleFile], root: &Path) -> Tree<'a> {
+    pub fn new(modules: &'a [ModuleFile], root: &Path, files: &'a ImportCache) -> Tree<'a> {
         let by_path = modules
             .iter()
             .enumerate()
             .map(|(i, m)| (m.abs.clone(), i))
             .collect();
+        let imports = modules
+            .iter()
+            .map(|m| {
+                m.module
+                    .imports
+                    .iter()
+                    .map(|_| ImportTargets::default())
+                    .collect()
+            })
+            .collect();
         Tree {
             modules,
             by_path,
             root: root.to_path_buf(),
+            files,
+            imports,
         }
+    }
+
+    /// The tree module that import `k` of module `m` names (`M` of `from M import X`).
+    pub fn import_target(&self, m: usize, k: usize) -> Option<usize> {
+        *self.imports[m][k].module.get_or_init(|| {
+            let import = &self.modules[m].module.imports[k];
+            self.find_module(&self.modules[m].abs, &import.module, import.level)
+        })
+    }
+
+    /// For `from M import X` as import `k` of module `m`: the tree module `M.X`.
+    fn import_submodule(&self, m: usize, k: usize) -> Option<usize> {
+        *self.imports[m][k].submodule.get_or_init(|| {
+            let import = &self.modules[m].module.imports[k];
+            let item = import.name.as_deref()?;
+            let sub = if import.module.is_empty() {
+                item.to_string()
+            } else {
+                format!("{}.{item}", import.module)
+            };
+            self.find_module(&self.modules[m].abs, &sub, import.level)
+        })
     }
 
     /// Evaluates `ex` as written in module `m`.
@@ -135,31 +209,29 @@ impl<'a> Tree<'a> {
         if let Some((_, value)) = module.assigns.iter().rev().find(|(n, _)| n == name) {
             return self.eval_hops(&value.value, m, hops + 1);
         }
-        if let Some(import) = module.imports.iter().rev().find(|i| i.binds == name) {
-            let from = &self.modules[m].abs;
+        if let Some((k, import)) = module
+            .imports
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, i)| i.binds == name)
+        {
             match &import.name {
                 None => {
-                    if let Some(i) = self.find_module(from, &import.module, 0) {
+                    if let Some(i) = self.import_target(m, k) {
                         return Val::Module(i);
                     }
                     return Val::Path(import.module.clone());
                 }
                 Some(item) => {
-                    if let Some(i) = self.find_module(from, &import.module, import.level) {
+                    if let Some(i) = self.import_target(m, k) {
                         // `from pkg import sub` may name a submodule.
                         let own = &self.modules[i].module;
                         let defined = own.classes.iter().any(|c| &c.name == item)
                             || own.assigns.iter().any(|(n, _)| n == item)
                             || own.imports.iter().any(|imp| &imp.binds == item);
-                        if !defined {
-                            let sub = if import.module.is_empty() {
-                                item.clone()
-                            } else {
-                                format!("{}.{item}", import.module)
-                            };
-                            if let Some(j) = self.find_module(from, &sub, import.level) {
-                                return Val::Module(j);
-                            }
+                        if !defined && let Some(j) = self.import_submodule(m, k) {
+                            return Val::Module(j);
                         }
                         return self.lookup(item, i, hops + 1);
                     }
@@ -174,12 +246,11 @@ impl<'a> Tree<'a> {
             return Val::Unknown;
         }
         // `from M import *` with M in the tree: the names of its `__all__`, or its public names.
-        let from = &self.modules[m].abs;
-        for import in module.imports.iter().rev() {
+        for (k, import) in module.imports.iter().enumerate().rev() {
             if import.name.as_deref() != Some("*") {
                 continue;
             }
-            let Some(i) = self.find_module(from, &import.module, import.level) else {
+            let Some(i) = self.import_target(m, k) else {
                 continue;
             };
             if self.exports(i, name) {
@@ -231,9 +302,10 @@ impl<'a> Tree<'a> {
 
     /// The tree module an import names, when it is one of the parsed modules.
     pub fn find_module(&self, from: &Path, module: &str, level: u32) -> Option<usize> {
-        candidates(from, module, level, &self.root)
-            .into_iter()
-            .find_map(|c| self.by_path.get(&c).copied())
+        self.files
+            .existing(from, module, level, &self.root)
+            .iter()
+            .find_map(|c| self.by_path.get(c).copied())
     }
 }
 

@@ -134,16 +134,14 @@ struct Lines {
 
 impl Lines {
     fn new(source: &str) -> Lines {
-        let mut starts = vec![0];
         let bytes = source.as_bytes();
-        let mut i = 0;
-        while i < bytes.len() {
-            match bytes[i] {
-                b'\n' => starts.push(i + 1),
-                b'\r' if bytes.get(i + 1) != Some(&b'\n') => starts.push(i + 1),
-                _ => {}
+        let mut starts = Vec::with_capacity(bytes.len() / 32 + 1);
+        starts.push(0);
+        for i in memchr::memchr2_iter(b'\n', b'\r', bytes) {
+            // A `\r` ends a line unless a `\n` follows it (which then ends it).
+            if bytes[i] == b'\n' || bytes.get(i + 1) != Some(&b'\n') {
+                starts.push(i + 1);
             }
-            i += 1;
         }
         Lines { starts }
     }
@@ -193,6 +191,8 @@ pub fn summarize(source: &str) -> Result<Module, SyntaxError> {
 /// comments; a guard in front of the recursive parser, not a parser.
 fn too_deep(source: &str) -> Option<usize> {
     let bytes = source.as_bytes();
+    // Fewer opening brackets than the limit cannot nest past it (most files).
+    memchr::memchr3_iter(b'(', b'[', b'{', bytes).nth(MAX_BRACKETS)?;
     let mut depth = 0usize;
     let mut i = 0;
     while i < bytes.len() {
@@ -756,6 +756,24 @@ mod tests {
         // Brackets inside strings and comments do not count.
         let ok = format!("x = '{}'  # {}\n", "(".repeat(500), "[".repeat(500));
         assert!(summarize(&ok).is_ok());
+        // The limit itself: 200 levels parse, 201 do not; 1,000 brackets side by side do.
+        let at = |n: usize| format!("x = {}1{}\n", "(".repeat(n), ")".repeat(n));
+        assert!(summarize(&at(MAX_BRACKETS)).is_ok());
+        assert!(summarize(&at(MAX_BRACKETS + 1)).is_err());
+        assert!(summarize(&format!("x = [{}]\n", "(1), ".repeat(1000))).is_ok());
+    }
+
+    #[test]
+    fn lines_end_at_lf_crlf_and_lone_cr() {
+        let src = "a\r\nb\rc\n\nd";
+        let lines = Lines::new(src);
+        let line_of = |c: char| lines.line(TextSize::try_from(src.find(c).unwrap()).unwrap());
+        assert_eq!(
+            ['a', 'b', 'c', 'd'].map(line_of),
+            [1, 2, 3, 5],
+            "{:?}",
+            lines.starts
+        );
     }
 
     #[test]

@@ -541,12 +541,7 @@ fn doc_field(doc: &str, key: &str) -> Option<String> {
     None
 }
 
-pub fn check_suite(
-    config: &Config,
-    counts: &Counts,
-    tests: &[ScanTest],
-    problems: &mut Vec<Problem>,
-) {
+pub fn check_suite(config: &Config, counts: &Counts, problems: &mut Vec<Problem>) {
     let config_rel = config
         .file
         .as_ref()
@@ -583,7 +578,7 @@ pub fn check_suite(
         .iter()
         .find(|a| a.starts_with("--reruns") || a.starts_with("--force-flaky"));
     if let Some(opt) = retry
-        && tests.iter().any(|t| t.lane.is_some_and(Lane::votes))
+        && counts.merge + counts.witness > 0
     {
         problems.push(locate(
             Problem::new(

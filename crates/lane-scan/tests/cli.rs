@@ -70,6 +70,16 @@ fn scan(suite: &Suite) -> (i32, Value) {
     (code, serde_json::from_slice(&out.stdout).unwrap())
 }
 
+/// The scan's test ids, in document order.
+fn test_ids(doc: &Value) -> Vec<&str> {
+    doc["scan"]["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap())
+        .collect()
+}
+
 fn problems<'a>(doc: &'a Value, rule: &str) -> Vec<&'a Value> {
     doc["scan"]["problems"]
         .as_array()
@@ -229,12 +239,7 @@ fn clean_suite_exits_zero_with_counts_and_attachments() {
     let g = test(&doc, "tests/test_given.py::test_g");
     assert_eq!(g["attachments"]["domain"], "st.integers(), y=st.text()");
     assert_eq!(g["attachments"]["shrinking"], "minimal int");
-    let ids: Vec<&str> = doc["scan"]["tests"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["id"].as_str().unwrap())
-        .collect();
+    let ids = test_ids(&doc);
     let mut sorted = ids.clone();
     sorted.sort();
     assert_eq!(ids, sorted);
@@ -567,12 +572,7 @@ fn testpaths_entries_are_globs() {
         ("archive/test_old.py", OK),
     ]);
     let (_, doc) = scan(&suite);
-    let ids: Vec<&str> = doc["scan"]["tests"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["id"].as_str().unwrap())
-        .collect();
+    let ids = test_ids(&doc);
     assert_eq!(
         ids,
         ["area_a/test_a.py::test_ok", "area_b/test_b.py::test_ok"]
@@ -643,12 +643,7 @@ fn abstract_classes_are_not_collected() {
         ),
     ]);
     let (_, doc) = scan(&suite);
-    let ids: Vec<&str> = doc["scan"]["tests"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["id"].as_str().unwrap())
-        .collect();
+    let ids = test_ids(&doc);
     assert_eq!(
         ids,
         [
@@ -671,12 +666,7 @@ fn imported_test_classes_and_functions_are_collected_where_imported() {
         ),
     ]);
     let (_, doc) = scan(&suite);
-    let ids: Vec<&str> = doc["scan"]["tests"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["id"].as_str().unwrap())
-        .collect();
+    let ids = test_ids(&doc);
     assert_eq!(
         ids,
         [
@@ -691,5 +681,86 @@ fn imported_test_classes_and_functions_are_collected_where_imported() {
     assert_eq!(
         test(&doc, "tests/test_use.py::test_shared")["lane"],
         "witness"
+    );
+}
+
+/// Thousands of tests (many batches of the parallel writer), an input document with
+/// sections before and after `scan` and a stale `scan` of its own: stdout is the canonical
+/// document (serde_json's pretty form of itself, byte for byte), `--output` holds the same
+/// bytes, the stale section is replaced, the others pass through, the tests come sorted by
+/// id; `--format markdown` and `github` show the problems.
+#[test]
+fn large_scan_is_canonical_on_stdout_and_in_output_file() {
+    let mut files: Vec<(String, String)> = Vec::new();
+    for f in 0..60 {
+        let mut text = String::from("import pytest\n\npytestmark = pytest.mark.merge\n");
+        for t in 0..100 {
+            text.push_str(&format!(
+                "\n\ndef test_{t}():\n    \"\"\"owner: team-{f}\"\"\"\n    assert {t} + 1 > {t}\n"
+            ));
+        }
+        // Folders and names whose path order differs from their string order.
+        files.push((format!("tests/p{}/test_{f}.py", f % 7), text));
+    }
+    files.push(("tests/p1.py".into(), "x = 1\n".into()));
+    files.push((
+        "tests/test_unmarked.py".into(),
+        "def test_lonely():\n    assert 1 + 1 == 2\n".into(),
+    ));
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let suite = Suite::with_ini(&refs);
+    // In canonical form itself: passed-through sections keep their bytes as they came.
+    let input = serde_json::json!({
+        "version": 1, "aaa": {"x": [1, "\n"]}, "scan": {"stale": true}, "zzz": {}
+    });
+    suite.write(
+        "in.json",
+        serde_json::to_string_pretty(&input).unwrap().as_bytes(),
+    );
+    let out = run(
+        suite.path(),
+        &["--input", "in.json", "--output", "out.json", "tests"],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let written = fs::read(suite.path().join("out.json")).unwrap();
+    assert_eq!(written, out.stdout);
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let canonical = serde_json::to_string_pretty(&doc).unwrap() + "\n";
+    assert!(
+        canonical.as_bytes() == out.stdout.as_slice(),
+        "stdout is not in canonical form"
+    );
+    assert_eq!(doc["aaa"]["x"][1], "\n");
+    assert_eq!(doc["zzz"], serde_json::json!({}));
+    assert!(doc["scan"].get("stale").is_none());
+    let ids = test_ids(&doc);
+    assert_eq!(ids.len(), 60 * 100 + 1);
+    assert!(
+        ids.windows(2).all(|w| w[0] < w[1]),
+        "tests not sorted by id"
+    );
+    assert_eq!(doc["scan"]["counts"]["merge"], 6000);
+
+    let markdown = run(suite.path(), &["--format", "markdown", "tests"]);
+    let text = String::from_utf8(markdown.stdout).unwrap();
+    assert!(text.contains("unmarked"), "{text}");
+    assert!(
+        text.contains("tests/test_unmarked.py::test_lonely"),
+        "{text}"
+    );
+    let github = run(suite.path(), &["--format", "github", "tests"]);
+    let text = String::from_utf8(github.stdout).unwrap();
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(
+        text.starts_with("::error file=tests/test_unmarked.py,line=1"),
+        "{text}"
     );
 }
