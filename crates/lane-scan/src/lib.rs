@@ -149,7 +149,7 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
                 found.sort_by(|a: &TestFound, b| a.id.cmp(&b.id));
                 found.dedup_by(|later, earlier| later.id == earlier.id);
                 let tests = found
-                    .iter()
+                    .into_iter()
                     .map(|t| rules::check_test(&tree, t, &mut found_problems))
                     .collect();
                 (tests, found_problems)
@@ -392,7 +392,7 @@ pub struct TestFound<'a> {
 pub struct Applied<'a> {
     pub val: Val<'a>,
     /// Root-relative file and line where it is written.
-    pub file: String,
+    pub file: &'a str,
     pub line: u64,
     pub module: usize,
     /// From `pytestmark` (a list or single mark), not a decorator.
@@ -724,9 +724,10 @@ fn applied_from<'a>(
         Val::Unknown => Val::Path(String::new()),
         v => v,
     };
+    let modules: &'a [ModuleFile] = tree.modules;
     Applied {
         val,
-        file: tree.modules[m].rel.clone(),
+        file: &modules[m].rel,
         line: d.line,
         module: m,
         from_pytestmark,
@@ -742,9 +743,10 @@ fn pytestmark_entries<'a>(
     m: usize,
     out: &mut Vec<Applied<'a>>,
 ) {
+    let modules: &'a [ModuleFile] = tree.modules;
     let make = |val| Applied {
         val,
-        file: tree.modules[m].rel.clone(),
+        file: &modules[m].rel,
         line: pm.line,
         module: m,
         from_pytestmark: true,
@@ -773,7 +775,7 @@ fn pytestmark_entries<'a>(
 fn clone_applied<'a>(a: &Applied<'a>) -> Applied<'a> {
     Applied {
         val: a.val.clone(),
-        file: a.file.clone(),
+        file: a.file,
         line: a.line,
         module: a.module,
         from_pytestmark: a.from_pytestmark,

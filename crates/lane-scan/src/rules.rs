@@ -44,9 +44,9 @@ enum Effect {
     None,
 }
 
-pub fn check_test(tree: &Tree, found: &TestFound, problems: &mut Vec<Problem>) -> ScanTest {
+pub fn check_test(tree: &Tree, found: TestFound, problems: &mut Vec<Problem>) -> ScanTest {
     let func = found.func;
-    let func_file = tree.modules[found.func_module].rel.clone();
+    let func_file: &str = &tree.modules[found.func_module].rel;
     let mut lanes = BTreeSet::new();
     let mut marks = BTreeSet::new();
     let mut parametrized = false;
@@ -64,7 +64,7 @@ pub fn check_test(tree: &Tree, found: &TestFound, problems: &mut Vec<Problem>) -
                         parametrized = true;
                         if let Some(call) = mark.call {
                             check_params(
-                                tree, found, a.module, call, &a.file, a.line, &mut marks,
+                                tree, &found, a.module, call, a.file, a.line, &mut marks,
                                 &mut lanes, problems,
                             );
                         }
@@ -132,25 +132,25 @@ pub fn check_test(tree: &Tree, found: &TestFound, problems: &mut Vec<Problem>) -
             Effect::Skip => problems.push(at(
                 Rule::UnconditionalSkip,
                 format!("{id} is skipped unconditionally: a skip deletes evidence"),
-                &a.file,
+                a.file,
                 a.line,
             )),
             Effect::ConditionalSkip => problems.push(at(
                 Rule::ConditionalSkip,
                 format!("{id} has a conditional skip; when it skips on the gate's runner it cannot vote"),
-                &a.file,
+                a.file,
                 a.line,
             )),
             Effect::Xfail if lane.is_some_and(Lane::votes) => problems.push(at(
                 Rule::XfailInVotingLane,
                 format!("{id} is an expected failure in the {} lane", lane.map(Lane::as_str).unwrap_or("")),
-                &a.file,
+                a.file,
                 a.line,
             )),
             Effect::Retry if lane.is_some_and(Lane::votes) => problems.push(at(
                 Rule::RetryInVotingLane,
                 format!("{id} is retried on failure in the {} lane", lane.map(Lane::as_str).unwrap_or("")),
-                &a.file,
+                a.file,
                 a.line,
             )),
             Effect::Unresolved => problems.push(at(
@@ -160,7 +160,7 @@ pub fn check_test(tree: &Tree, found: &TestFound, problems: &mut Vec<Problem>) -
                 } else {
                     "a decorator refers to pytest marks but cannot be resolved statically".to_string()
                 },
-                &a.file,
+                a.file,
                 a.line,
             )),
             _ => {}
@@ -175,7 +175,7 @@ pub fn check_test(tree: &Tree, found: &TestFound, problems: &mut Vec<Problem>) -
             problems.push(at(
                 Rule::UnconditionalSkip,
                 format!("{id} calls {path}() unconditionally in its body"),
-                &func_file,
+                func_file,
                 call.line,
             ));
         }
@@ -198,14 +198,14 @@ pub fn check_test(tree: &Tree, found: &TestFound, problems: &mut Vec<Problem>) -
         attachments.shrinking = doc_field(doc, "shrinking");
     }
     for w in &witness_marks {
-        witness_attachments(tree, found, w, &mut attachments, problems);
+        witness_attachments(tree, &found, w, &mut attachments, problems);
     }
 
     match lanes.len() {
         0 => problems.push(at(
             Rule::Unmarked,
             format!("{id} has no lane: mark it merge, witness or freeze"),
-            &func_file,
+            func_file,
             func.line,
         )),
         1 => {}
@@ -220,7 +220,7 @@ pub fn check_test(tree: &Tree, found: &TestFound, problems: &mut Vec<Problem>) -
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
-            &func_file,
+            func_file,
             func.line,
         )),
     }
@@ -238,7 +238,7 @@ pub fn check_test(tree: &Tree, found: &TestFound, problems: &mut Vec<Problem>) -
                     problems.push(at(
                         Rule::MissingAttachment,
                         format!("merge property {id} needs {}", missing.join(" and ")),
-                        &func_file,
+                        func_file,
                         func.line,
                     ));
                 }
@@ -246,7 +246,7 @@ pub fn check_test(tree: &Tree, found: &TestFound, problems: &mut Vec<Problem>) -
                 problems.push(at(
                     Rule::MissingAttachment,
                     format!("merge test {id} needs an 'owner:' line in its docstring"),
-                    &func_file,
+                    func_file,
                     func.line,
                 ));
             }
@@ -256,14 +256,14 @@ pub fn check_test(tree: &Tree, found: &TestFound, problems: &mut Vec<Problem>) -
                 problems.push(at(
                     Rule::Tautology,
                     format!("merge test {id} only asserts things that cannot fail"),
-                    &func_file,
+                    func_file,
                     asserts.first_tautology.unwrap_or(func.line),
                 ));
             } else if asserts.checks == 0 && asserts.asserts == 0 {
                 problems.push(at(
                     Rule::NoAssertion,
                     format!("merge test {id} asserts nothing"),
-                    &func_file,
+                    func_file,
                     func.line,
                 ));
             }
@@ -274,7 +274,7 @@ pub fn check_test(tree: &Tree, found: &TestFound, problems: &mut Vec<Problem>) -
             problems.push(at(
                     Rule::MissingAttachment,
                     format!("witness test {id} needs fixture= (locked golden bytes) or locked_on= (a lock date)"),
-                    &func_file,
+                    func_file,
                     func.line,
                 ));
         }
@@ -282,8 +282,8 @@ pub fn check_test(tree: &Tree, found: &TestFound, problems: &mut Vec<Problem>) -
     }
 
     ScanTest {
-        id: found.id.clone(),
-        file: found.file.clone(),
+        id: found.id,
+        file: found.file,
         line: func.line,
         lane,
         lanes: lanes.into_iter().collect(),
@@ -442,7 +442,7 @@ fn witness_attachments(
                                     found.id
                                 ),
                             )
-                            .at(&w.file, w.line)
+                            .at(w.file, w.line)
                             .test(found.id.clone()),
                         );
                         continue;
@@ -459,7 +459,7 @@ fn witness_attachments(
                         Rule::MissingAttachment,
                         format!("{}: locked_on= must be a date string YYYY-MM-DD", found.id),
                     )
-                    .at(&w.file, w.line)
+                    .at(w.file, w.line)
                     .test(found.id.clone()),
                 ),
             },
@@ -496,7 +496,7 @@ fn fixture_path(
     let rel = parts.join("/");
     let problem = |msg: String| {
         Problem::new(Rule::MissingFixture, msg)
-            .at(&w.file, w.line)
+            .at(w.file, w.line)
             .test(found.id.clone())
     };
     if escapes || rel.is_empty() {
