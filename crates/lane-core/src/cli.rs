@@ -1,6 +1,6 @@
 //! Flags every tool shares, and the one place a tool's result becomes an exit status.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -82,15 +82,17 @@ impl DocumentArgs {
         runs: &[Vec<I>],
         problems: &[Problem],
     ) -> Result<(), Error> {
-        if let Some(path) = &self.output {
-            let mut bytes = Vec::new();
-            doc.write_with_split_section(&mut bytes, name, head, field, runs)
-                .unwrap_or_else(|e| panic!("writing to memory failed: {e}"));
-            crate::io::atomic_write(path, &bytes)?;
-        }
-        self.show(tool, name, problems, None, |out| {
-            doc.write_with_split_section(out, name, head, field, runs)
-        })
+        let Some(path) = &self.output else {
+            return self.show(tool, name, problems, None, |out| {
+                doc.write_with_split_section(out, name, head, field, runs)
+            });
+        };
+        // Rendered once, for the file and for stdout.
+        let mut bytes = Vec::new();
+        doc.write_with_split_section(&mut bytes, name, head, field, runs)
+            .unwrap_or_else(|e| panic!("writing to memory failed: {e}"));
+        crate::io::atomic_write(path, &bytes)?;
+        self.show(tool, name, problems, None, |out| out.write_all(&bytes))
     }
 
     /// Stdout by `--format`, then the summary on stderr.
@@ -100,7 +102,7 @@ impl DocumentArgs {
         section: &str,
         problems: &[Problem],
         markdown: Option<String>,
-        json: impl FnOnce(&mut crate::io::Stdout) -> std::io::Result<()>,
+        json: impl FnOnce(&mut crate::io::BufferedStdout) -> std::io::Result<()>,
     ) -> Result<(), Error> {
         match self.format {
             Format::Json => crate::io::write_stdout_with(json)?,

@@ -246,26 +246,12 @@ impl Document {
         self.write_fields(out, None::<(&str, fn(&mut W) -> std::io::Result<()>)>)
     }
 
-    /// Writes the document with `section` as the section `name` (replacing one of that name),
-    /// serialized straight into `out`: the same bytes as
-    /// [`Document::set_section_presorted`] followed by [`Document::write_to`], without the
-    /// section ever existing as text. The same key-order rule applies to `T`.
-    pub fn write_with_section<W: std::io::Write + ?Sized, T: Serialize + ?Sized>(
-        &self,
-        out: &mut W,
-        name: &str,
-        section: &T,
-    ) -> std::io::Result<()> {
-        self.write_fields(
-            out,
-            Some((name, |out: &mut W| serialize_at_depth_1(out, section))),
-        )
-    }
-
-    /// [`Document::write_with_section`] for a section with one large list: `head` is the
-    /// section with the list `field` empty, `runs` the list's items in order, as consecutive
-    /// runs. The items are serialized on every core, a batch at a time, and written in order:
-    /// the same bytes as the whole section serialized at once, in bounded memory.
+    /// Writes the document with a large section `name` (replacing one of that name) that has
+    /// one large list: `head` is the section with the list `field` empty, `runs` the list's
+    /// items in order, as consecutive runs. The items are serialized on every core, a batch
+    /// at a time, and written in order: the same bytes as [`Document::set_section_presorted`]
+    /// with the whole section followed by [`Document::write_to`], without the section ever
+    /// existing as text. The same key-order rule applies to `H` and `I`.
     pub fn write_with_split_section<W, H, I>(
         &self,
         out: &mut W,
@@ -727,15 +713,18 @@ mod tests {
             // the others: the same bytes as stored and written.
             let mut other = Document::empty();
             other.set_section("m", &serde_json::json!({"problems": []}));
+            let whole = serde_json::json!({"list": [value.clone()], "v": value});
+            let head = serde_json::json!({"list": [], "v": whole["v"]});
+            let runs = [vec![whole["v"].clone()]];
             for name in ["a", "extra", "n", "zz"] {
                 let mut stored = other.clone();
-                stored.set_section(name, &value);
+                stored.set_section(name, &whole);
                 let mut streamed = Vec::new();
-                other.write_with_section(&mut streamed, name, &value).unwrap();
+                other.write_with_split_section(&mut streamed, name, &head, "list", &runs).unwrap();
                 proptest::prop_assert_eq!(&streamed, &stored.to_bytes(), "{}", name);
                 // Replacing a section already there.
                 let mut streamed = Vec::new();
-                stored.write_with_section(&mut streamed, name, &value).unwrap();
+                stored.write_with_split_section(&mut streamed, name, &head, "list", &runs).unwrap();
                 proptest::prop_assert_eq!(&streamed, &stored.to_bytes(), "{}", name);
             }
             let again = Document::parse(&doc.to_bytes(), "-").unwrap();

@@ -51,11 +51,13 @@ pub fn write_stdout(bytes: &[u8]) -> Result<(), Error> {
 
 /// Buffered stdout, as a concrete type: a serializer's many small writes are inlined into
 /// the buffer, not dispatched one by one.
-pub type Stdout = io::BufWriter<io::StdoutLock<'static>>;
+pub type BufferedStdout = io::BufWriter<io::StdoutLock<'static>>;
 
 /// Writes to stdout through `write` (buffered), with [`write_stdout`]'s handling of a closed
 /// pipe.
-pub fn write_stdout_with(write: impl FnOnce(&mut Stdout) -> io::Result<()>) -> Result<(), Error> {
+pub fn write_stdout_with(
+    write: impl FnOnce(&mut BufferedStdout) -> io::Result<()>,
+) -> Result<(), Error> {
     let mut out = io::BufWriter::with_capacity(64 << 10, io::stdout().lock());
     match write(&mut out).and_then(|()| out.flush()) {
         Ok(()) => Ok(()),

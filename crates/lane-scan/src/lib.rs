@@ -131,8 +131,8 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
     let tree = Tree::new(&modules, root, &imports);
     // Each module is collected and its tests checked on one core, so the intermediate
     // lists never exist for the whole tree at once. Test ids start with their module's path,
-    // so two modules never share one; concatenating in module order and sorting by id keeps
-    // the result independent of scheduling.
+    // so two modules never share one; each module's list is sorted by id, and the lists are
+    // put in id order (`in_id_order`), whatever the scheduling.
     let per_module: Vec<(Vec<ScanTest>, Vec<Problem>)> = pool.install(|| {
         modules
             .par_iter()
@@ -193,16 +193,6 @@ pub struct Scan {
     /// The module summaries the tests were found in, kept with the result so that freeing
     /// them is the caller's choice (a process about to exit need not).
     _modules: Vec<ModuleFile>,
-}
-
-impl Scan {
-    /// The whole section, tests included.
-    pub fn into_section(self) -> ScanSection {
-        ScanSection {
-            tests: self.runs.into_iter().flatten().collect(),
-            ..self.section
-        }
-    }
 }
 
 /// Orders per-module runs of tests (each sorted by id) so that their concatenation is sorted
@@ -328,12 +318,7 @@ fn imported_files(
                 existing(&parts[..n].join("."), 0);
             }
         }
-        if let Some(item) = &import.name {
-            let sub = if import.module.is_empty() {
-                item.clone()
-            } else {
-                format!("{}.{item}", import.module)
-            };
+        if let Some(sub) = import.submodule() {
             existing(&sub, import.level);
         }
     }
@@ -866,17 +851,5 @@ mod tests {
             ids(&runs),
             [vec!["m.py::a", "m.py::b", "m.py::c", "m.py::d"]]
         );
-        let scan = Scan {
-            section: ScanSection {
-                tool: "lane-scan".into(),
-                tests: Vec::new(),
-                counts: Counts::default(),
-                files: Vec::new(),
-                problems: Vec::new(),
-            },
-            runs,
-            _modules: Vec::new(),
-        };
-        assert_eq!(scan.into_section().tests.len(), 4);
     }
 }

@@ -126,13 +126,7 @@ impl<'a> Tree<'a> {
     fn import_submodule(&self, m: usize, k: usize) -> Option<usize> {
         *self.imports[m][k].submodule.get_or_init(|| {
             let import = &self.modules[m].module.imports[k];
-            let item = import.name.as_deref()?;
-            let sub = if import.module.is_empty() {
-                item.to_string()
-            } else {
-                format!("{}.{item}", import.module)
-            };
-            self.find_module(&self.modules[m].abs, &sub, import.level)
+            self.find_module(&self.modules[m].abs, &import.submodule()?, import.level)
         })
     }
 

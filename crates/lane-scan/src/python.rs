@@ -71,6 +71,19 @@ pub struct Import {
     pub line: u64,
 }
 
+impl Import {
+    /// For `from M import X`: `M.X` (just `X` for `from . import X`), which may name a
+    /// submodule rather than a name defined in `M`.
+    pub fn submodule(&self) -> Option<String> {
+        let item = self.name.as_deref()?;
+        Some(if self.module.is_empty() {
+            item.to_string()
+        } else {
+            format!("{}.{item}", self.module)
+        })
+    }
+}
+
 /// What the assertions of a body can do.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Asserts {

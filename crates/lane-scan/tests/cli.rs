@@ -689,8 +689,9 @@ fn imported_test_classes_and_functions_are_collected_where_imported() {
 /// document (serde_json's pretty form of itself, byte for byte), `--output` holds the same
 /// bytes, the stale section is replaced, the others pass through, the tests come sorted by
 /// id; `--format markdown` and `github` show the problems.
-#[test]
-fn large_scan_is_canonical_on_stdout_and_in_output_file() {
+/// 60 modules of 100 merge tests in seven folders (path order differs from id order), a
+/// helper module, and one unmarked test: 6,001 tests, about 2 MB of scan section.
+fn large_suite() -> Suite {
     let mut files: Vec<(String, String)> = Vec::new();
     for f in 0..60 {
         let mut text = String::from("import pytest\n\npytestmark = pytest.mark.merge\n");
@@ -711,7 +712,12 @@ fn large_scan_is_canonical_on_stdout_and_in_output_file() {
         .iter()
         .map(|(a, b)| (a.as_str(), b.as_str()))
         .collect();
-    let suite = Suite::with_ini(&refs);
+    Suite::with_ini(&refs)
+}
+
+#[test]
+fn large_scan_is_canonical_on_stdout_and_in_output_file() {
+    let suite = large_suite();
     // In canonical form itself: passed-through sections keep their bytes as they came.
     let input = serde_json::json!({
         "version": 1, "aaa": {"x": [1, "\n"]}, "scan": {"stale": true}, "zzz": {}
@@ -762,5 +768,38 @@ fn large_scan_is_canonical_on_stdout_and_in_output_file() {
     assert!(
         text.starts_with("::error file=tests/test_unmarked.py,line=1"),
         "{text}"
+    );
+}
+
+/// DESIGN.md: a broken pipe is not an error. The reader stops after a few bytes of a 2 MB
+/// document: lane-scan still exits with the scan's own status (1: one unmarked test), and
+/// says nothing on stderr.
+#[test]
+fn closed_stdout_pipe_is_not_an_error() {
+    use std::io::Read;
+    let suite = large_suite();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lane-scan"))
+        .current_dir(suite.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut head = [0u8; 100];
+    stdout.read_exact(&mut head).unwrap();
+    assert!(head.starts_with(b"{\n  \"scan\": {"), "{head:?}");
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
 }
