@@ -187,17 +187,29 @@ pub fn summarize(source: &str) -> Result<Module, SyntaxError> {
             message: format!("too many nested parentheses (Python allows {MAX_BRACKETS})"),
         });
     }
-    let parsed = ruff_python_parser::parse_module(source).map_err(|e| SyntaxError {
-        line: lines.line(e.location.start()),
-        column: lines.column(source, e.location.start()),
-        message: e.error.to_string(),
-    })?;
-    let module = parsed.into_syntax();
-    let cx = Cx {
-        source,
-        lines: &lines,
+    type ParseResult =
+        Result<ruff_python_parser::Parsed<ast::ModModule>, ruff_python_parser::ParseError>;
+    let read = |parsed: &ParseResult| match parsed {
+        Ok(parsed) => {
+            let cx = Cx {
+                source,
+                lines: &lines,
+            };
+            Ok(cx.module(&parsed.syntax().body))
+        }
+        Err(e) => Err(SyntaxError {
+            line: lines.line(e.location.start()),
+            column: lines.column(source, e.location.start()),
+            message: e.error.to_string(),
+        }),
     };
-    Ok(cx.module(&module.body))
+    // SAFETY: the parser keeps nothing it allocates outside the tree it returns (no caches,
+    // statics or thread-locals holding heap data), and the summary is built from the tree by
+    // copying, never by taking parts of it.
+    #[allow(unsafe_code)]
+    unsafe {
+        crate::arena::scoped(|| ruff_python_parser::parse_module(source), read)
+    }
 }
 
 /// The offset where bracket nesting first exceeds [`MAX_BRACKETS`], skipping strings and
