@@ -8,8 +8,10 @@ pub mod marks;
 pub mod python;
 pub mod rules;
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use lane_core::scan::{Counts, Lane, ScanSection, ScanTest};
 use lane_core::{Error, Problem, Rule};
@@ -138,23 +140,7 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
         modules
             .par_iter()
             .enumerate()
-            .map(|(i, module)| {
-                let mut found = Vec::new();
-                let mut found_problems = Vec::new();
-                if test_files.contains(&module.abs) {
-                    collect_module(&tree, &config, i, &mut found, &mut found_problems);
-                } else if module.abs.file_name().is_some_and(|n| n == "conftest.py") {
-                    rules::runtime_hooks(module, &mut found_problems);
-                }
-                // Two definitions of one test id: the last one wins at import time.
-                found.sort_by(|a: &TestFound, b| a.id.cmp(&b.id));
-                found.dedup_by(|later, earlier| later.id == earlier.id);
-                let tests = found
-                    .into_iter()
-                    .map(|t| rules::check_test(&tree, t, &mut found_problems))
-                    .collect();
-                (tests, found_problems)
-            })
+            .map(|(i, module)| module_tests(&tree, &config, &test_files, i, module))
             .collect()
     });
     let mut runs = Vec::with_capacity(per_module.len());
@@ -180,6 +166,33 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
         runs,
         _modules: modules,
     })
+}
+
+/// The tests of module `i`, sorted by id and checked, and the problems found in it.
+fn module_tests(
+    tree: &Tree,
+    config: &Config,
+    test_files: &HashSet<&PathBuf>,
+    i: usize,
+    module: &ModuleFile,
+) -> (Vec<ScanTest>, Vec<Problem>) {
+    let mut found = Vec::new();
+    let mut found_problems = Vec::new();
+    if test_files.contains(&module.abs) {
+        collect_module(tree, config, i, &mut found, &mut found_problems);
+    } else if module.abs.file_name().is_some_and(|n| n == "conftest.py") {
+        rules::runtime_hooks(module, &mut found_problems);
+    }
+    // Found last definition first, the tests are mostly in descending id order already.
+    found.sort_by(|a: &TestFound, b| b.id.cmp(&a.id));
+    // Two definitions of one test id: the last one written (found first) wins at import time.
+    found.dedup_by(|later, earlier| later.id == earlier.id);
+    found.reverse();
+    let tests = found
+        .into_iter()
+        .map(|t| rules::check_test(tree, t, &mut found_problems))
+        .collect();
+    (tests, found_problems)
 }
 
 /// A scan's result: the section, and its tests apart, as runs that are in id order one after
@@ -363,18 +376,29 @@ fn parse_file(abs: &Path, rel: &str) -> Result<python::Module, Problem> {
 pub struct TestFound<'a> {
     pub id: String,
     /// Root-relative file of the module the test is collected from.
-    pub file: String,
+    pub file: &'a str,
     pub module: usize,
     pub func: &'a Function,
     /// The module the function is written in (a base class may live elsewhere).
     pub func_module: usize,
-    /// Marks and other decorators reaching the test, nearest first.
-    pub applied: Vec<Applied<'a>>,
+    /// The decorators written on the function, nearest first.
+    pub decorators: Vec<Applied<'a>>,
+    /// The marks of its classes and module, nearest first: one list shared by all the tests
+    /// they reach.
+    pub inherited: Rc<[Applied<'a>]>,
     /// A `pytest.skip()` at module level, by line.
     pub module_skip: Option<u64>,
 }
 
+impl<'a> TestFound<'a> {
+    /// Marks and other decorators reaching the test, nearest first.
+    pub fn applied(&self) -> impl Iterator<Item = &Applied<'a>> {
+        self.decorators.iter().chain(self.inherited.iter())
+    }
+}
+
 /// One decorator or pytestmark entry that reaches a test.
+#[derive(Clone)]
 pub struct Applied<'a> {
     pub val: Val<'a>,
     /// Root-relative file and line where it is written.
@@ -403,6 +427,7 @@ fn collect_module<'a>(
     if let Some(pm) = &module.pytestmark {
         pytestmark_entries(tree, pm, m, &mut module_marks);
     }
+    let module_marks: Rc<[Applied<'a>]> = module_marks.into();
     let module_skip = module
         .calls
         .iter()
@@ -424,18 +449,18 @@ fn collect_module<'a>(
         {
             continue;
         }
-        let mut applied = decorators(tree, f, m, true);
-        if is_fixture(&applied) {
+        let decorators = decorators(tree, f, m, true);
+        if is_fixture(&decorators) {
             continue;
         }
-        applied.extend(module_marks.iter().map(clone_applied));
         out.push(TestFound {
-            id: format!("{}::{}", file.rel, f.name),
-            file: file.rel.clone(),
+            id: node_id(&file.rel, &f.name),
+            file: &file.rel,
             module: m,
             func: f,
             func_module: m,
-            applied,
+            decorators,
+            inherited: Rc::clone(&module_marks),
             module_skip,
         });
     }
@@ -450,7 +475,7 @@ fn collect_module<'a>(
             m,
             m,
             class,
-            &format!("{}::{}", file.rel, class.name),
+            &node_id(&file.rel, &class.name),
             &module_marks,
             module_skip,
             out,
@@ -482,7 +507,7 @@ fn collect_module<'a>(
                 m,
                 i,
                 class,
-                &format!("{}::{bound}", file.rel),
+                &node_id(&file.rel, bound),
                 &module_marks,
                 module_skip,
                 out,
@@ -494,18 +519,18 @@ fn collect_module<'a>(
             {
                 continue;
             }
-            let mut applied = decorators(tree, f, i, true);
-            if is_fixture(&applied) {
+            let decorators = decorators(tree, f, i, true);
+            if is_fixture(&decorators) {
                 continue;
             }
-            applied.extend(module_marks.iter().map(clone_applied));
             out.push(TestFound {
-                id: format!("{}::{bound}", file.rel),
-                file: file.rel.clone(),
+                id: node_id(&file.rel, bound),
+                file: &file.rel,
                 module: m,
                 func: f,
                 func_module: i,
-                applied,
+                decorators,
+                inherited: Rc::clone(&module_marks),
                 module_skip,
             });
         }
@@ -562,9 +587,10 @@ fn collect_class<'a>(
             pytestmark_entries(tree, pm, *i, &mut class_marks);
         }
     }
-    class_marks.extend(outer.iter().map(clone_applied));
+    class_marks.extend_from_slice(outer);
+    let class_marks: Rc<[Applied<'a>]> = class_marks.into();
 
-    let mut names = HashSet::new();
+    let mut names = BTreeSet::new();
     for (i, c) in &classes {
         for f in c.methods.iter().rev() {
             if !names.insert(f.name.as_str()) {
@@ -578,18 +604,18 @@ fn collect_class<'a>(
             if !is_test {
                 continue;
             }
-            let mut applied = decorators(tree, f, *i, true);
-            if is_fixture(&applied) {
+            let decorators = decorators(tree, f, *i, true);
+            if is_fixture(&decorators) {
                 continue;
             }
-            applied.extend(class_marks.iter().map(clone_applied));
             out.push(TestFound {
-                id: format!("{prefix}::{}", f.name),
-                file: file.rel.clone(),
+                id: node_id(prefix, &f.name),
+                file: &file.rel,
                 module: home,
                 func: f,
                 func_module: *i,
-                applied,
+                decorators,
+                inherited: Rc::clone(&class_marks),
                 module_skip,
             });
         }
@@ -606,7 +632,7 @@ fn collect_class<'a>(
                 home,
                 m,
                 inner,
-                &format!("{prefix}::{}", inner.name),
+                &node_id(prefix, &inner.name),
                 &class_marks,
                 module_skip,
                 out,
@@ -662,7 +688,7 @@ fn mro<'a>(tree: &Tree<'a>, m: usize, class: &'a Class) -> Vec<MroEntry<'a>> {
                 Val::Class(i, c) => walk(tree, i, c, out, seen, depth + 1),
                 Val::Path(p)
                     if matches!(
-                        p.as_str(),
+                        &*p,
                         "unittest.TestCase"
                             | "unittest.case.TestCase"
                             | "unittest.IsolatedAsyncioTestCase"
@@ -671,9 +697,7 @@ fn mro<'a>(tree: &Tree<'a>, m: usize, class: &'a Class) -> Vec<MroEntry<'a>> {
                 {
                     out.push(MroEntry::TestCase)
                 }
-                Val::Path(p) if matches!(p.as_str(), "abc.ABC" | "abc.ABCMeta") => {
-                    out.push(MroEntry::Abc)
-                }
+                Val::Path(p) if matches!(&*p, "abc.ABC" | "abc.ABCMeta") => out.push(MroEntry::Abc),
                 _ => {}
             }
         }
@@ -707,7 +731,7 @@ fn applied_from<'a>(
         // `getattr(pytest.mark, name)` and friends: refers to marks, resolves to none.
         _ if marks::mentions_marks(tree, &d.value, m) => Val::Unknown,
         // An ordinary decorator we cannot see into: not a mark.
-        Val::Unknown => Val::Path(String::new()),
+        Val::Unknown => Val::Path(Cow::Borrowed("")),
         v => v,
     };
     let modules: &'a [ModuleFile] = tree.modules;
@@ -758,15 +782,13 @@ fn pytestmark_entries<'a>(
     }
 }
 
-fn clone_applied<'a>(a: &Applied<'a>) -> Applied<'a> {
-    Applied {
-        val: a.val.clone(),
-        file: a.file,
-        line: a.line,
-        module: a.module,
-        from_pytestmark: a.from_pytestmark,
-        on_function: false,
-    }
+/// The node id of `name` inside the module or class `prefix`: `prefix::name`.
+fn node_id(prefix: &str, name: &str) -> String {
+    let mut id = String::with_capacity(prefix.len() + 2 + name.len());
+    id.push_str(prefix);
+    id.push_str("::");
+    id.push_str(name);
+    id
 }
 
 fn is_fixture(applied: &[Applied]) -> bool {

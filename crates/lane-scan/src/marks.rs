@@ -2,6 +2,7 @@
 //! `import pytest as pt`, `from pytest import mark as m`, `merge = pytest.mark.merge`, names
 //! imported from modules inside the tree, and classes for inheritance.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
@@ -48,25 +49,27 @@ pub struct ModuleFile {
 }
 
 /// The value of an expression, as far as it can be known without running anything.
+/// Names are borrowed from the module summaries where they are written whole; only a
+/// dotted path put together from several parts is allocated.
 #[derive(Debug, Clone)]
 pub enum Val<'a> {
     /// A dotted name outside the tree (`pytest.mark`, `hypothesis.given`, `getattr`).
-    Path(String),
+    Path(Cow<'a, str>),
     /// `pytest.mark.NAME`, called or not.
     Mark(Mark<'a>),
     /// A call of something outside the tree (`pytest.param(...)`, `unittest.skip("r")`).
-    CallOf(String, &'a Call),
+    CallOf(Cow<'a, str>, &'a Call),
     List(Vec<Val<'a>>),
     Class(usize, &'a Class),
     Module(usize),
-    Str(String),
+    Str(&'a str),
     Const(bool),
     Unknown,
 }
 
 #[derive(Debug, Clone)]
 pub struct Mark<'a> {
-    pub name: String,
+    pub name: Cow<'a, str>,
     pub call: Option<&'a Call>,
 }
 
@@ -142,7 +145,7 @@ impl<'a> Tree<'a> {
         match ex {
             Ex::Name(n) => self.lookup(n, m, hops + 1),
             Ex::Attr(base, attr) => match self.eval_hops(base, m, hops + 1) {
-                Val::Path(p) => path_val(format!("{p}.{attr}")),
+                Val::Path(p) => attr_val(&p, attr),
                 Val::Module(i) => {
                     if self.defines(i, attr) {
                         self.lookup(attr, i, hops + 1)
@@ -185,18 +188,19 @@ impl<'a> Tree<'a> {
                 }
                 _ => Val::Unknown,
             },
-            Ex::Str(s) => Val::Str(s.clone()),
+            Ex::Str(s) => Val::Str(s),
             Ex::Const(b) => Val::Const(*b),
             Ex::Other => Val::Unknown,
         }
     }
 
     /// What `name` is bound to at module level in module `m`.
-    fn lookup(&self, name: &str, m: usize, hops: usize) -> Val<'a> {
+    fn lookup(&self, name: &'a str, m: usize, hops: usize) -> Val<'a> {
         if hops > MAX_HOPS {
             return Val::Unknown;
         }
-        let module = &self.modules[m].module;
+        let modules: &'a [ModuleFile] = self.modules;
+        let module = &modules[m].module;
         if let Some(class) = module.classes.iter().rev().find(|c| c.name == name) {
             return Val::Class(m, class);
         }
@@ -215,7 +219,7 @@ impl<'a> Tree<'a> {
                     if let Some(i) = self.import_target(m, k) {
                         return Val::Module(i);
                     }
-                    return Val::Path(import.module.clone());
+                    return Val::Path(Cow::Borrowed(&import.module));
                 }
                 Some(item) => {
                     if let Some(i) = self.import_target(m, k) {
@@ -232,7 +236,7 @@ impl<'a> Tree<'a> {
                     if import.level > 0 {
                         return Val::Unknown;
                     }
-                    return path_val(format!("{}.{item}", import.module));
+                    return attr_val(&import.module, item);
                 }
             }
         }
@@ -252,7 +256,7 @@ impl<'a> Tree<'a> {
             }
         }
         // A builtin or a global we cannot see.
-        Val::Path(name.to_string())
+        Val::Path(Cow::Borrowed(name))
     }
 
     /// Whether module `i` binds `name` at module level.
@@ -343,18 +347,35 @@ pub fn candidates(from: &Path, module: &str, level: u32, root: &Path) -> Vec<Pat
     out
 }
 
+/// The dotted path `base.attr` outside the tree: `pytest.mark.NAME` becomes a mark.
+/// `pytest.mark` and its marks, the paths every test goes through, are not allocated.
+fn attr_val<'a>(base: &str, attr: &'a str) -> Val<'a> {
+    match (base, attr) {
+        ("pytest.mark", name) if is_mark_name(name) => Val::Mark(Mark {
+            name: Cow::Borrowed(name),
+            call: None,
+        }),
+        ("pytest", "mark") => Val::Path(Cow::Borrowed("pytest.mark")),
+        _ => path_val(format!("{base}.{attr}")),
+    }
+}
+
 /// `pytest.mark.NAME` becomes a mark; aliases of the pytest package normalize.
 fn path_val(path: String) -> Val<'static> {
     if let Some(name) = path.strip_prefix("pytest.mark.")
-        && !name.contains('.')
-        && !name.starts_with('_')
+        && is_mark_name(name)
     {
         return Val::Mark(Mark {
-            name: name.to_string(),
+            name: Cow::Owned(name.to_string()),
             call: None,
         });
     }
-    Val::Path(path)
+    Val::Path(Cow::Owned(path))
+}
+
+/// The `NAME` of `pytest.mark.NAME` that is a mark (`pytest.mark._x` is an attribute).
+fn is_mark_name(name: &str) -> bool {
+    !name.contains('.') && !name.starts_with('_')
 }
 
 /// True when an expression mentions pytest's marks at all (`pytest.mark`, a mark, or a name
@@ -382,4 +403,34 @@ pub fn mentions_marks<'a>(tree: &Tree<'a>, ex: &'a Ex, m: usize) -> bool {
         }
     }
     walk(tree, ex, m, 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attribute_paths_as_if_joined() {
+        let cases = [
+            ("pytest.mark", "merge"),
+            ("pytest.mark", "_private"),
+            ("pytest", "mark"),
+            ("pytest", "fixture"),
+            ("pt", "mark"),
+            ("pytest.mark.merge", "x"),
+            ("pytest.marks", "merge"),
+            ("", "mark"),
+        ];
+        for (base, attr) in cases {
+            assert_eq!(
+                format!("{:?}", attr_val(base, attr)),
+                format!("{:?}", path_val(format!("{base}.{attr}"))),
+                "{base}.{attr}"
+            );
+        }
+        assert!(matches!(
+            attr_val("pytest.mark", "merge"),
+            Val::Mark(Mark { ref name, call: None }) if name == "merge"
+        ));
+    }
 }

@@ -1,7 +1,5 @@
 //! The rules of DESIGN.md §4, applied to each collected test and to the suite.
 
-use std::collections::BTreeSet;
-
 use lane_core::scan::{Attachments, Counts, Lane, ScanTest};
 use lane_core::{Problem, Rule};
 
@@ -47,19 +45,21 @@ enum Effect {
 pub fn check_test(tree: &Tree, found: TestFound, problems: &mut Vec<Problem>) -> ScanTest {
     let func = found.func;
     let func_file: &str = &tree.modules[found.func_module].rel;
-    let mut lanes = BTreeSet::new();
-    let mut marks = BTreeSet::new();
+    // Each decorator or mark gives at most one of each (parameter sets aside); sorted and
+    // made unique once all are known.
+    let reaching = found.decorators.len() + found.inherited.len();
+    let mut lanes: Vec<Lane> = Vec::with_capacity(reaching);
+    let mut marks: Vec<String> = Vec::with_capacity(reaching);
     let mut parametrized = false;
     let mut attachments = Attachments::default();
-    let mut witness_marks = Vec::new();
     let mut given = false;
     let mut local = Vec::new();
 
-    for a in &found.applied {
+    for a in found.applied() {
         let effect = match &a.val {
             Val::Mark(mark) => {
-                marks.insert(mark.name.clone());
-                match mark.name.as_str() {
+                marks.push(mark.name.to_string());
+                match &*mark.name {
                     "parametrize" => {
                         parametrized = true;
                         if let Some(call) = mark.call {
@@ -70,10 +70,7 @@ pub fn check_test(tree: &Tree, found: TestFound, problems: &mut Vec<Problem>) ->
                         }
                         Effect::None
                     }
-                    "witness" => {
-                        witness_marks.push(a);
-                        Effect::Lane(Lane::Witness)
-                    }
+                    "witness" => Effect::Lane(Lane::Witness),
                     "skip" => Effect::Skip,
                     "skipif" => skipif(mark.call),
                     "xfail" => Effect::Xfail,
@@ -84,10 +81,10 @@ pub fn check_test(tree: &Tree, found: TestFound, problems: &mut Vec<Problem>) ->
                     },
                 }
             }
-            Val::CallOf(path, call) => match path.as_str() {
+            Val::CallOf(path, call) => match &**path {
                 "hypothesis.given" => {
                     given = true;
-                    marks.insert("hypothesis".to_string());
+                    marks.push("hypothesis".to_string());
                     if !call.args_src.is_empty() {
                         attachments.domain = Some(call.args_src.clone());
                     }
@@ -99,7 +96,7 @@ pub fn check_test(tree: &Tree, found: TestFound, problems: &mut Vec<Problem>) ->
                 "flaky.flaky" | "flaky" => Effect::Retry,
                 _ => Effect::None,
             },
-            Val::Path(path) => match path.as_str() {
+            Val::Path(path) => match &**path {
                 "unittest.expectedFailure" | "unittest.case.expectedFailure" => Effect::Xfail,
                 "unittest.skip" => Effect::Skip,
                 "flaky.flaky" => Effect::Retry,
@@ -109,22 +106,24 @@ pub fn check_test(tree: &Tree, found: TestFound, problems: &mut Vec<Problem>) ->
             _ => Effect::None,
         };
         match effect {
-            Effect::Lane(lane) => {
-                lanes.insert(lane);
-            }
+            Effect::Lane(lane) => lanes.push(lane),
             Effect::None => {}
             other => local.push((other, a)),
         }
     }
+    lanes.sort_unstable();
+    lanes.dedup();
+    marks.sort_unstable();
+    marks.dedup();
 
     let lane = if lanes.len() == 1 {
-        lanes.iter().next().copied()
+        lanes.first().copied()
     } else {
         None
     };
-    let id = found.id.clone();
+    let id = found.id.as_str();
     let at = |rule: Rule, msg: String, file: &str, line: u64| {
-        Problem::new(rule, msg).at(file, line).test(id.clone())
+        Problem::new(rule, msg).at(file, line).test(id)
     };
 
     for (effect, a) in &local {
@@ -189,16 +188,17 @@ pub fn check_test(tree: &Tree, found: TestFound, problems: &mut Vec<Problem>) ->
                     found.file
                 ),
             )
-            .at(&found.file, line),
+            .at(found.file, line),
         );
     }
 
     if let Some(doc) = &func.docstring {
-        attachments.owner = doc_field(doc, "owner");
-        attachments.shrinking = doc_field(doc, "shrinking");
+        [attachments.owner, attachments.shrinking] = docstring_fields(doc, ["owner", "shrinking"]);
     }
-    for w in &witness_marks {
-        witness_attachments(tree, &found, w, &mut attachments, problems);
+    for a in found.applied() {
+        if matches!(&a.val, Val::Mark(mark) if mark.name == "witness") {
+            witness_attachments(tree, &found, a, &mut attachments, problems);
+        }
     }
 
     match lanes.len() {
@@ -283,11 +283,11 @@ pub fn check_test(tree: &Tree, found: TestFound, problems: &mut Vec<Problem>) ->
 
     ScanTest {
         id: found.id,
-        file: found.file,
+        file: found.file.to_string(),
         line: func.line,
         lane,
-        lanes: lanes.into_iter().collect(),
-        marks: marks.into_iter().collect(),
+        lanes,
+        marks,
         parametrized,
         attachments,
     }
@@ -339,8 +339,8 @@ fn check_params(
     call: &Call,
     file: &str,
     line: u64,
-    marks: &mut BTreeSet<String>,
-    lanes: &mut BTreeSet<Lane>,
+    marks: &mut Vec<String>,
+    lanes: &mut Vec<Lane>,
     problems: &mut Vec<Problem>,
 ) {
     let values = call.args.get(1).or_else(|| {
@@ -370,10 +370,10 @@ fn check_params(
         for v in vals {
             let problem = match &v {
                 Val::Mark(mark) => {
-                    marks.insert(mark.name.clone());
+                    marks.push(mark.name.to_string());
                     // pytest gives the parameter set's item this lane too.
                     if let Some(lane) = Lane::from_name(&mark.name) {
-                        lanes.insert(lane);
+                        lanes.push(lane);
                     }
                     if Lane::from_name(&mark.name).is_some() {
                         Some(Problem::new(
@@ -520,25 +520,65 @@ fn fixture_path(
 
 /// `owner: X` / `shrinking: ...` from a docstring: the rest of the line, or the next
 /// non-empty line when the rest is empty.
+#[cfg(test)]
 fn doc_field(doc: &str, key: &str) -> Option<String> {
-    let mut lines = doc.lines().map(str::trim);
-    while let Some(line) = lines.next() {
-        let Some(head) = line.get(..key.len()) else {
-            continue;
-        };
-        if !head.eq_ignore_ascii_case(key) {
-            continue;
-        }
-        let Some(rest) = line[key.len()..].trim_start().strip_prefix(':') else {
-            continue;
-        };
-        let rest = rest.trim();
-        if !rest.is_empty() {
-            return Some(rest.to_string());
-        }
-        return lines.find(|l| !l.is_empty()).map(str::to_string);
+    let [value] = docstring_fields(doc, [key]);
+    value
+}
+
+/// Several `doc_field`s in one pass over the docstring: each key's first `key:` line (the key
+/// in any case) gives its value, as if each were looked for alone. Keys must be ASCII.
+fn docstring_fields<const N: usize>(doc: &str, keys: [&str; N]) -> [Option<String>; N] {
+    /// Where the search for one key stands.
+    #[derive(Clone, Copy)]
+    enum State<'d> {
+        Looking,
+        /// `key:` ended its line: the value is the next non-empty line.
+        NextLine,
+        Found(&'d str),
     }
-    None
+    let mut states = [State::Looking; N];
+    let mut start = 0;
+    let ends = memchr::memchr_iter(b'\n', doc.as_bytes()).chain([doc.len()]);
+    for end in ends {
+        // Trimmed at the end only when it is a value.
+        let line = doc[start..end].trim_start();
+        start = end + 1;
+        if line.is_empty() {
+            continue;
+        }
+        let mut done = true;
+        for (state, key) in states.iter_mut().zip(keys) {
+            match state {
+                State::Looking => match field_rest(line, key) {
+                    Some("") => *state = State::NextLine,
+                    Some(rest) => *state = State::Found(rest),
+                    None => {}
+                },
+                State::NextLine => *state = State::Found(line.trim_end()),
+                State::Found(_) => {}
+            }
+            done &= matches!(state, State::Found(_));
+        }
+        if done {
+            break;
+        }
+    }
+    states.map(|state| match state {
+        State::Found(value) => Some(value.to_string()),
+        State::Looking | State::NextLine => None,
+    })
+}
+
+/// The rest of a docstring line `key: rest` (trimmed at the start), trimmed, when the line
+/// is one.
+fn field_rest<'d>(line: &'d str, key: &str) -> Option<&'d str> {
+    // An ASCII key matched byte for byte ends on a character boundary.
+    let head = line.as_bytes().get(..key.len())?;
+    if !head.eq_ignore_ascii_case(key.as_bytes()) {
+        return None;
+    }
+    Some(line[key.len()..].trim_start().strip_prefix(':')?.trim())
 }
 
 pub fn check_suite(config: &Config, counts: &Counts, problems: &mut Vec<Problem>) {
@@ -633,6 +673,70 @@ mod tests {
         assert_eq!(doc_field(doc, "owner").as_deref(), Some("billing-team"));
         assert_eq!(doc_field(doc, "shrinking").as_deref(), Some("toward zero"));
         assert_eq!(doc_field("ownership: x", "owner"), None);
+    }
+
+    /// `doc_field` as it was when it read one key per pass: `docstring_fields` must agree with it.
+    fn doc_field_alone(doc: &str, key: &str) -> Option<String> {
+        let mut lines = doc.lines().map(str::trim);
+        while let Some(line) = lines.next() {
+            let Some(head) = line.get(..key.len()) else {
+                continue;
+            };
+            if !head.eq_ignore_ascii_case(key) {
+                continue;
+            }
+            let Some(rest) = line[key.len()..].trim_start().strip_prefix(':') else {
+                continue;
+            };
+            let rest = rest.trim();
+            if !rest.is_empty() {
+                return Some(rest.to_string());
+            }
+            return lines.find(|l| !l.is_empty()).map(str::to_string);
+        }
+        None
+    }
+
+    #[test]
+    fn docstring_fields_in_one_pass() {
+        let both = |doc: &str| docstring_fields(doc, ["owner", "shrinking"]);
+        // A key whose value is on the next line does not hide a key on that line.
+        assert_eq!(
+            both("OWNER:\n\n  shrinking : toward zero \r\n"),
+            [
+                Some("shrinking : toward zero".to_string()),
+                Some("toward zero".to_string())
+            ]
+        );
+        // Only each key's first line counts, even when it has no value.
+        assert_eq!(
+            both("Shrinking:\n\t\n\nowner: a\nowner: b\nshrinking: c"),
+            [Some("a".to_string()), Some("owner: a".to_string())]
+        );
+        assert_eq!(both("owner:\n \n"), [None, None]);
+        // Unicode spaces are trimmed; a key split by a character is not a key.
+        assert_eq!(
+            both("\u{a0}owner:\u{2003}x\u{a0}\nshrinkingé: y"),
+            [Some("x".to_string()), None]
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn docstring_fields_agree_with_one_key_at_a_time(
+            parts in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "owner", "Owner", "SHRINKING", "shrinking", "ownership", ":", " ", "\t",
+                    "\n", "\r\n", "\r", "x", "é", "\u{a0}", "\u{2003}",
+                ]),
+                0..24,
+            )
+        ) {
+            let doc = parts.concat();
+            let [owner, shrinking] = docstring_fields(&doc, ["owner", "shrinking"]);
+            proptest::prop_assert_eq!(owner, doc_field_alone(&doc, "owner"));
+            proptest::prop_assert_eq!(shrinking, doc_field_alone(&doc, "shrinking"));
+        }
     }
 
     #[test]
