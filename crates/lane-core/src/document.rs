@@ -321,7 +321,6 @@ where
     H: Serialize + ?Sized,
     I: Serialize + Sync,
 {
-    use rayon::prelude::*;
     let mut text = Vec::new();
     serialize_at_depth_1(&mut text, head)?;
     // The section's own keys sit on lines of their own, four spaces in (depth 2); a raw
@@ -335,32 +334,63 @@ where
     let items: Vec<&I> = runs.iter().flatten().collect();
     out.write_all(&text[..open])?;
     if !items.is_empty() {
-        let batches: Vec<&[&I]> = items.chunks(SPLIT_BATCH).collect();
-        let threads = rayon::current_num_threads().max(1);
-        for (group, window) in batches.chunks(threads * 2).enumerate() {
-            let rendered: Vec<std::io::Result<Vec<u8>>> = window
-                .par_iter()
-                .enumerate()
-                .map(|(i, batch)| {
-                    let mut buf = Vec::with_capacity(batch.len() * 512);
-                    for (j, item) in batch.iter().enumerate() {
-                        let very_first = group == 0 && i == 0 && j == 0;
-                        buf.extend_from_slice(if very_first { b"\n" } else { b",\n" });
-                        buf.extend_from_slice(b"      ");
-                        let mut ser =
-                            serde_json::Serializer::with_formatter(&mut buf, Pretty::at(3));
-                        item.serialize(&mut ser)?;
-                    }
-                    Ok(buf)
-                })
-                .collect();
-            for buf in rendered {
-                out.write_all(&buf?)?;
-            }
-        }
+        write_batches(out, &items)?;
         out.write_all(b"\n    ")?;
     }
     out.write_all(&text[open..])
+}
+
+/// Writes `items` as the lines of a list at depth 2 (each from its own line, comma-separated),
+/// rendering them on every core a batch at a time, a few batches ahead of the writing: the
+/// output is written, in order, while the next batches are rendered.
+fn write_batches<W, I>(out: &mut W, items: &[&I]) -> std::io::Result<()>
+where
+    W: std::io::Write + ?Sized,
+    I: Serialize + Sync,
+{
+    let batches: Vec<&[&I]> = items.chunks(SPLIT_BATCH).collect();
+    let ahead = rayon::current_num_threads().max(1) * 2;
+    let render = |i: usize| -> std::io::Result<Vec<u8>> {
+        let batch = batches[i];
+        let mut buf = Vec::with_capacity(batch.len() * 512);
+        for (j, item) in batch.iter().enumerate() {
+            buf.extend_from_slice(if i == 0 && j == 0 { b"\n" } else { b",\n" });
+            buf.extend_from_slice(b"      ");
+            let mut ser = serde_json::Serializer::with_formatter(&mut buf, Pretty::at(3));
+            item.serialize(&mut ser)?;
+        }
+        Ok(buf)
+    };
+    rayon::in_place_scope(|scope| {
+        // The batches in flight, oldest first, each as the receiving end of its result.
+        let mut in_flight = std::collections::VecDeque::with_capacity(ahead);
+        let mut next = 0;
+        let start = |next: &mut usize, in_flight: &mut std::collections::VecDeque<_>| {
+            if *next < batches.len() {
+                let (tx, rx) = std::sync::mpsc::sync_channel(1);
+                let i = *next;
+                scope.spawn(move |_| {
+                    // The receiver is gone only when writing already failed.
+                    let _ = tx.send(render(i));
+                });
+                in_flight.push_back(rx);
+                *next += 1;
+            }
+        };
+        for _ in 0..ahead {
+            start(&mut next, &mut in_flight);
+        }
+        while let Some(rx) = in_flight.pop_front() {
+            // A rendering job that panicked drops its sender; the scope then re-raises its
+            // panic once this returns.
+            let buf = rx
+                .recv()
+                .map_err(|_| std::io::Error::other("a batch could not be rendered"))??;
+            start(&mut next, &mut in_flight);
+            out.write_all(&buf)?;
+        }
+        Ok(())
+    })
 }
 
 /// A section's value, indented for its place one level down in the document.

@@ -32,16 +32,31 @@ pub fn read_document(input: Option<&Path>) -> Result<Document, Error> {
 }
 
 /// Reads a whole file, refusing anything that is not a regular file (a FIFO or a device would
-/// block or never end).
+/// block or never end). The file is opened once and checked through its handle: opening does
+/// not wait for a FIFO's writer, and no second lookup of the path can see another file.
 pub fn read_file(path: &Path) -> Result<Vec<u8>, Error> {
-    let meta = fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // Without it, opening a FIFO blocks until something opens it for writing; on a
+        // regular file it changes nothing.
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let mut file = options.open(path).map_err(|e| Error::io(path, e))?;
+    let meta = file.metadata().map_err(|e| Error::io(path, e))?;
     if !meta.is_file() {
         return Err(Error::io(
             path,
             io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"),
         ));
     }
-    fs::read(path).map_err(|e| Error::io(path, e))
+    // One byte more than the size, so that the read reaching the end needs no larger buffer.
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0).saturating_add(1));
+    file.read_to_end(&mut bytes)
+        .map_err(|e| Error::io(path, e))?;
+    Ok(bytes)
 }
 
 /// Writes `bytes` to stdout. A closed pipe is not an error: the reader stopped listening.
@@ -145,6 +160,38 @@ mod tests {
         let err = atomic_write(&blocker.join("ledger.json"), b"new").unwrap_err();
         assert!(err.to_string().contains("ledger.json"));
         assert_eq!(fs::read(&blocker).unwrap(), b"x");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn read_file_refuses_a_fifo_without_waiting_for_a_writer() {
+        let dir = scratch("fifo");
+        let fifo = dir.join("fifo");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        // Run on a thread: a blocking open would hang it, not the test.
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || tx.send(read_file(&fifo).map_err(|e| e.to_string())));
+        let got = rx
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("read_file blocked on a FIFO");
+        assert!(got.unwrap_err().contains("not a regular file"));
+    }
+
+    #[test]
+    fn read_file_reads_whole_files_of_any_size() {
+        let dir = scratch("sizes");
+        for size in [0usize, 1, 4095, 4096, 4097, 1 << 20] {
+            let path = dir.join(format!("f{size}"));
+            let bytes: Vec<u8> = (0..size).map(|i| (i % 251) as u8).collect();
+            fs::write(&path, &bytes).unwrap();
+            assert_eq!(read_file(&path).unwrap(), bytes, "size {size}");
+        }
+        let missing = read_file(&dir.join("missing")).unwrap_err().to_string();
+        assert!(missing.contains("missing"), "{missing}");
     }
 
     #[test]
