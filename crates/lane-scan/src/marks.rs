@@ -159,7 +159,7 @@ impl<'a> Tree<'a> {
                 Val::Class(i, class) => class
                     .classes
                     .iter()
-                    .find(|c| &c.name == attr)
+                    .find(|c| c.name == *attr)
                     .map(|c| Val::Class(i, c))
                     .unwrap_or(Val::Unknown),
                 _ => Val::Unknown,
@@ -219,15 +219,15 @@ impl<'a> Tree<'a> {
                     if let Some(i) = self.import_target(m, k) {
                         return Val::Module(i);
                     }
-                    return Val::Path(Cow::Borrowed(&import.module));
+                    return Val::Path(Cow::Borrowed(import.module.as_str()));
                 }
                 Some(item) => {
                     if let Some(i) = self.import_target(m, k) {
                         // `from pkg import sub` may name a submodule.
                         let own = &self.modules[i].module;
-                        let defined = own.classes.iter().any(|c| &c.name == item)
+                        let defined = own.classes.iter().any(|c| c.name == *item)
                             || own.assigns.iter().any(|(n, _)| n == item)
-                            || own.imports.iter().any(|imp| &imp.binds == item);
+                            || own.imports.iter().any(|imp| imp.binds == *item);
                         if !defined && let Some(j) = self.import_submodule(m, k) {
                             return Val::Module(j);
                         }

@@ -3,6 +3,7 @@
 //! assignments, classes, functions, decorators as small expression trees ([`Ex`]), docstrings
 //! and what the assertions in a test body can do. Nothing here knows about lanes.
 
+use compact_str::CompactString;
 use ruff_python_ast::comparable::ComparableExpr;
 use ruff_python_ast::{self as ast, CmpOp, Expr, Number, Stmt};
 use ruff_text_size::{Ranged, TextSize};
@@ -23,17 +24,19 @@ pub struct SyntaxError {
     pub message: String,
 }
 
-/// A small, owned expression tree: just enough to resolve marks.
+/// A small, owned expression tree: just enough to resolve marks. Its text is
+/// [`CompactString`]: names and short strings (up to 24 bytes, nearly all of them) are kept
+/// inline rather than each in an allocation of its own.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Ex {
-    Name(String),
-    Attr(Box<Ex>, String),
+    Name(CompactString),
+    Attr(Box<Ex>, CompactString),
     Call(Box<Call>),
     List(Vec<Ex>),
     Tuple(Vec<Ex>),
     /// `left + right` (list concatenation when both sides are lists).
     Add(Box<Ex>, Box<Ex>),
-    Str(String),
+    Str(CompactString),
     /// A literal constant and its truth value (True, 0, None, 1.5 ...).
     Const(bool),
     Other,
@@ -43,9 +46,9 @@ pub enum Ex {
 pub struct Call {
     pub func: Ex,
     pub args: Vec<Ex>,
-    pub kwargs: Vec<(String, Ex)>,
+    pub kwargs: Vec<(CompactString, Ex)>,
     /// Source text between the call's parentheses.
-    pub args_src: String,
+    pub args_src: CompactString,
     /// `*args` / `**kwargs` in the call: the arguments are not all visible.
     pub starred: bool,
 }
@@ -59,28 +62,31 @@ pub struct Located<T> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Import {
     /// The module as written (`pytest`, `tests.lanes`, `lanes` for `from . import lanes`).
-    pub module: String,
+    pub module: CompactString,
     /// For `from M import X`: `X`; for `import M`: None.
-    pub name: Option<String>,
+    pub name: Option<CompactString>,
     /// The local name bound.
-    pub binds: String,
+    pub binds: CompactString,
     /// Leading dots of a relative import.
     pub level: u32,
     /// For `import a.b.c`: the whole dotted module (`a.b.c`), which Python loads too.
-    pub dotted: Option<String>,
+    pub dotted: Option<CompactString>,
     pub line: u64,
 }
 
 impl Import {
     /// For `from M import X`: `M.X` (just `X` for `from . import X`), which may name a
     /// submodule rather than a name defined in `M`.
-    pub fn submodule(&self) -> Option<String> {
-        let item = self.name.as_deref()?;
-        Some(if self.module.is_empty() {
-            item.to_string()
-        } else {
-            format!("{}.{item}", self.module)
-        })
+    pub fn submodule(&self) -> Option<CompactString> {
+        let item = self.name.as_ref()?;
+        if self.module.is_empty() {
+            return Some(item.clone());
+        }
+        let mut path = CompactString::with_capacity(self.module.len() + 1 + item.len());
+        path.push_str(&self.module);
+        path.push('.');
+        path.push_str(item);
+        Some(path)
     }
 }
 
@@ -99,11 +105,11 @@ pub struct Asserts {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Function {
-    pub name: String,
+    pub name: CompactString,
     /// Line of the `def`.
     pub line: u64,
     pub decorators: Vec<Located<Ex>>,
-    pub docstring: Option<String>,
+    pub docstring: Option<CompactString>,
     pub is_async: bool,
     pub asserts: Asserts,
     /// Calls that are statements at the top level of the body (e.g. `pytest.skip(...)`).
@@ -112,7 +118,7 @@ pub struct Function {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Class {
-    pub name: String,
+    pub name: CompactString,
     pub line: u64,
     pub bases: Vec<Ex>,
     pub decorators: Vec<Located<Ex>>,
@@ -129,7 +135,7 @@ pub struct Class {
 pub struct Module {
     pub imports: Vec<Import>,
     /// Module-level `NAME = expr` (last one wins, as at run time).
-    pub assigns: Vec<(String, Located<Ex>)>,
+    pub assigns: Vec<(CompactString, Located<Ex>)>,
     pub pytestmark: Option<Located<Ex>>,
     pub dunder_test: Option<bool>,
     pub classes: Vec<Class>,
@@ -137,7 +143,7 @@ pub struct Module {
     /// Calls that are statements at module level.
     pub calls: Vec<Located<Ex>>,
     /// `name.__test__ = <const>` at module level.
-    pub function_dunder_test: Vec<(String, bool)>,
+    pub function_dunder_test: Vec<(CompactString, bool)>,
 }
 
 /// Maps byte offsets to 1-based lines and columns.
@@ -275,6 +281,21 @@ impl Cx<'_> {
 
     fn module(&self, body: &[Stmt]) -> Module {
         let mut m = Module::default();
+        // The lists are made at the size the top level needs (definitions under `if` / `try`
+        // grow them), not grown by doubling: fewer copies, and no half-empty capacity kept.
+        let (mut functions, mut classes, mut imports) = (0, 0, 0);
+        for stmt in body {
+            match stmt {
+                Stmt::FunctionDef(_) => functions += 1,
+                Stmt::ClassDef(_) => classes += 1,
+                Stmt::Import(i) => imports += i.names.len(),
+                Stmt::ImportFrom(i) => imports += i.names.len(),
+                _ => {}
+            }
+        }
+        m.functions.reserve_exact(functions);
+        m.classes.reserve_exact(classes);
+        m.imports.reserve_exact(imports);
         self.module_stmts(body, &mut m, 0);
         m
     }
@@ -289,22 +310,25 @@ impl Cx<'_> {
             match stmt {
                 Stmt::Import(imp) => {
                     for alias in &imp.names {
-                        let full = alias.name.as_str().to_string();
-                        let binds = match &alias.asname {
-                            Some(a) => a.as_str().to_string(),
+                        let full = alias.name.as_str();
+                        let (module, binds, dotted) = match &alias.asname {
+                            Some(a) => (full.into(), a.as_str().into(), None),
                             // `import a.b` binds `a`, which reaches `a.b` as an attribute.
-                            None => full.split('.').next().unwrap_or(&full).to_string(),
-                        };
-                        let module = if alias.asname.is_some() {
-                            full.clone()
-                        } else {
-                            binds.clone()
+                            None => match full.split_once('.') {
+                                Some((first, _)) => {
+                                    let first = CompactString::new(first);
+                                    (first.clone(), first, Some(full.into()))
+                                }
+                                None => {
+                                    let full = CompactString::new(full);
+                                    (full.clone(), full, None)
+                                }
+                            },
                         };
                         m.imports.push(Import {
                             module,
                             name: None,
-                            dotted: (alias.asname.is_none() && full.contains('.'))
-                                .then(|| full.clone()),
+                            dotted,
                             binds,
                             level: 0,
                             line: self.line_of(stmt),
@@ -315,22 +339,22 @@ impl Cx<'_> {
                     let module = imp
                         .module
                         .as_ref()
-                        .map(|i| i.as_str().to_string())
+                        .map(|i| CompactString::new(i.as_str()))
                         .unwrap_or_default();
+                    let line = self.line_of(stmt);
                     for alias in &imp.names {
-                        let name = alias.name.as_str().to_string();
-                        let binds = alias
-                            .asname
-                            .as_ref()
-                            .map(|a| a.as_str().to_string())
-                            .unwrap_or_else(|| name.clone());
+                        let name = CompactString::new(alias.name.as_str());
+                        let binds = match &alias.asname {
+                            Some(a) => CompactString::new(a.as_str()),
+                            None => name.clone(),
+                        };
                         m.imports.push(Import {
                             module: module.clone(),
                             name: Some(name),
                             dotted: None,
                             binds,
                             level: imp.level,
-                            line: self.line_of(stmt),
+                            line,
                         });
                     }
                 }
@@ -387,14 +411,14 @@ impl Cx<'_> {
                     "__test__" => m.dunder_test = const_truth(value),
                     _ => {
                         m.assigns.retain(|(n, _)| n != name);
-                        m.assigns.push((name.to_string(), located));
+                        m.assigns.push((CompactString::new(name), located));
                     }
                 }
             }
             Expr::Attribute(a) if a.attr.as_str() == "__test__" => {
                 if let (Expr::Name(n), Some(truth)) = (&*a.value, const_truth(value)) {
                     m.function_dunder_test
-                        .push((n.id.as_str().to_string(), truth));
+                        .push((CompactString::new(n.id.as_str()), truth));
                 }
             }
             Expr::Tuple(t) => {
@@ -413,7 +437,7 @@ impl Cx<'_> {
 
     fn class(&self, c: &ast::StmtClassDef) -> Class {
         let mut class = Class {
-            name: c.name.as_str().to_string(),
+            name: CompactString::new(c.name.as_str()),
             line: self.line_of(c),
             bases: c
                 .arguments
@@ -438,7 +462,12 @@ impl Cx<'_> {
             pytestmark: None,
             dunder_test: None,
             has_init: false,
-            methods: Vec::new(),
+            methods: Vec::with_capacity(
+                c.body
+                    .iter()
+                    .filter(|s| matches!(s, Stmt::FunctionDef(_)))
+                    .count(),
+            ),
             classes: Vec::new(),
         };
         for stmt in &c.body {
@@ -498,19 +527,20 @@ impl Cx<'_> {
     fn function(&self, f: &ast::StmtFunctionDef) -> Function {
         let mut asserts = Asserts::default();
         self.scan_asserts(&f.body, &mut asserts, 0);
-        let body_calls = f
-            .body
-            .iter()
-            .filter_map(|s| match s {
-                Stmt::Expr(e) if matches!(&*e.value, Expr::Call(_)) => Some(Located {
-                    value: self.ex(&e.value, 0),
-                    line: self.line_of(s),
-                }),
+        fn call(s: &Stmt) -> Option<(&Stmt, &Expr)> {
+            match s {
+                Stmt::Expr(e) if matches!(&*e.value, Expr::Call(_)) => Some((s, &*e.value)),
                 _ => None,
-            })
-            .collect();
+            }
+        }
+        // Counted first: a list collected from a filter is made for at least four.
+        let mut body_calls = Vec::with_capacity(f.body.iter().filter_map(call).count());
+        body_calls.extend(f.body.iter().filter_map(call).map(|(s, e)| Located {
+            value: self.ex(e, 0),
+            line: self.line_of(s),
+        }));
         Function {
-            name: f.name.as_str().to_string(),
+            name: CompactString::new(f.name.as_str()),
             line: self.line_of(&f.name),
             decorators: self.decorators(&f.decorator_list),
             docstring: docstring(&f.body),
@@ -595,10 +625,10 @@ impl Cx<'_> {
             return Ex::Other;
         }
         match expr {
-            Expr::Name(n) => Ex::Name(n.id.as_str().to_string()),
+            Expr::Name(n) => Ex::Name(CompactString::new(n.id.as_str())),
             Expr::Attribute(a) => Ex::Attr(
                 Box::new(self.ex(&a.value, depth + 1)),
-                a.attr.as_str().to_string(),
+                CompactString::new(a.attr.as_str()),
             ),
             Expr::Call(c) => {
                 let args_range = c.arguments.range();
@@ -622,31 +652,27 @@ impl Cx<'_> {
                         self.ex(a, depth + 1)
                     })
                     .collect();
-                let kwargs = c
-                    .arguments
-                    .keywords
-                    .iter()
-                    .filter_map(|k| match &k.arg {
-                        Some(name) => {
-                            Some((name.as_str().to_string(), self.ex(&k.value, depth + 1)))
-                        }
-                        None => {
-                            starred = true;
-                            None
-                        }
-                    })
-                    .collect();
+                let mut kwargs = Vec::with_capacity(c.arguments.keywords.len());
+                for k in &c.arguments.keywords {
+                    match &k.arg {
+                        Some(name) => kwargs.push((
+                            CompactString::new(name.as_str()),
+                            self.ex(&k.value, depth + 1),
+                        )),
+                        None => starred = true,
+                    }
+                }
                 Ex::Call(Box::new(Call {
                     func: self.ex(&c.func, depth + 1),
                     args,
                     kwargs,
-                    args_src: inner.trim().to_string(),
+                    args_src: CompactString::new(inner.trim()),
                     starred,
                 }))
             }
             Expr::List(l) => Ex::List(l.elts.iter().map(|e| self.ex(e, depth + 1)).collect()),
             Expr::Tuple(t) => Ex::Tuple(t.elts.iter().map(|e| self.ex(e, depth + 1)).collect()),
-            Expr::StringLiteral(s) => Ex::Str(s.value.to_str().to_string()),
+            Expr::StringLiteral(s) => Ex::Str(literal(&s.value)),
             Expr::BinOp(b) if b.op == ast::Operator::Add => Ex::Add(
                 Box::new(self.ex(&b.left, depth + 1)),
                 Box::new(self.ex(&b.right, depth + 1)),
@@ -669,7 +695,7 @@ fn const_truth(expr: &Expr) -> Option<bool> {
             Number::Float(f) => *f != 0.0,
             Number::Complex { real, imag } => *real != 0.0 || *imag != 0.0,
         }),
-        Expr::StringLiteral(s) => Some(!s.value.to_str().is_empty()),
+        Expr::StringLiteral(s) => Some(!s.value.is_empty()),
         Expr::BytesLiteral(b) => Some(b.value.iter().any(|part| !part.as_slice().is_empty())),
         Expr::EllipsisLiteral(_) => Some(true),
         Expr::Tuple(t) if !t.elts.is_empty() => Some(true),
@@ -688,16 +714,30 @@ fn cannot_fail(test: &Expr) -> bool {
         && c.comparators.len() == 1
     {
         let reflexive = matches!(c.ops[0], CmpOp::Eq | CmpOp::Is | CmpOp::LtE | CmpOp::GtE);
+        // Each kind of expression has a comparable form of its own kind: two of different
+        // kinds (`f(x) == 2`, most assertions) differ without building those forms, which
+        // allocates.
         return reflexive
+            && std::mem::discriminant(&*c.left) == std::mem::discriminant(&c.comparators[0])
             && ComparableExpr::from(&*c.left) == ComparableExpr::from(&c.comparators[0]);
     }
     false
 }
 
-fn docstring(body: &[Stmt]) -> Option<String> {
+/// The value of a string literal, implicitly concatenated parts joined. Not
+/// `StringLiteralValue::to_str`: that caches the joined parts in the tree, which is
+/// abandoned in the arena without being dropped (the cache would leak).
+fn literal(value: &ast::StringLiteralValue) -> CompactString {
+    match value.as_slice() {
+        [single] => CompactString::new(&*single.value),
+        parts => parts.iter().map(|part| &*part.value).collect(),
+    }
+}
+
+fn docstring(body: &[Stmt]) -> Option<CompactString> {
     match body.first() {
         Some(Stmt::Expr(e)) => match &*e.value {
-            Expr::StringLiteral(s) => Some(s.value.to_str().to_string()),
+            Expr::StringLiteral(s) => Some(literal(&s.value)),
             _ => None,
         },
         _ => None,
@@ -799,6 +839,51 @@ mod tests {
             "{:?}",
             lines.starts
         );
+    }
+
+    #[test]
+    fn imports_and_joined_strings() {
+        let long = "a_package_name_longer_than_24.and_a_module";
+        let m = summarize(&format!(
+            "import a.b.c\nimport x.y as z\nimport p\nfrom . import q\nfrom m.n import r as s\n\
+             from {long} import a_name_longer_than_24_bytes\n\
+             X = 'ab' 'cd'\ndef t():\n    'doc' 'string'\n"
+        ))
+        .unwrap();
+        let got: Vec<_> = m
+            .imports
+            .iter()
+            .map(|i| {
+                (
+                    i.module.as_str(),
+                    i.name.as_deref(),
+                    i.binds.as_str(),
+                    i.dotted.as_deref(),
+                    i.submodule(),
+                )
+            })
+            .collect();
+        let long_sub = format!("{long}.a_name_longer_than_24_bytes");
+        assert_eq!(
+            got,
+            [
+                ("a", None, "a", Some("a.b.c"), None),
+                ("x.y", None, "z", None, None),
+                ("p", None, "p", None, None),
+                ("", Some("q"), "q", None, Some("q".into())),
+                ("m.n", Some("r"), "s", None, Some("m.n.r".into())),
+                (
+                    long,
+                    Some("a_name_longer_than_24_bytes"),
+                    "a_name_longer_than_24_bytes",
+                    None,
+                    Some(long_sub.as_str().into())
+                ),
+            ]
+        );
+        // Implicitly concatenated parts are joined.
+        assert_eq!(m.assigns[0].1.value, Ex::Str("abcd".into()));
+        assert_eq!(m.functions[0].docstring.as_deref(), Some("docstring"));
     }
 
     #[test]

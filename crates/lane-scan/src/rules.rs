@@ -86,7 +86,7 @@ pub fn check_test(tree: &Tree, found: TestFound, problems: &mut Vec<Problem>) ->
                     given = true;
                     marks.push("hypothesis".to_string());
                     if !call.args_src.is_empty() {
-                        attachments.domain = Some(call.args_src.clone());
+                        attachments.domain = Some(call.args_src.as_str().to_owned());
                     }
                     Effect::None
                 }
@@ -452,7 +452,7 @@ fn witness_attachments(
             }
             "locked_on" => match value {
                 Ex::Str(s) if lane_core::clock::parse_date(s).is_ok() => {
-                    attachments.locked_on = Some(s.clone())
+                    attachments.locked_on = Some(s.as_str().to_owned())
                 }
                 _ => problems.push(
                     Problem::new(
