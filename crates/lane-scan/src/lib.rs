@@ -407,8 +407,6 @@ pub struct Applied<'a> {
     pub module: usize,
     /// From `pytestmark` (a list or single mark), not a decorator.
     pub from_pytestmark: bool,
-    /// Written on the function itself.
-    pub on_function: bool,
 }
 
 fn collect_module<'a>(
@@ -449,7 +447,7 @@ fn collect_module<'a>(
         {
             continue;
         }
-        let decorators = decorators(tree, f, m, true);
+        let decorators = decorators(tree, f, m);
         if is_fixture(&decorators) {
             continue;
         }
@@ -519,7 +517,7 @@ fn collect_module<'a>(
             {
                 continue;
             }
-            let decorators = decorators(tree, f, i, true);
+            let decorators = decorators(tree, f, i);
             if is_fixture(&decorators) {
                 continue;
             }
@@ -581,7 +579,7 @@ fn collect_class<'a>(
     let mut class_marks: Vec<Applied<'a>> = Vec::new();
     for (i, c) in &classes {
         for d in &c.decorators {
-            class_marks.push(applied_from(tree, d, *i, false, false));
+            class_marks.push(applied_from(tree, d, *i, false));
         }
         if let Some(pm) = &c.pytestmark {
             pytestmark_entries(tree, pm, *i, &mut class_marks);
@@ -604,7 +602,7 @@ fn collect_class<'a>(
             if !is_test {
                 continue;
             }
-            let decorators = decorators(tree, f, *i, true);
+            let decorators = decorators(tree, f, *i);
             if is_fixture(&decorators) {
                 continue;
             }
@@ -707,15 +705,11 @@ fn mro<'a>(tree: &Tree<'a>, m: usize, class: &'a Class) -> Vec<MroEntry<'a>> {
     out
 }
 
-fn decorators<'a>(
-    tree: &Tree<'a>,
-    f: &'a Function,
-    m: usize,
-    on_function: bool,
-) -> Vec<Applied<'a>> {
+/// The decorators written on `f` (in module `m`).
+fn decorators<'a>(tree: &Tree<'a>, f: &'a Function, m: usize) -> Vec<Applied<'a>> {
     f.decorators
         .iter()
-        .map(|d| applied_from(tree, d, m, false, on_function))
+        .map(|d| applied_from(tree, d, m, false))
         .collect()
 }
 
@@ -724,7 +718,6 @@ fn applied_from<'a>(
     d: &'a Located<crate::python::Ex>,
     m: usize,
     from_pytestmark: bool,
-    on_function: bool,
 ) -> Applied<'a> {
     let val = match tree.eval(&d.value, m) {
         v @ Val::Mark(_) => v,
@@ -741,7 +734,6 @@ fn applied_from<'a>(
         line: d.line,
         module: m,
         from_pytestmark,
-        on_function,
     }
 }
 
@@ -760,7 +752,6 @@ fn pytestmark_entries<'a>(
         line: pm.line,
         module: m,
         from_pytestmark: true,
-        on_function: false,
     };
     // pytest 9 refuses a tuple here ("got (MarkDecorator(...),) instead of Mark"): the
     // module would not even be collected, so it is reported rather than read as marks.
