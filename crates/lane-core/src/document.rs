@@ -361,6 +361,14 @@ where
         }
         Ok(buf)
     };
+    if rayon::current_thread_index().is_some() {
+        // On a pool thread, waiting for jobs queued behind this one could wait forever (a
+        // pool of one, or every worker waiting so): render and write in turn.
+        for i in 0..batches.len() {
+            out.write_all(&render(i)?)?;
+        }
+        return Ok(());
+    }
     rayon::in_place_scope(|scope| {
         // The batches in flight, oldest first, each as the receiving end of its result.
         let mut in_flight = std::collections::VecDeque::with_capacity(ahead);
@@ -704,6 +712,69 @@ mod tests {
         head.insert("tool".into(), "x".into());
         assert_split_matches(&head, &items, &[0, 5, 5, 3000, 9000]);
         assert_split_matches(&head, &[], &[]);
+    }
+
+    #[test]
+    fn split_section_on_a_pool_thread_does_not_wait_for_itself() {
+        let items: Vec<Value> = (0..SPLIT_BATCH * 3 + 1)
+            .map(|i| serde_json::json!({"id": format!("t{i:05}")}))
+            .collect();
+        let mut head = serde_json::Map::new();
+        head.insert("tool".into(), "x".into());
+        // A pool of one thread, written from that thread: jobs queued behind the writer
+        // would never run. On a thread of its own, so that a hang fails instead of blocking.
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(1)
+                .build()
+                .unwrap();
+            pool.install(|| assert_split_matches(&head, &items, &[2000]));
+            let _ = tx.send(());
+        });
+        rx.recv_timeout(std::time::Duration::from_secs(20))
+            .expect("writing the split section from a pool thread hung");
+    }
+
+    /// Fails the `n`th write.
+    struct FailingWriter {
+        writes: usize,
+        fail_at: usize,
+    }
+
+    impl std::io::Write for FailingWriter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.writes += 1;
+            if self.writes == self.fail_at {
+                return Err(std::io::ErrorKind::BrokenPipe.into());
+            }
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn split_section_stops_at_a_failing_write() {
+        let items: Vec<Value> = (0..SPLIT_BATCH * 12)
+            .map(|i| serde_json::json!({"id": i}))
+            .collect();
+        let head = serde_json::json!({"list": [], "tool": "x"});
+        for fail_at in [1, 3, 6, 10] {
+            let mut out = FailingWriter { writes: 0, fail_at };
+            let err = Document::empty()
+                .write_with_split_section(
+                    &mut out,
+                    "s",
+                    &head,
+                    "list",
+                    std::slice::from_ref(&items),
+                )
+                .unwrap_err();
+            assert_eq!(err.kind(), std::io::ErrorKind::BrokenPipe);
+            assert_eq!(out.writes, fail_at, "nothing is written after the failure");
+        }
     }
 
     #[test]

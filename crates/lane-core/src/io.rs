@@ -32,28 +32,44 @@ pub fn read_document(input: Option<&Path>) -> Result<Document, Error> {
 }
 
 /// Reads a whole file, refusing anything that is not a regular file (a FIFO or a device would
-/// block or never end). The file is opened once and checked through its handle: opening does
-/// not wait for a FIFO's writer, and no second lookup of the path can see another file.
+/// block or never end) before opening it: opening a FIFO releases its writer, opening a device
+/// can act on it. The handle is checked again, in case the path changed in between.
 pub fn read_file(path: &Path) -> Result<Vec<u8>, Error> {
+    let not_regular = || {
+        Error::io(
+            path,
+            io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"),
+        )
+    };
+    if !fs::metadata(path)
+        .map_err(|e| Error::io(path, e))?
+        .is_file()
+    {
+        return Err(not_regular());
+    }
     let mut options = fs::OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        // Without it, opening a FIFO blocks until something opens it for writing; on a
-        // regular file it changes nothing.
-        options.custom_flags(libc::O_NONBLOCK);
+        // Should the path have become a FIFO or a terminal meanwhile: do not wait for a
+        // writer, do not become its controlling terminal. No effect on a regular file.
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
     }
     let mut file = options.open(path).map_err(|e| Error::io(path, e))?;
     let meta = file.metadata().map_err(|e| Error::io(path, e))?;
     if !meta.is_file() {
-        return Err(Error::io(
-            path,
-            io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"),
-        ));
+        return Err(not_regular());
     }
-    // One byte more than the size, so that the read reaching the end needs no larger buffer.
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0).saturating_add(1));
+    // One byte more than the size, so that the read reaching the end needs no larger buffer;
+    // a size that cannot be allocated is an error, not an abort.
+    let mut bytes = Vec::new();
+    let want = usize::try_from(meta.len())
+        .unwrap_or(usize::MAX)
+        .saturating_add(1);
+    bytes
+        .try_reserve_exact(want)
+        .map_err(|e| Error::io(path, io::Error::new(io::ErrorKind::OutOfMemory, e)))?;
     file.read_to_end(&mut bytes)
         .map_err(|e| Error::io(path, e))?;
     Ok(bytes)
@@ -179,6 +195,18 @@ mod tests {
             .recv_timeout(std::time::Duration::from_secs(10))
             .expect("read_file blocked on a FIFO");
         assert!(got.unwrap_err().contains("not a regular file"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn read_file_refuses_a_huge_file_with_an_error_not_an_abort() {
+        let dir = scratch("huge");
+        let path = dir.join("sparse");
+        // A sparse file far larger than any memory: no disk is used.
+        let file = fs::File::create(&path).unwrap();
+        file.set_len(1 << 40).unwrap();
+        let err = read_file(&path).unwrap_err().to_string();
+        assert!(err.contains("sparse"), "{err}");
     }
 
     #[test]

@@ -37,7 +37,8 @@ struct Slot {
     top: Cell<usize>,
     end: Cell<usize>,
     active: Cell<bool>,
-    /// Set when an allocation did not fit: part of the value lives in mimalloc.
+    /// Set when part of the value lives in mimalloc (an allocation did not fit, or `read`
+    /// stored into it): the value is then dropped normally.
     spilled: Cell<bool>,
     /// Inside [`scoped`], from `make` to the end of `read`: a nested call must not reuse
     /// the slot under the value being read.
@@ -77,19 +78,28 @@ pub fn contains<T: ?Sized>(ptr: *const T) -> bool {
 }
 
 impl Slot {
-    /// Bumps `top` for `layout`, or `None` when inactive or full.
+    /// Bumps `top` for `layout`, or `None` when inactive or full (then the allocation goes to
+    /// mimalloc, and the value will be dropped normally).
     fn bump(&self, layout: Layout) -> Option<*mut u8> {
         if !self.active.get() {
             return None;
         }
-        let at = self.top.get().checked_add(layout.align() - 1)? & !(layout.align() - 1);
-        let top = at.checked_add(layout.size())?;
-        if top > self.end.get() {
-            self.spilled.set(true);
-            return None;
+        let top = self.top.get();
+        let fits = top
+            .checked_add(layout.align() - 1)
+            .map(|t| t & !(layout.align() - 1))
+            .and_then(|at| Some((at, at.checked_add(layout.size())?)))
+            .filter(|&(_, end)| end <= self.end.get());
+        match fits {
+            Some((at, end)) => {
+                self.top.set(end);
+                Some(at as *mut u8)
+            }
+            None => {
+                self.spilled.set(true);
+                None
+            }
         }
-        self.top.set(top);
-        Some(at as *mut u8)
     }
 }
 
@@ -141,7 +151,8 @@ unsafe impl GlobalAlloc for Allocator {
         let in_place = SLOT_OF_THREAD
             .try_with(|s| {
                 let at = ptr as usize;
-                let last = s.active.get() && at + layout.size() == s.top.get();
+                let last =
+                    s.active.get() && at >= s.start.get() && at + layout.size() == s.top.get();
                 let fits = at.checked_add(new_size).is_some_and(|t| t <= s.end.get());
                 if last && fits {
                     s.top.set(at + new_size);
@@ -185,7 +196,9 @@ fn region() -> Option<usize> {
             libc::mmap(
                 std::ptr::null_mut(),
                 SLOT * SLOTS,
-                libc::PROT_READ | libc::PROT_WRITE,
+                // Address space only; a slot becomes usable when a thread claims it, so under
+                // strict overcommit only the claimed slots are charged.
+                libc::PROT_NONE,
                 libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
                 -1,
                 0,
@@ -211,10 +224,33 @@ fn claim(slot: &Slot) -> bool {
         slot.off.set(true);
         return false;
     };
+    // SAFETY: slot `i` lies inside the reserved range and belongs to this thread alone.
+    let usable = unsafe {
+        libc::mprotect(
+            (base + i * SLOT) as *mut libc::c_void,
+            SLOT,
+            libc::PROT_READ | libc::PROT_WRITE,
+        )
+    } == 0;
+    if !usable {
+        slot.off.set(true);
+        return false;
+    }
     slot.start.set(base + i * SLOT);
     slot.top.set(base + i * SLOT);
     slot.end.set(base + (i + 1) * SLOT);
     true
+}
+
+/// Asks [`scoped`] to drop the value being read normally instead of abandoning it: `read`
+/// stored memory of its own into it (a cache), which would otherwise never be freed. Does
+/// nothing outside `read`.
+pub fn drop_after_read() {
+    let _ = SLOT_OF_THREAD.try_with(|s| {
+        if s.busy.get() {
+            s.spilled.set(true);
+        }
+    });
 }
 
 /// Stops the slot taking allocations when `make` returns or unwinds.
@@ -245,9 +281,12 @@ impl Drop for Busy<'_> {
 ///
 /// # Safety
 /// Nothing allocated inside `make` may outlive the call: `make` must not store heap data
-/// anywhere but in its result (no statics, thread-locals or captured variables), and `T`
-/// must not let `read` move heap data out through a shared reference (no interior
-/// mutability over owned data). `R` cannot borrow from the value, by its signature.
+/// anywhere but in its result (no statics, thread-locals or captured variables) and must not
+/// catch a panic itself (the panic machinery may keep what it allocates; the slot is only
+/// given up when the panic leaves `make`). `read` must not move or share memory of the value
+/// out of it (through interior mutability); what `read` stores into the value is lost with it
+/// unless `read` calls [`drop_after_read`]. `R` cannot borrow from the value, by its
+/// signature.
 pub unsafe fn scoped<T, R>(make: impl FnOnce() -> T, read: impl FnOnce(&T) -> R) -> R {
     let usable = ENABLED.load(Ordering::Acquire)
         && SLOT_OF_THREAD
@@ -269,8 +308,8 @@ pub unsafe fn scoped<T, R>(make: impl FnOnce() -> T, read: impl FnOnce(&T) -> R)
         };
         let result = read(&value);
         if slot.spilled.get() {
-            // Part of it is mimalloc's: dropping frees that part (freeing arena memory is a
-            // no-op).
+            // Part of it is mimalloc's (it outgrew the slot, or `read` cached into it):
+            // dropping frees that part (freeing arena memory is a no-op).
             drop(std::mem::ManuallyDrop::into_inner(value));
         }
         // Otherwise `value` is abandoned here: its memory is this slot's, reused from now on.

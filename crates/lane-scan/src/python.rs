@@ -5,6 +5,7 @@
 
 use compact_str::CompactString;
 use ruff_python_ast::comparable::ComparableExpr;
+use ruff_python_ast::helpers::any_over_expr;
 use ruff_python_ast::{self as ast, CmpOp, Expr, Number, Stmt};
 use ruff_text_size::{Ranged, TextSize};
 
@@ -209,9 +210,12 @@ pub fn summarize(source: &str) -> Result<Module, SyntaxError> {
             message: e.error.to_string(),
         }),
     };
-    // SAFETY: the parser keeps nothing it allocates outside the tree it returns (no caches,
-    // statics or thread-locals holding heap data), and the summary is built from the tree by
-    // copying, never by taking parts of it.
+    // SAFETY: ruff_python_parser (=0.0.10, pinned: re-check on upgrade) keeps nothing it
+    // allocates outside the tree it returns (no statics or thread-locals holding heap data;
+    // stacker's grown stacks are mapped, not allocated) and catches no panic; the summary is
+    // built from the tree by copying, never by moving parts out of it. The one cache `read`
+    // can fill inside the tree (a concatenated string's joined text, through ComparableExpr)
+    // makes `cannot_fail` ask for the tree to be dropped.
     #[allow(unsafe_code)]
     unsafe {
         crate::arena::scoped(|| ruff_python_parser::parse_module(source), read)
@@ -717,9 +721,18 @@ fn cannot_fail(test: &Expr) -> bool {
         // Each kind of expression has a comparable form of its own kind: two of different
         // kinds (`f(x) == 2`, most assertions) differ without building those forms, which
         // allocates.
-        return reflexive
-            && std::mem::discriminant(&*c.left) == std::mem::discriminant(&c.comparators[0])
-            && ComparableExpr::from(&*c.left) == ComparableExpr::from(&c.comparators[0]);
+        let (left, right) = (&*c.left, &c.comparators[0]);
+        if !reflexive || std::mem::discriminant(left) != std::mem::discriminant(right) {
+            return false;
+        }
+        // The comparable form of an implicitly concatenated string caches the joined text in
+        // the tree itself; the tree must then be dropped, not abandoned, or that text leaks.
+        let concatenated =
+            |e: &Expr| matches!(e, Expr::StringLiteral(s) if s.value.is_implicit_concatenated());
+        if any_over_expr(left, concatenated) || any_over_expr(right, concatenated) {
+            crate::arena::drop_after_read();
+        }
+        return ComparableExpr::from(left) == ComparableExpr::from(right);
     }
     false
 }

@@ -518,16 +518,9 @@ fn fixture_path(
     }
 }
 
-/// `owner: X` / `shrinking: ...` from a docstring: the rest of the line, or the next
-/// non-empty line when the rest is empty.
-#[cfg(test)]
-fn doc_field(doc: &str, key: &str) -> Option<String> {
-    let [value] = docstring_fields(doc, [key]);
-    value
-}
-
-/// Several `doc_field`s in one pass over the docstring: each key's first `key:` line (the key
-/// in any case) gives its value, as if each were looked for alone. Keys must be ASCII.
+/// `owner: X` / `shrinking: ...` fields of a docstring, in one pass: each key's first `key:`
+/// line (the key in any case) gives the rest of that line, or the next non-empty line when
+/// the rest is empty, as if each key were looked for alone. Keys must be ASCII.
 fn docstring_fields<const N: usize>(doc: &str, keys: [&str; N]) -> [Option<String>; N] {
     /// Where the search for one key stands.
     #[derive(Clone, Copy)]
@@ -670,9 +663,11 @@ mod tests {
     #[test]
     fn doc_fields() {
         let doc = "Round trip.\n\n    owner: billing-team\n    Shrinking:\n      toward zero\n";
-        assert_eq!(doc_field(doc, "owner").as_deref(), Some("billing-team"));
-        assert_eq!(doc_field(doc, "shrinking").as_deref(), Some("toward zero"));
-        assert_eq!(doc_field("ownership: x", "owner"), None);
+        assert_eq!(
+            docstring_fields(doc, ["owner", "shrinking"]),
+            [Some("billing-team".into()), Some("toward zero".into())]
+        );
+        assert_eq!(docstring_fields("ownership: x", ["owner"]), [None]);
     }
 
     /// `doc_field` as it was when it read one key per pass: `docstring_fields` must agree with it.

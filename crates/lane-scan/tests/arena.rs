@@ -266,3 +266,89 @@ fn a_call_inside_read_does_not_reuse_the_slot_being_read() {
     let want: String = (0..4).map(|j| format!("w3-150-{j}")).collect();
     assert_eq!(outer_after, want);
 }
+
+#[test]
+fn the_last_allocation_does_not_grow_past_its_slot() {
+    enable();
+    // On a fresh thread: the slot starts empty.
+    std::thread::spawn(|| {
+        let ok = scoped(
+            || {
+                // Fill the slot to 4 KiB below its end, then grow the last vector past it: it
+                // must move to mimalloc (not into the next thread's slot) with its contents.
+                let filler = vec![1u8; (64 << 20) - (8 << 10)];
+                let mut last: Vec<u8> = Vec::with_capacity(1024);
+                last.extend((0..1024u32).map(|i| i as u8));
+                let inside = arena::contains(last.as_ptr());
+                last.extend((0..100_000u32).map(|i| i as u8));
+                (filler, last, inside)
+            },
+            |(filler, last, inside)| {
+                *inside
+                    && !arena::contains(last.as_ptr())
+                    && filler.len() == (64 << 20) - (8 << 10)
+                    && last
+                        .iter()
+                        .enumerate()
+                        .all(|(i, &b)| b == ((if i < 1024 { i } else { i - 1024 }) as u8))
+            },
+        );
+        assert!(ok);
+    })
+    .join()
+    .expect("thread");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn outside_memory_freed_inside_is_not_leaked() {
+    enable();
+    let _large = LARGE.lock().unwrap_or_else(|e| e.into_inner());
+    std::thread::spawn(|| {
+        let round = || {
+            let outside = vec![7u8; 8 << 20];
+            scoped(move || drop(outside), |_| ());
+        };
+        round();
+        let before = resident_mib();
+        // Kept, forty rounds would add 320 MiB.
+        for _ in 0..40 {
+            round();
+        }
+        let grown = resident_mib().saturating_sub(before);
+        assert!(grown < 160, "resident memory grew by {grown} MiB");
+    })
+    .join()
+    .expect("thread");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn summaries_of_concatenated_string_asserts_do_not_leak() {
+    enable();
+    let _large = LARGE.lock().unwrap_or_else(|e| e.into_inner());
+    // `assert "a" "b" == "a" "b"`: comparing the sides caches the joined text in the tree.
+    let part = "x".repeat(2000);
+    let mut source = String::from("def test_f():\n");
+    for _ in 0..100 {
+        source.push_str(&format!(
+            "    assert '{part}' '{part}' == '{part}' '{part}'\n"
+        ));
+    }
+    std::thread::spawn(move || {
+        let round = || {
+            let module = lane_scan::python::summarize(&source).expect("parses");
+            assert_eq!(module.functions[0].asserts.tautologies, 100);
+        };
+        round();
+        let before = resident_mib();
+        // Kept, each round would leave 100 x 4 KB: 200 rounds, about 80 MiB.
+        for _ in 0..200 {
+            round();
+        }
+        let grown = resident_mib().saturating_sub(before);
+        assert!(grown < 40, "resident memory grew by {grown} MiB");
+    })
+    .join()
+    .expect("thread");
+}
