@@ -54,9 +54,7 @@ impl DocumentArgs {
         section: &str,
         markdown: Option<String>,
     ) -> Result<(), Error> {
-        if let Some(path) = &self.output {
-            crate::io::atomic_write(path, &doc.to_bytes())?;
-        }
+        let written = self.write_output(|| doc.to_bytes())?;
         // The section was just written by the tool, so its problems are only read back when
         // something shows them (a large scan section is not parsed twice for nothing).
         let problems = if self.format != Format::Json || self.wants_summary() {
@@ -64,7 +62,10 @@ impl DocumentArgs {
         } else {
             Vec::new()
         };
-        self.show(tool, section, &problems, markdown, |out| doc.write_to(out))
+        self.show(tool, section, &problems, markdown, |out| match &written {
+            Some(bytes) => out.write_all(bytes),
+            None => doc.write_to(out),
+        })
     }
 
     /// [`DocumentArgs::emit`] for a tool's own large section, given as a value rather than
@@ -82,17 +83,27 @@ impl DocumentArgs {
         runs: &[Vec<I>],
         problems: &[Problem],
     ) -> Result<(), Error> {
+        let written = self.write_output(|| {
+            let mut bytes = Vec::new();
+            doc.write_with_split_section(&mut bytes, name, head, field, runs)
+                .unwrap_or_else(|e| panic!("writing to memory failed: {e}"));
+            bytes
+        })?;
+        self.show(tool, name, problems, None, |out| match &written {
+            Some(bytes) => out.write_all(bytes),
+            None => doc.write_with_split_section(out, name, head, field, runs),
+        })
+    }
+
+    /// With `--output`: the document `render`s, replacing the file, and kept so that stdout
+    /// shows the same bytes without rendering them again.
+    fn write_output(&self, render: impl FnOnce() -> Vec<u8>) -> Result<Option<Vec<u8>>, Error> {
         let Some(path) = &self.output else {
-            return self.show(tool, name, problems, None, |out| {
-                doc.write_with_split_section(out, name, head, field, runs)
-            });
+            return Ok(None);
         };
-        // Rendered once, for the file and for stdout.
-        let mut bytes = Vec::new();
-        doc.write_with_split_section(&mut bytes, name, head, field, runs)
-            .unwrap_or_else(|e| panic!("writing to memory failed: {e}"));
+        let bytes = render();
         crate::io::atomic_write(path, &bytes)?;
-        self.show(tool, name, problems, None, |out| out.write_all(&bytes))
+        Ok(Some(bytes))
     }
 
     /// Stdout by `--format`, then the summary on stderr.

@@ -370,31 +370,24 @@ where
         return Ok(());
     }
     rayon::in_place_scope(|scope| {
-        // The batches in flight, oldest first, each as the receiving end of its result.
-        let mut in_flight = std::collections::VecDeque::with_capacity(ahead);
-        let mut next = 0;
-        let start = |next: &mut usize, in_flight: &mut std::collections::VecDeque<_>| {
-            if *next < batches.len() {
-                let (tx, rx) = std::sync::mpsc::sync_channel(1);
-                let i = *next;
-                scope.spawn(move |_| {
-                    // The receiver is gone only when writing already failed.
-                    let _ = tx.send(render(i));
-                });
-                in_flight.push_back(rx);
-                *next += 1;
-            }
-        };
-        for _ in 0..ahead {
-            start(&mut next, &mut in_flight);
-        }
+        // Each batch as the receiving end of its rendering, started as the iterator reaches
+        // it: `ahead` of them in flight, oldest first.
+        let mut started = (0..batches.len()).map(|i| {
+            let (tx, rx) = std::sync::mpsc::sync_channel(1);
+            scope.spawn(move |_| {
+                // The receiver is gone only when writing already failed.
+                let _ = tx.send(render(i));
+            });
+            rx
+        });
+        let mut in_flight: std::collections::VecDeque<_> = started.by_ref().take(ahead).collect();
         while let Some(rx) = in_flight.pop_front() {
             // A rendering job that panicked drops its sender; the scope then re-raises its
             // panic once this returns.
             let buf = rx
                 .recv()
                 .map_err(|_| std::io::Error::other("a batch could not be rendered"))??;
-            start(&mut next, &mut in_flight);
+            in_flight.extend(started.next());
             out.write_all(&buf)?;
         }
         Ok(())

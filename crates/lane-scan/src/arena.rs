@@ -24,18 +24,16 @@ const SLOTS: usize = 64;
 /// A slot that grew past this much is handed back to the system after use.
 const KEEP: usize = 16 << 20;
 
-/// The reserved range: its start, or 0 before it exists (or when it could not be made).
-static BASE: AtomicUsize = AtomicUsize::new(0);
+/// The start of the reserved range, once reserved (`None`: it could not be made).
 static REGION: OnceLock<Option<usize>> = OnceLock::new();
 static NEXT_SLOT: AtomicUsize = AtomicUsize::new(0);
 static ENABLED: AtomicBool = AtomicBool::new(false);
 
-/// One thread's slot: `[start, end)`, bump pointer `top`, and whether the thread's
-/// allocations go there right now.
+/// One thread's slot: `[start, start + SLOT)` (`start` 0 until claimed), bump pointer `top`,
+/// and whether the thread's allocations go there right now.
 struct Slot {
     start: Cell<usize>,
     top: Cell<usize>,
-    end: Cell<usize>,
     active: Cell<bool>,
     /// Set when part of the value lives in mimalloc (an allocation did not fit, or `read`
     /// stored into it): the value is then dropped normally.
@@ -55,7 +53,6 @@ thread_local! {
         Slot {
             start: Cell::new(0),
             top: Cell::new(0),
-            end: Cell::new(0),
             active: Cell::new(false),
             spilled: Cell::new(false),
             busy: Cell::new(false),
@@ -68,8 +65,11 @@ thread_local! {
 pub struct Allocator;
 
 fn in_region(ptr: *mut u8) -> bool {
-    let base = BASE.load(Ordering::Acquire);
-    base != 0 && (ptr as usize).wrapping_sub(base) < SLOT * SLOTS
+    REGION
+        .get()
+        .copied()
+        .flatten()
+        .is_some_and(|base| (ptr as usize).wrapping_sub(base) < SLOT * SLOTS)
 }
 
 /// Whether `ptr` points into the arena's memory (for tests and diagnostics).
@@ -78,6 +78,10 @@ pub fn contains<T: ?Sized>(ptr: *const T) -> bool {
 }
 
 impl Slot {
+    fn end(&self) -> usize {
+        self.start.get() + SLOT
+    }
+
     /// Bumps `top` for `layout`, or `None` when inactive or full (then the allocation goes to
     /// mimalloc, and the value will be dropped normally).
     fn bump(&self, layout: Layout) -> Option<*mut u8> {
@@ -89,7 +93,7 @@ impl Slot {
             .checked_add(layout.align() - 1)
             .map(|t| t & !(layout.align() - 1))
             .and_then(|at| Some((at, at.checked_add(layout.size())?)))
-            .filter(|&(_, end)| end <= self.end.get());
+            .filter(|&(_, end)| end <= self.end());
         match fits {
             Some((at, end)) => {
                 self.top.set(end);
@@ -153,7 +157,7 @@ unsafe impl GlobalAlloc for Allocator {
                 let at = ptr as usize;
                 let last =
                     s.active.get() && at >= s.start.get() && at + layout.size() == s.top.get();
-                let fits = at.checked_add(new_size).is_some_and(|t| t <= s.end.get());
+                let fits = at.checked_add(new_size).is_some_and(|t| t <= s.end());
                 if last && fits {
                     s.top.set(at + new_size);
                     true
@@ -204,19 +208,15 @@ fn region() -> Option<usize> {
                 0,
             )
         };
-        if p == libc::MAP_FAILED {
-            // Without the reservation (strict overcommit, an address-space limit) every
-            // parse simply uses mimalloc.
-            return None;
-        }
-        BASE.store(p as usize, Ordering::Release);
-        Some(p as usize)
+        // Without the reservation (strict overcommit, an address-space limit) every parse
+        // simply uses mimalloc.
+        (p != libc::MAP_FAILED).then_some(p as usize)
     })
 }
 
 /// Gives this thread its slot on first use; false when it has none.
 fn claim(slot: &Slot) -> bool {
-    if slot.end.get() != 0 {
+    if slot.start.get() != 0 {
         return true;
     }
     let i = NEXT_SLOT.fetch_add(1, Ordering::Relaxed);
@@ -238,7 +238,6 @@ fn claim(slot: &Slot) -> bool {
     }
     slot.start.set(base + i * SLOT);
     slot.top.set(base + i * SLOT);
-    slot.end.set(base + (i + 1) * SLOT);
     true
 }
 

@@ -375,8 +375,7 @@ fn parse_file(abs: &Path, rel: &str) -> Result<python::Module, Problem> {
 /// A test as collected, with everything that reaches it.
 pub struct TestFound<'a> {
     pub id: String,
-    /// Root-relative file of the module the test is collected from.
-    pub file: &'a str,
+    /// The module the test is collected from.
     pub module: usize,
     pub func: &'a Function,
     /// The module the function is written in (a base class may live elsewhere).
@@ -453,7 +452,6 @@ fn collect_module<'a>(
         }
         out.push(TestFound {
             id: node_id(&file.rel, &f.name),
-            file: &file.rel,
             module: m,
             func: f,
             func_module: m,
@@ -523,7 +521,6 @@ fn collect_module<'a>(
             }
             out.push(TestFound {
                 id: node_id(&file.rel, bound),
-                file: &file.rel,
                 module: m,
                 func: f,
                 func_module: i,
@@ -549,7 +546,6 @@ fn collect_class<'a>(
     problems: &mut Vec<Problem>,
 ) {
     // `home`: the test module collecting the class; `m`: the module defining it.
-    let file = &tree.modules[home];
     let mro = mro(tree, m, class);
     let unittest = mro.iter().any(|e| matches!(e, MroEntry::TestCase));
     let classes: Vec<(usize, &Class)> = mro
@@ -608,7 +604,6 @@ fn collect_class<'a>(
             }
             out.push(TestFound {
                 id: node_id(prefix, &f.name),
-                file: &file.rel,
                 module: home,
                 func: f,
                 func_module: *i,

@@ -45,6 +45,7 @@ enum Effect {
 pub fn check_test(tree: &Tree, found: TestFound, problems: &mut Vec<Problem>) -> ScanTest {
     let func = found.func;
     let func_file: &str = &tree.modules[found.func_module].rel;
+    let file: &str = &tree.modules[found.module].rel;
     // Each decorator or mark gives at most one of each (parameter sets aside); sorted and
     // made unique once all are known.
     let reaching = found.decorators.len() + found.inherited.len();
@@ -185,10 +186,10 @@ pub fn check_test(tree: &Tree, found: TestFound, problems: &mut Vec<Problem>) ->
                 Rule::UnconditionalSkip,
                 format!(
                     "{} calls pytest.skip() at module level: every test in it is skipped",
-                    found.file
+                    file
                 ),
             )
-            .at(found.file, line),
+            .at(file, line),
         );
     }
 
@@ -283,7 +284,7 @@ pub fn check_test(tree: &Tree, found: TestFound, problems: &mut Vec<Problem>) ->
 
     ScanTest {
         id: found.id,
-        file: found.file.to_string(),
+        file: file.to_string(),
         line: func.line,
         lane,
         lanes,

@@ -219,34 +219,40 @@ fn resident_mib() -> u64 {
     (pages * 4096) >> 20
 }
 
+/// Runs `round` once, then `rounds` times more, on a fresh thread (its own slot, whatever the
+/// other tests do) while holding [`LARGE`]; resident memory must grow by less than `limit`
+/// MiB over the repeated rounds.
 #[cfg(target_os = "linux")]
-#[test]
-fn spilled_parts_are_freed() {
+fn assert_memory_stays_flat(rounds: usize, limit: u64, round: impl Fn() + Send + 'static) {
     enable();
     let _large = LARGE.lock().unwrap_or_else(|e| e.into_inner());
-    // On a fresh thread: its own slot, whatever the other tests do.
-    std::thread::spawn(|| {
-        let round = || {
-            let ok = scoped(
-                || (0..96u8).map(|i| vec![i; 1 << 20]).collect::<Vec<_>>(),
-                |blocks| blocks[95][0] == 95,
-            );
-            assert!(ok);
-        };
+    std::thread::spawn(move || {
         round();
         let before = resident_mib();
-        // Each round spills about 32 MiB into mimalloc; kept, ten rounds would add 320 MiB.
-        for _ in 0..10 {
+        for _ in 0..rounds {
             round();
         }
         let grown = resident_mib().saturating_sub(before);
         assert!(
-            grown < 160,
-            "resident memory grew by {grown} MiB over ten spilling rounds"
+            grown < limit,
+            "resident memory grew by {grown} MiB over {rounds} rounds"
         );
     })
     .join()
     .expect("thread");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn spilled_parts_are_freed() {
+    // Each round spills about 32 MiB into mimalloc; kept, ten rounds would add 320 MiB.
+    assert_memory_stays_flat(10, 160, || {
+        let ok = scoped(
+            || (0..96u8).map(|i| vec![i; 1 << 20]).collect::<Vec<_>>(),
+            |blocks| blocks[95][0] == 95,
+        );
+        assert!(ok);
+    });
 }
 
 #[test]
@@ -274,7 +280,7 @@ fn the_last_allocation_does_not_grow_past_its_slot() {
     std::thread::spawn(|| {
         let ok = scoped(
             || {
-                // Fill the slot to 4 KiB below its end, then grow the last vector past it: it
+                // Fill the slot to 8 KiB below its end, then grow the last vector past it: it
                 // must move to mimalloc (not into the next thread's slot) with its contents.
                 let filler = vec![1u8; (64 << 20) - (8 << 10)];
                 let mut last: Vec<u8> = Vec::with_capacity(1024);
@@ -302,31 +308,16 @@ fn the_last_allocation_does_not_grow_past_its_slot() {
 #[cfg(target_os = "linux")]
 #[test]
 fn outside_memory_freed_inside_is_not_leaked() {
-    enable();
-    let _large = LARGE.lock().unwrap_or_else(|e| e.into_inner());
-    std::thread::spawn(|| {
-        let round = || {
-            let outside = vec![7u8; 8 << 20];
-            scoped(move || drop(outside), |_| ());
-        };
-        round();
-        let before = resident_mib();
-        // Kept, forty rounds would add 320 MiB.
-        for _ in 0..40 {
-            round();
-        }
-        let grown = resident_mib().saturating_sub(before);
-        assert!(grown < 160, "resident memory grew by {grown} MiB");
-    })
-    .join()
-    .expect("thread");
+    // Kept, forty rounds would add 320 MiB.
+    assert_memory_stays_flat(40, 160, || {
+        let outside = vec![7u8; 8 << 20];
+        scoped(move || drop(outside), |_| ());
+    });
 }
 
 #[cfg(target_os = "linux")]
 #[test]
 fn summaries_of_concatenated_string_asserts_do_not_leak() {
-    enable();
-    let _large = LARGE.lock().unwrap_or_else(|e| e.into_inner());
     // `assert "a" "b" == "a" "b"`: comparing the sides caches the joined text in the tree.
     let part = "x".repeat(2000);
     let mut source = String::from("def test_f():\n");
@@ -335,20 +326,9 @@ fn summaries_of_concatenated_string_asserts_do_not_leak() {
             "    assert '{part}' '{part}' == '{part}' '{part}'\n"
         ));
     }
-    std::thread::spawn(move || {
-        let round = || {
-            let module = lane_scan::python::summarize(&source).expect("parses");
-            assert_eq!(module.functions[0].asserts.tautologies, 100);
-        };
-        round();
-        let before = resident_mib();
-        // Kept, each round would leave 100 x 4 KB: 200 rounds, about 80 MiB.
-        for _ in 0..200 {
-            round();
-        }
-        let grown = resident_mib().saturating_sub(before);
-        assert!(grown < 40, "resident memory grew by {grown} MiB");
-    })
-    .join()
-    .expect("thread");
+    // Kept, each round would leave 100 x 4 KB: 200 rounds, about 80 MiB.
+    assert_memory_stays_flat(200, 40, move || {
+        let module = lane_scan::python::summarize(&source).expect("parses");
+        assert_eq!(module.functions[0].asserts.tautologies, 100);
+    });
 }

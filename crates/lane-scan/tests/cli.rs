@@ -755,7 +755,15 @@ fn large_scan_is_canonical_on_stdout_and_in_output_file() {
     );
     assert_eq!(doc["scan"]["counts"]["merge"], 6000);
 
-    let markdown = run(suite.path(), &["--format", "markdown", "tests"]);
+    // DESIGN.md: non-JSON formats go to stdout instead of the document; --output still
+    // gets the document.
+    let markdown = run(
+        suite.path(),
+        &["--format", "markdown", "--output", "md.json", "tests"],
+    );
+    let in_file: Value =
+        serde_json::from_slice(&fs::read(suite.path().join("md.json")).unwrap()).unwrap();
+    assert_eq!(test_ids(&in_file), ids);
     let text = String::from_utf8(markdown.stdout).unwrap();
     assert!(text.contains("unmarked"), "{text}");
     assert!(
