@@ -3,7 +3,11 @@
 
 pub mod junit;
 pub mod render;
+mod reports;
 pub mod resolve;
+pub mod rights;
+mod rules;
+mod runs;
 pub mod vote;
 
 use std::path::PathBuf;

@@ -5,18 +5,18 @@
 //! sorting them puts every report of the same case side by side, whichever shard or rerun it
 //! came from, without holding any case name. Names are kept only for cases that did not pass.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::{Path, PathBuf};
 
-use lane_core::paths::resolve_inside;
+use lane_core::paths::display_name;
 use lane_core::scan::{Lane, ScanSection, ScanTest};
-use lane_core::{Document, Error, Problem, Rule, Severity};
+use lane_core::{Document, Error, Problem};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::junit::{self, Outcome};
-use crate::resolve::{Resolved, Resolver};
+use crate::reports::{self, ReportTally};
+use crate::resolve::Resolver;
+use crate::rules::{self, Facts};
+use crate::runs::{self, LaneRuns};
 
 pub const SECTION: &str = "tally";
 pub const TOOL: &str = "lane-tally";
@@ -136,310 +136,15 @@ pub struct Options {
     pub reason: Option<String>,
 }
 
-const NO_TEST: u32 = u32::MAX;
-
-/// One report of one case; 16 bytes.
-#[derive(Debug, Clone, Copy)]
-struct Occurrence {
-    hash: u64,
-    test: u32,
-    outcome: Outcome,
-    retry: bool,
-    xpass: bool,
-}
-
-/// What reading one report file produced.
-#[derive(Debug, Default)]
-struct FileTally {
-    occurrences: Vec<Occurrence>,
-    /// Names of cases that did not plainly pass, by (test, hash).
-    labels: Vec<(u32, u64, String)>,
-    /// `replay` properties of freeze cases.
-    replays: Vec<(u32, u64, String)>,
-    problems: Vec<Problem>,
-}
-
-fn hash_of(parts: &[&str]) -> u64 {
-    let mut h = DefaultHasher::new();
-    for p in parts {
-        p.hash(&mut h);
-    }
-    h.finish()
-}
-
-const MODULE_SKIP: &str = "(module skipped)";
-
-fn read_report(
-    report: &Report,
-    resolver: Option<&Resolver<'_>>,
-    tests: &[ScanTest],
-) -> Result<FileTally, Error> {
-    let lane = report.lane;
-    let mut out = FileTally::default();
-    let mut reported_modules: BTreeSet<String> = BTreeSet::new();
-    let mut unknown_seen: BTreeSet<String> = BTreeSet::new();
-    let mut mismatch_seen: BTreeSet<u32> = BTreeSet::new();
-    let path = Path::new(&report.path);
-    junit::read_path(path, &report.path, |case| {
-        let unresolved = |out: &mut FileTally| {
-            out.occurrences.push(Occurrence {
-                hash: hash_of(&[case.classname, case.name]),
-                test: NO_TEST,
-                outcome: case.outcome,
-                retry: case.retry,
-                xpass: case.xpass,
-            });
-        };
-        let Some(resolver) = resolver else {
-            unresolved(&mut out);
-            return;
-        };
-        match resolver.resolve(case.classname, case.name, case.file) {
-            Resolved::Test { index, params } => {
-                let test = &tests[index as usize];
-                if test.lane != Some(lane) {
-                    unresolved(&mut out);
-                    if mismatch_seen.insert(index) {
-                        let theirs = match test.lane {
-                            Some(l) => format!("a {l} test"),
-                            None => "a test with no single lane in the scan".to_string(),
-                        };
-                        out.problems.push(
-                            Problem::new(
-                                Rule::LaneMismatch,
-                                format!(
-                                    "the {lane} report {} has a case of {theirs} ({}); run each \
-                                     lane as its own pytest invocation (-m {lane})",
-                                    report.path, case.name
-                                ),
-                            )
-                            .at(test.file.clone(), test.line)
-                            .test(test.id.clone()),
-                        );
-                    }
-                    return;
-                }
-                let hash = hash_of(&[params]);
-                out.occurrences.push(Occurrence {
-                    hash,
-                    test: index,
-                    outcome: case.outcome,
-                    retry: case.retry,
-                    xpass: case.xpass,
-                });
-                if case.outcome != Outcome::Passed || case.retry {
-                    out.labels.push((index, hash, case.name.to_string()));
-                }
-                if let (Lane::Freeze, Some(replay)) = (lane, case.replay) {
-                    out.replays.push((index, hash, replay.to_string()));
-                }
-            }
-            Resolved::Module { file } => {
-                unresolved(&mut out);
-                if case.outcome.is_failure() {
-                    if reported_modules.insert(file.clone()) {
-                        out.problems.push(
-                            Problem::new(
-                                Rule::CollectionError,
-                                // The same words in every lane's report, so the problem
-                                // shows once however many runs hit it.
-                                format!(
-                                    "pytest could not collect {file} (module {}): none of its \
-                                     tests ran",
-                                    case.name
-                                ),
-                            )
-                            .file(file),
-                        );
-                    }
-                } else if case.outcome.is_skip() {
-                    // A module-level skip: every test of the module in this lane was skipped.
-                    for (i, t) in tests.iter().enumerate() {
-                        if t.file == file && t.lane == Some(lane) {
-                            let index = i as u32;
-                            let hash = hash_of(&[MODULE_SKIP]);
-                            out.occurrences.push(Occurrence {
-                                hash,
-                                test: index,
-                                outcome: Outcome::Skipped,
-                                retry: false,
-                                xpass: false,
-                            });
-                            out.labels.push((index, hash, MODULE_SKIP.to_string()));
-                        }
-                    }
-                } else if unknown_seen.insert(format!("::{}", case.name)) {
-                    out.problems.push(Problem::new(
-                        Rule::UnknownTest,
-                        format!(
-                            "the {lane} report {} has a module-level case {} that is neither a \
-                             collection error nor a skip",
-                            report.path, case.name
-                        ),
-                    ));
-                }
-            }
-            Resolved::Unknown { why } => {
-                unresolved(&mut out);
-                let base = crate::resolve::split_params(case.name).0;
-                let key = format!("{}::{base}", case.classname);
-                if unknown_seen.insert(key.clone()) {
-                    let mut problem = Problem::new(
-                        Rule::UnknownTest,
-                        format!(
-                            "the {lane} report {} has a case {key} that matches no scanned \
-                             test ({why})",
-                            report.path
-                        ),
-                    );
-                    if let Some(file) = resolver.file_of_classname(case.classname) {
-                        problem = problem.file(file);
-                    }
-                    out.problems.push(problem);
-                }
-            }
-        }
-    })?;
-    Ok(out)
-}
-
-/// One distinct case after folding its reports.
-#[derive(Debug, Clone, Copy)]
-struct Folded {
-    test: u32,
-    hash: u64,
-    worst: Outcome,
-    count: u32,
-    passes: u32,
-    retry: bool,
-    xpass: bool,
-}
-
-impl Folded {
-    /// How the case shows a retry, when it does: retry elements, or more than one report of
-    /// it with a pass among them (pytest-rerunfailures writes each failed try as a
-    /// passing-looking case next to the final one).
-    fn retried(&self) -> Option<String> {
-        if self.retry {
-            Some("carries rerun evidence".to_string())
-        } else if self.count > 1 && self.passes > 0 {
-            Some(if self.worst == Outcome::Passed {
-                format!("was reported {} times (a rerun)", self.count)
-            } else {
-                format!(
-                    "was reported {} times, {} and passed (a rerun)",
-                    self.count,
-                    self.outcome_name()
-                )
-            })
-        } else {
-            None
-        }
-    }
-
-    /// The worst outcome's name; a strict xpass (written by pytest as a failure) says so.
-    fn outcome_name(&self) -> &'static str {
-        if self.worst == Outcome::Failed && self.xpass {
-            "xpass strict"
-        } else {
-            self.worst.as_str()
-        }
-    }
-}
-
-/// The distinct cases of a lane, folded from its occurrences in (test, hash) order; an
-/// iterator, so no second list of a million cases is built.
-struct Folds {
-    occurrences: Vec<Occurrence>,
-    pos: usize,
-}
-
-fn fold(mut occurrences: Vec<Occurrence>) -> Folds {
-    occurrences.sort_unstable_by_key(|o| (o.test, o.hash));
-    Folds {
-        occurrences,
-        pos: 0,
-    }
-}
-
-impl Iterator for Folds {
-    type Item = Folded;
-
-    fn next(&mut self) -> Option<Folded> {
-        let first = *self.occurrences.get(self.pos)?;
-        let mut f = Folded {
-            test: first.test,
-            hash: first.hash,
-            worst: first.outcome,
-            count: 1,
-            passes: u32::from(first.outcome == Outcome::Passed),
-            retry: first.retry,
-            xpass: first.xpass,
-        };
-        self.pos += 1;
-        while let Some(o) = self.occurrences.get(self.pos) {
-            if o.test != f.test || o.hash != f.hash {
-                break;
-            }
-            f.worst = f.worst.max(o.outcome);
-            f.count += 1;
-            f.passes += u32::from(o.outcome == Outcome::Passed);
-            f.retry |= o.retry;
-            f.xpass |= o.xpass;
-            self.pos += 1;
-        }
-        Some(f)
-    }
-}
-
-/// Per test: the cases that decided something, by name.
-#[derive(Debug, Default)]
-struct TestVerdict {
-    cases: u64,
-    failed: Vec<String>,
-    skipped: Vec<String>,
-    flaky: Vec<String>,
-    no_replay: Vec<String>,
-}
-
-fn list(names: &[String]) -> String {
-    const SHOWN: usize = 3;
-    let mut sorted: Vec<&str> = names.iter().map(String::as_str).collect();
-    sorted.sort_unstable();
-    sorted.dedup();
-    let mut out = sorted
-        .iter()
-        .take(SHOWN)
-        .copied()
-        .collect::<Vec<_>>()
-        .join(", ");
-    if sorted.len() > SHOWN {
-        out.push_str(&format!(" and {} more", sorted.len() - SHOWN));
-    }
-    out
-}
-
-/// Why a replay property does not point at a usable file, or None when it does.
-fn replay_problem(rootdir: &Path, replay: Option<&String>) -> Option<String> {
-    let Some(replay) = replay else {
-        return Some("recorded no replay property".to_string());
-    };
-    match resolve_inside(rootdir, replay) {
-        Err(why) => Some(format!("its replay property '{replay}' {why}")),
-        Ok(path) if path.is_file() => None,
-        Ok(_) => Some(format!(
-            "its replay property names '{replay}', which is not a file under the rootdir"
-        )),
-    }
-}
-
 /// Runs the vote over `doc` and the reports; returns the section (the caller stores it).
+///
+/// junit -> resolve -> vote: every report is read on every core into occurrences
+/// ([`reports`]), each lane's are folded per case and test ([`runs`]), and the detectors
+/// ([`rules`]) judge the facts.
 pub fn tally(doc: &Document, options: &Options) -> Result<TallySection, Error> {
     let source = "<evidence document>";
     let scan: Option<ScanSection> = doc.section_as(ScanSection::NAME, source)?;
-    let mut problems: Vec<Problem> = Vec::new();
-    let empty: Vec<ScanTest> = Vec::new();
-    let tests: &[ScanTest] = scan.as_ref().map_or(&empty, |s| &s.tests);
+    let tests: &[ScanTest] = scan.as_ref().map_or(&[], |s| &s.tests);
     let resolver = scan.as_ref().map(|s| Resolver::new(&s.tests, &s.files));
 
     // Upstream problems are read first: an unreadable section is an error before any work.
@@ -458,261 +163,89 @@ pub fn tally(doc: &Document, options: &Options) -> Result<TallySection, Error> {
         }
     }
 
-    if scan.is_none() {
-        problems.push(Problem::new(
-            Rule::NoScanEvidence,
-            "the evidence document has no scan section: nothing can be matched or counted \
-             (run lane-scan first)",
-        ));
-    } else {
-        // The scan reports these two itself; the tally adds them only when it did not (an
-        // older or hand-made scan section), so each shows once.
-        let scan_says = |rule: Rule| {
-            scan.as_ref().is_some_and(|s| {
-                s.problems
-                    .iter()
-                    .any(|p| p.rule == rule.id() && p.is_error())
-            })
-        };
-        if lanes.merge.tests == 0 && !scan_says(Rule::EmptyMergeLane) {
-            problems.push(Problem::new(
-                Rule::EmptyMergeLane,
-                "the scan has no merge test: nothing can vote for the patch",
-            ));
-        }
-        if lanes.freeze.tests > lanes.merge.tests && !scan_says(Rule::FreezeOverBudget) {
-            problems.push(Problem::new(
-                Rule::FreezeOverBudget,
-                format!(
-                    "{} freeze tests exceed {} merge tests",
-                    lanes.freeze.tests, lanes.merge.tests
-                ),
-            ));
-        }
-        if lanes.witness.tests > 0 && !doc.has_section("lock") {
-            problems.push(Problem::new(
-                Rule::NoLockEvidence,
-                format!(
-                    "{} witness tests but no lock section: run lane-lock verify in the pipeline",
-                    lanes.witness.tests
-                ),
-            ));
-        }
-        if lanes.freeze.tests > 0 && !doc.has_section("ledger") {
-            problems.push(Problem::new(
-                Rule::NoLedgerEvidence,
-                format!(
-                    "{} freeze tests but no ledger section: run freeze-ledger check in the \
-                     pipeline",
-                    lanes.freeze.tests
-                ),
-            ));
-        }
-    }
-
-    // Read every report on every core; results come back in argument order.
-    let files: Vec<Result<FileTally, Error>> = options
+    // Read every report on every core; results come back in argument order, and the first
+    // report that cannot be read is the error.
+    let read: Vec<Result<ReportTally, Error>> = options
         .reports
         .par_iter()
-        .map(|r| read_report(r, resolver.as_ref(), tests))
+        .map(|r| reports::read_report(r, resolver.as_ref(), tests))
         .collect();
-    let mut per_lane: BTreeMap<Lane, Vec<FileTally>> = BTreeMap::new();
-    for (report, file) in options.reports.iter().zip(files) {
-        per_lane.entry(report.lane).or_default().push(file?);
-    }
+    let mut tallies = read.into_iter().collect::<Result<Vec<_>, _>>()?;
+    let runs = lane_runs(options, &mut tallies, tests, &mut lanes);
 
-    for lane in Lane::ALL {
-        let files = per_lane.remove(&lane).unwrap_or_default();
-        let reports: Vec<String> = options
+    let base = base_scan(options)?;
+
+    let facts = Facts {
+        doc,
+        scan: scan.as_ref(),
+        tests,
+        lanes: &lanes,
+        runs: &runs,
+        unmatched: options
+            .reports
+            .iter()
+            .zip(&tallies)
+            .map(|(r, t)| (r, t.unmatched.as_slice()))
+            .collect(),
+        rootdir: &options.rootdir,
+        base: base.as_ref(),
+        reason: options.reason.as_deref(),
+    };
+    let problems = rules::detect(&facts);
+    let delta = base.as_ref().map(|b| delta(b, tests));
+    Ok(decide(options, lanes, delta, problems, upstream))
+}
+
+/// Each lane's reports folded, in `Lane::ALL` order; their cases counted into `lanes`.
+fn lane_runs(
+    options: &Options,
+    tallies: &mut [ReportTally],
+    tests: &[ScanTest],
+    lanes: &mut Lanes,
+) -> [LaneRuns; 3] {
+    Lane::ALL.map(|lane| {
+        let names: Vec<String> = options
             .reports
             .iter()
             .filter(|r| r.lane == lane)
-            .map(|r| lane_core::paths::display_name(&options.rootdir, Path::new(&r.path)))
+            .map(|r| display_name(&options.rootdir, Path::new(&r.path)))
             .collect();
-        let mut occurrences = Vec::new();
-        let mut labels: HashMap<(u32, u64), String> = HashMap::new();
-        let mut replays: HashMap<(u32, u64), String> = HashMap::new();
-        for mut f in files {
-            if occurrences.is_empty() {
-                occurrences = std::mem::take(&mut f.occurrences);
-            } else {
-                occurrences.append(&mut f.occurrences);
-            }
-            for (t, h, name) in f.labels {
-                labels.entry((t, h)).or_insert(name);
-            }
-            for (t, h, replay) in f.replays {
-                // Several reports of one case: prefer a replay that names a usable file.
-                let slot = replays.entry((t, h)).or_insert_with(|| replay.clone());
-                if replay_problem(&options.rootdir, Some(slot)).is_some() {
-                    *slot = replay;
-                }
-            }
-            problems.append(&mut f.problems);
-        }
-        let counts = lanes.get_mut(lane);
-        let mut verdicts: BTreeMap<u32, TestVerdict> = BTreeMap::new();
-        for case in fold(occurrences) {
-            counts.cases += 1;
-            match case.worst {
-                Outcome::Passed => counts.passed += 1,
-                Outcome::Failed => counts.failed += 1,
-                Outcome::Error => counts.errors += 1,
-                Outcome::Skipped | Outcome::XFail => counts.skipped += 1,
-            }
-            if case.test == NO_TEST {
-                continue;
-            }
-            let label = || {
-                labels
-                    .get(&(case.test, case.hash))
-                    .cloned()
-                    .unwrap_or_else(|| {
-                        let id = &tests[case.test as usize].id;
-                        id.rsplit("::").next().unwrap_or(id).to_string()
-                    })
-            };
-            let v = verdicts.entry(case.test).or_default();
-            v.cases += 1;
-            match lane {
-                Lane::Merge => {
-                    // Retry evidence and a failure are both reported: a rerun plugin writes a
-                    // passing-looking case for every failed try, so a test that failed on
-                    // every try looks "failed and passed" and must still say merge-failed.
-                    if let Some(how) = case.retried() {
-                        v.flaky.push(format!("{} {how}", label()));
-                    }
-                    if case.worst.is_failure() {
-                        v.failed
-                            .push(format!("{} ({})", label(), case.outcome_name()));
-                    } else if case.worst.is_skip() {
-                        v.skipped
-                            .push(format!("{} ({})", label(), case.outcome_name()));
-                    }
-                }
-                Lane::Witness => {
-                    // A witness rescued by a rerun failed once: it did not pass.
-                    if case.worst.is_failure() {
-                        v.failed
-                            .push(format!("{} ({})", label(), case.outcome_name()));
-                    } else if let Some(how) = case.retried() {
-                        v.failed.push(format!("{} {how}", label()));
-                    } else if case.worst.is_skip() {
-                        v.skipped
-                            .push(format!("{} ({})", label(), case.outcome_name()));
-                    }
-                }
-                Lane::Freeze => {
-                    if case.worst.is_failure() {
-                        let name = label();
-                        if let Some(why) =
-                            replay_problem(&options.rootdir, replays.get(&(case.test, case.hash)))
-                        {
-                            v.no_replay.push(format!("{name} {why}"));
-                        }
-                        v.failed.push(format!("{name} ({})", case.outcome_name()));
-                    } else if case.worst.is_skip() {
-                        v.skipped
-                            .push(format!("{} ({})", label(), case.outcome_name()));
-                    }
-                }
-            }
-        }
-        let where_ = if reports.is_empty() {
-            format!("no {lane} report was given (--junit {lane}=PATH)")
-        } else {
-            format!("not in {}", reports.join(", "))
-        };
-        for (i, test) in tests.iter().enumerate() {
-            if test.lane != Some(lane) {
-                continue;
-            }
-            let at = |p: Problem| p.at(test.file.clone(), test.line).test(test.id.clone());
-            let Some(v) = verdicts.get(&(i as u32)) else {
-                counts.missing += 1;
-                let (rule, what) = match lane {
-                    Lane::Merge => (Rule::MissingVote, "merge test did not vote"),
-                    Lane::Witness => (Rule::MissingWitness, "witness test did not run"),
-                    Lane::Freeze => (Rule::MissingFreezeRun, "freeze test did not run"),
-                };
-                problems.push(at(Problem::new(rule, format!("{what}: {where_}"))));
-                continue;
-            };
-            match lane {
-                Lane::Merge => {
-                    if !v.flaky.is_empty() {
-                        problems.push(at(Problem::new(
-                            Rule::FlakyVoter,
-                            format!("merge test is flaky and cannot vote: {}", list(&v.flaky)),
-                        )));
-                    }
-                    if !v.failed.is_empty() {
-                        problems.push(at(Problem::new(
-                            Rule::MergeFailed,
-                            format!("merge test failed: {}", list(&v.failed)),
-                        )));
-                    }
-                    if !v.skipped.is_empty() {
-                        problems.push(at(Problem::new(
-                            Rule::MergeSkipped,
-                            format!("merge test was skipped at run time: {}", list(&v.skipped)),
-                        )));
-                    }
-                }
-                Lane::Witness => {
-                    if !v.failed.is_empty() {
-                        problems.push(at(Problem::new(
-                            Rule::WitnessFailed,
-                            format!("witness test failed: {}", list(&v.failed)),
-                        )));
-                    }
-                    if !v.skipped.is_empty() {
-                        problems.push(at(Problem::new(
-                            Rule::WitnessSkipped,
-                            format!("witness test was skipped: {}", list(&v.skipped)),
-                        )));
-                    }
-                }
-                Lane::Freeze => {
-                    if !v.failed.is_empty() {
-                        problems.push(at(Problem::new(
-                            Rule::FreezeFailed,
-                            format!(
-                                "freeze test failed (recorded, not a vote): {}",
-                                list(&v.failed)
-                            ),
-                        )));
-                    }
-                    if !v.no_replay.is_empty() {
-                        problems.push(at(Problem::new(
-                            Rule::MissingReplayArtifact,
-                            format!(
-                                "failed freeze case without a replay artifact: {}",
-                                list(&v.no_replay)
-                            ),
-                        )));
-                    }
-                    if !v.skipped.is_empty() {
-                        problems.push(at(Problem::new(
-                            Rule::MissingFreezeRun,
-                            format!("freeze test was skipped: {}", list(&v.skipped)),
-                        )));
-                    }
-                }
-            }
-        }
-    }
+        let files = options
+            .reports
+            .iter()
+            .zip(tallies.iter_mut())
+            .filter(|(r, _)| r.lane == lane)
+            .map(|(_, t)| t);
+        runs::gather(
+            lane,
+            files,
+            names,
+            tests,
+            &options.rootdir,
+            lanes.get_mut(lane),
+        )
+    })
+}
 
-    let delta = match &options.base {
-        Some(base) => Some(compare_base(
-            base,
-            scan.as_ref(),
-            options.reason.as_deref(),
-            &mut problems,
-        )?),
-        None => None,
+/// The base's scan section (`--base`); a base without one is a usage error.
+fn base_scan(options: &Options) -> Result<Option<ScanSection>, Error> {
+    let Some(base) = &options.base else {
+        return Ok(None);
     };
+    let scan: Option<ScanSection> = base.section_as(ScanSection::NAME, "--base")?;
+    scan.map(Some)
+        .ok_or_else(|| Error::usage("--base: the base evidence document has no scan section"))
+}
 
+/// The section: the problems sorted, every error (the tally's and upstream) a reason, and
+/// the decision.
+fn decide(
+    options: &Options,
+    lanes: Lanes,
+    delta: Option<Delta>,
+    mut problems: Vec<Problem>,
+    upstream: Vec<Problem>,
+) -> TallySection {
     lane_core::problem::normalize(&mut problems);
     let mut reasons: Vec<Problem> = problems
         .iter()
@@ -731,11 +264,11 @@ pub fn tally(doc: &Document, options: &Options) -> Result<TallySection, Error> {
         .iter()
         .map(|r| Report {
             lane: r.lane,
-            path: lane_core::paths::display_name(&options.rootdir, Path::new(&r.path)),
+            path: display_name(&options.rootdir, Path::new(&r.path)),
         })
         .collect();
     reports.sort();
-    Ok(TallySection {
+    TallySection {
         tool: TOOL.to_string(),
         decision,
         lanes,
@@ -744,88 +277,34 @@ pub fn tally(doc: &Document, options: &Options) -> Result<TallySection, Error> {
         reason: options.reason.clone(),
         reasons,
         problems,
-    })
+    }
 }
 
-/// `--base`: merge tests of the base that are gone or moved, and the per-lane count change.
-fn compare_base(
-    base: &Document,
-    head: Option<&ScanSection>,
-    reason: Option<&str>,
-    problems: &mut Vec<Problem>,
-) -> Result<Delta, Error> {
-    let base_scan: ScanSection = base
-        .section_as(ScanSection::NAME, "--base")?
-        .ok_or_else(|| Error::usage("--base: the base evidence document has no scan section"))?;
-    let acknowledge = |p: Problem| match reason {
-        Some(r) => {
-            let message = format!("{} (acknowledged: {r})", p.message);
-            Problem {
-                message,
-                ..p.severity(Severity::Warning)
-            }
-        }
-        None => p,
-    };
-    let empty = Vec::new();
-    let head_tests = head.map_or(&empty, |s| &s.tests);
-    let head_by_id: HashMap<&str, &ScanTest> =
-        head_tests.iter().map(|t| (t.id.as_str(), t)).collect();
-    for old in base_scan.tests_in(Lane::Merge) {
-        match head_by_id.get(old.id.as_str()) {
-            None => problems.push(acknowledge(
-                Problem::new(
-                    Rule::MergeTestRemoved,
-                    "merge test of the base is gone from the patch".to_string(),
-                )
-                .at(old.file.clone(), old.line)
-                .test(old.id.clone()),
-            )),
-            Some(new) => match new.lane {
-                Some(Lane::Merge) => {}
-                Some(other) => problems.push(acknowledge(
-                    Problem::new(
-                        Rule::LaneChanged,
-                        format!("test moved from merge to {other}: it no longer votes"),
-                    )
-                    .at(new.file.clone(), new.line)
-                    .test(new.id.clone()),
-                )),
-                None => problems.push(acknowledge(
-                    Problem::new(
-                        Rule::MergeTestRemoved,
-                        "merge test of the base left the merge lane (no single lane now)"
-                            .to_string(),
-                    )
-                    .at(new.file.clone(), new.line)
-                    .test(new.id.clone()),
-                )),
-            },
-        }
-    }
+/// `--base`: scanned tests per lane in the base and the head.
+fn delta(base: &ScanSection, head: &[ScanTest]) -> Delta {
     let count = |tests: &[ScanTest], lane: Lane| -> u64 {
         tests.iter().filter(|t| t.lane == Some(lane)).count() as u64
     };
     let d = |lane: Lane| {
-        let b = count(&base_scan.tests, lane);
-        let h = count(head_tests, lane);
+        let b = count(&base.tests, lane);
+        let h = count(head, lane);
         LaneDelta {
             base: b,
             head: h,
             change: h as i64 - b as i64,
         }
     };
-    Ok(Delta {
+    Delta {
         merge: d(Lane::Merge),
         witness: d(Lane::Witness),
         freeze: d(Lane::Freeze),
-    })
+    }
 }
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use crate::reports::Occurrence;
 
     fn scan_doc(tests: &[(&str, Option<&str>)], extra: &str) -> Document {
         let tests: Vec<String> = tests

@@ -1,0 +1,195 @@
+//! Reading one lane report: every case becomes a 16-byte occurrence `(test, hash of the
+//! parameters, outcome, retry)`; names are kept only for cases that did not plainly pass, and
+//! cases that match no test of the lane are kept as facts for the detectors.
+
+use std::collections::BTreeSet;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::path::Path;
+
+use lane_core::Error;
+use lane_core::scan::{Lane, ScanTest};
+
+use crate::junit::{self, Case, Outcome};
+use crate::resolve::{Resolved, Resolver};
+use crate::vote::Report;
+
+/// The test of an occurrence that matches no scanned test of its lane.
+pub const NO_TEST: u32 = u32::MAX;
+
+/// The parameters a module-level skip stands for.
+const MODULE_SKIP: &str = "(module skipped)";
+
+/// One report of one case; 16 bytes.
+#[derive(Debug, Clone, Copy)]
+pub struct Occurrence {
+    pub hash: u64,
+    pub test: u32,
+    pub outcome: Outcome,
+    pub retry: bool,
+    pub xpass: bool,
+}
+
+/// A case (or the first of its kind in one report) that matches no scanned test of the
+/// report's lane.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unmatched {
+    /// A case of scanned test `test`, which is not a test of this lane.
+    OtherLane { test: u32, case: String },
+    /// A module-level error: pytest could not collect `file` (module `module`).
+    CollectionError { file: String, module: String },
+    /// A module-level case that is neither a collection error nor a skip.
+    ModuleCase { name: String },
+    /// `key` (`classname::name`) matches no scanned test, for the reason `why`; `file` is the
+    /// scanned file its classname names, when one does.
+    Unknown {
+        key: String,
+        why: String,
+        file: Option<String>,
+    },
+}
+
+/// What reading one report file produced.
+#[derive(Debug, Default)]
+pub struct ReportTally {
+    pub occurrences: Vec<Occurrence>,
+    /// Names of cases that did not plainly pass, by (test, hash).
+    pub labels: Vec<(u32, u64, String)>,
+    /// `replay` properties of freeze cases.
+    pub replays: Vec<(u32, u64, String)>,
+    /// Cases that match no test of the lane, each kind once per report.
+    pub unmatched: Vec<Unmatched>,
+}
+
+fn hash_of(parts: &[&str]) -> u64 {
+    let mut h = DefaultHasher::new();
+    for p in parts {
+        p.hash(&mut h);
+    }
+    h.finish()
+}
+
+/// Reads `report`; with no resolver (no scan), every case stays unmatched and uncounted
+/// against tests.
+pub fn read_report(
+    report: &Report,
+    resolver: Option<&Resolver<'_>>,
+    tests: &[ScanTest],
+) -> Result<ReportTally, Error> {
+    let mut reader = Reader {
+        lane: report.lane,
+        tests,
+        out: ReportTally::default(),
+        collected_modules: BTreeSet::new(),
+        unknown_seen: BTreeSet::new(),
+        mismatch_seen: BTreeSet::new(),
+    };
+    junit::read_path(Path::new(&report.path), &report.path, |case| {
+        let Some(resolver) = resolver else {
+            reader.unresolved(case);
+            return;
+        };
+        match resolver.resolve(case.classname, case.name, case.file) {
+            Resolved::Test { index, params } => reader.on_test(case, index, params),
+            Resolved::Module { file } => reader.on_module(case, file),
+            Resolved::Unknown { why } => {
+                reader.unresolved(case);
+                let base = crate::resolve::split_params(case.name).0;
+                let key = format!("{}::{base}", case.classname);
+                if reader.unknown_seen.insert(key.clone()) {
+                    let file = resolver
+                        .file_of_classname(case.classname)
+                        .map(str::to_string);
+                    reader
+                        .out
+                        .unmatched
+                        .push(Unmatched::Unknown { key, why, file });
+                }
+            }
+        }
+    })?;
+    Ok(reader.out)
+}
+
+/// One report being read.
+struct Reader<'t> {
+    lane: Lane,
+    tests: &'t [ScanTest],
+    out: ReportTally,
+    collected_modules: BTreeSet<String>,
+    /// Unknown case keys and module-level case names (`::name`) already recorded.
+    unknown_seen: BTreeSet<String>,
+    mismatch_seen: BTreeSet<u32>,
+}
+
+impl Reader<'_> {
+    /// Counts a case that is no test of the lane.
+    fn unresolved(&mut self, case: &Case<'_>) {
+        self.out.occurrences.push(Occurrence {
+            hash: hash_of(&[case.classname, case.name]),
+            test: NO_TEST,
+            outcome: case.outcome,
+            retry: case.retry,
+            xpass: case.xpass,
+        });
+    }
+
+    fn on_test(&mut self, case: &Case<'_>, index: u32, params: &str) {
+        let test = &self.tests[index as usize];
+        if test.lane != Some(self.lane) {
+            self.unresolved(case);
+            if self.mismatch_seen.insert(index) {
+                self.out.unmatched.push(Unmatched::OtherLane {
+                    test: index,
+                    case: case.name.to_string(),
+                });
+            }
+            return;
+        }
+        let hash = hash_of(&[params]);
+        self.out.occurrences.push(Occurrence {
+            hash,
+            test: index,
+            outcome: case.outcome,
+            retry: case.retry,
+            xpass: case.xpass,
+        });
+        if case.outcome != Outcome::Passed || case.retry {
+            self.out.labels.push((index, hash, case.name.to_string()));
+        }
+        if let (Lane::Freeze, Some(replay)) = (self.lane, case.replay) {
+            self.out.replays.push((index, hash, replay.to_string()));
+        }
+    }
+
+    fn on_module(&mut self, case: &Case<'_>, file: String) {
+        self.unresolved(case);
+        if case.outcome.is_failure() {
+            if self.collected_modules.insert(file.clone()) {
+                self.out.unmatched.push(Unmatched::CollectionError {
+                    file,
+                    module: case.name.to_string(),
+                });
+            }
+        } else if case.outcome.is_skip() {
+            // A module-level skip: every test of the module in this lane was skipped.
+            for (i, t) in self.tests.iter().enumerate() {
+                if t.file == file && t.lane == Some(self.lane) {
+                    let index = i as u32;
+                    let hash = hash_of(&[MODULE_SKIP]);
+                    self.out.occurrences.push(Occurrence {
+                        hash,
+                        test: index,
+                        outcome: Outcome::Skipped,
+                        retry: false,
+                        xpass: false,
+                    });
+                    self.out.labels.push((index, hash, MODULE_SKIP.to_string()));
+                }
+            }
+        } else if self.unknown_seen.insert(format!("::{}", case.name)) {
+            self.out.unmatched.push(Unmatched::ModuleCase {
+                name: case.name.to_string(),
+            });
+        }
+    }
+}

@@ -1,0 +1,152 @@
+//! The per-test verdicts of every lane, from its rights: `missing-vote` / `missing-witness` /
+//! `missing-freeze-run` (no case), `flaky-voter` (a voter that needed a rerun),
+//! `merge-failed` / `witness-failed` / `freeze-failed`, `missing-replay-artifact` (a failed
+//! freeze case that names no usable capsule), `merge-skipped` / `witness-skipped` /
+//! `missing-freeze-run` (skipped at run time).
+
+use lane_core::Problem;
+
+use super::{Facts, TestRun, at, each_test, list};
+use crate::rights::{Rerun, Verdict};
+use crate::runs::{NotableCase, replay_problem};
+
+/// A test's verdict from the names its cases gave, or nothing when none did.
+fn verdict(verdict: Verdict, names: &[String]) -> Option<Problem> {
+    (!names.is_empty())
+        .then(|| Problem::new(verdict.rule, format!("{}: {}", verdict.says, list(names))))
+}
+
+/// `LABEL (OUTCOME)`.
+fn named(c: &NotableCase) -> String {
+    format!("{} ({})", c.label, c.case.outcome_name())
+}
+
+/// A scanned test with no case in its lane's reports.
+pub fn missing(facts: &Facts<'_>) -> Vec<Problem> {
+    let mut out = Vec::new();
+    for TestRun {
+        rights,
+        runs,
+        test,
+        cases,
+    } in each_test(facts)
+    {
+        if cases.is_some() {
+            continue;
+        }
+        let lane = rights.lane;
+        let where_ = if runs.reports.is_empty() {
+            format!("no {lane} report was given (--junit {lane}=PATH)")
+        } else {
+            format!("not in {}", runs.reports.join(", "))
+        };
+        let says = rights.missing.says;
+        out.push(at(
+            test,
+            Problem::new(rights.missing.rule, format!("{says}: {where_}")),
+        ));
+    }
+    out
+}
+
+/// A voter whose case needed a rerun, in a lane where that is its own rule. The case's
+/// outcome is judged as well: a rerun plugin writes a passing-looking case for every failed
+/// try, so a test that failed on every try looks "failed and passed" and must still fail.
+pub fn flaky(facts: &Facts<'_>) -> Vec<Problem> {
+    let mut out = Vec::new();
+    for TestRun {
+        rights,
+        test,
+        cases,
+        ..
+    } in each_test(facts)
+    {
+        let (Rerun::Flaky(flaky), Some(cases)) = (rights.rerun, cases) else {
+            continue;
+        };
+        let names: Vec<String> = cases
+            .iter()
+            .filter_map(|c| Some(format!("{} {}", c.label, c.case.retried()?)))
+            .collect();
+        out.extend(verdict(flaky, &names).map(|p| at(test, p)));
+    }
+    out
+}
+
+/// Failed or errored cases; where the lane counts a rerun as a failure, a case rescued by
+/// one as well.
+pub fn failed(facts: &Facts<'_>) -> Vec<Problem> {
+    let mut out = Vec::new();
+    for TestRun {
+        rights,
+        test,
+        cases,
+        ..
+    } in each_test(facts)
+    {
+        let Some(cases) = cases else { continue };
+        let names: Vec<String> = cases
+            .iter()
+            .filter_map(|c| {
+                if c.case.worst.is_failure() {
+                    Some(named(c))
+                } else if rights.rerun == Rerun::Failed {
+                    Some(format!("{} {}", c.label, c.case.retried()?))
+                } else {
+                    None
+                }
+            })
+            .collect();
+        out.extend(verdict(rights.failed, &names).map(|p| at(test, p)));
+    }
+    out
+}
+
+/// Failed cases of a lane whose failures must name a usable replay artifact.
+pub fn missing_replay_artifact(facts: &Facts<'_>) -> Vec<Problem> {
+    let mut out = Vec::new();
+    for TestRun {
+        rights,
+        test,
+        cases,
+        ..
+    } in each_test(facts)
+    {
+        let (Some(replay), Some(cases)) = (rights.replay, cases) else {
+            continue;
+        };
+        let names: Vec<String> = cases
+            .iter()
+            .filter(|c| c.case.worst.is_failure())
+            .filter_map(|c| {
+                let why = replay_problem(facts.rootdir, c.replay.as_ref())?;
+                Some(format!("{} {why}", c.label))
+            })
+            .collect();
+        out.extend(verdict(replay, &names).map(|p| at(test, p)));
+    }
+    out
+}
+
+/// Cases skipped or xfailed at run time (a case the lane already counts as failed by its
+/// rerun is not a skip too).
+pub fn skipped(facts: &Facts<'_>) -> Vec<Problem> {
+    let mut out = Vec::new();
+    for TestRun {
+        rights,
+        test,
+        cases,
+        ..
+    } in each_test(facts)
+    {
+        let Some(cases) = cases else { continue };
+        let names: Vec<String> = cases
+            .iter()
+            .filter(|c| c.case.worst.is_skip())
+            .filter(|c| rights.rerun != Rerun::Failed || c.case.retried().is_none())
+            .map(named)
+            .collect();
+        out.extend(verdict(rights.skipped, &names).map(|p| at(test, p)));
+    }
+    out
+}
