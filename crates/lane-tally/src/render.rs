@@ -5,32 +5,8 @@ use lane_core::Problem;
 use lane_core::render::{github, markdown, plural};
 use lane_core::scan::Lane;
 
+use crate::rights::{RIGHTS, Shown};
 use crate::vote::{Decision, TallySection};
-
-/// The DESIGN.md §1 decision table, one row per lane, with this patch's counts.
-const TABLE_ROWS: &[(Lane, &str, &str, &str, &str)] = &[
-    (
-        Lane::Merge,
-        "invariants over a generated domain; human-written input/output pairs",
-        "yes",
-        "yes",
-        "domain + `shrinking:` note, or an `owner:` line",
-    ),
-    (
-        Lane::Witness,
-        "golden files / snapshot bytes; characterization of current behaviour",
-        "yes, when a digest moves",
-        "no",
-        "SHA-256 in the lock, or a lock date",
-    ),
-    (
-        Lane::Freeze,
-        "intermittent failure with a captured seed",
-        "no (non-voting)",
-        "no",
-        "ledger row: seed, input digest, expiry, last replay job",
-    ),
-];
 
 /// Rules that make a suite illegal (the table's last row).
 const ILLEGAL: &[&str] = &["unconditional-skip", "unmarked", "multiple-lanes"];
@@ -47,11 +23,18 @@ pub fn markdown(section: &TallySection, upstream_illegal: usize) -> String {
          attachment | tests | cases | passed | failed | errors | skipped | missing |\n",
     );
     out.push_str("|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
-    for (lane, what, fail, approve, attachment) in TABLE_ROWS {
-        let c = section.lanes.get(*lane);
+    // The DESIGN.md §1 decision table, one row per lane, with this patch's counts.
+    for rights in &RIGHTS {
+        let Shown {
+            belongs,
+            may_fail,
+            may_approve,
+            attachment,
+        } = rights.shown;
+        let c = section.lanes.get(rights.lane);
         out.push_str(&format!(
-            "| {lane} | {what} | {fail} | {approve} | {attachment} | {} | {} | {} | {} | {} | {} | {} |\n",
-            c.tests, c.cases, c.passed, c.failed, c.errors, c.skipped, c.missing
+            "| {} | {belongs} | {may_fail} | {may_approve} | {attachment} | {} | {} | {} | {} | {} | {} | {} |\n",
+            rights.lane, c.tests, c.cases, c.passed, c.failed, c.errors, c.skipped, c.missing
         ));
     }
     out.push_str(&format!(
