@@ -270,6 +270,11 @@ fn element_name(e: &BytesStart<'_>) -> String {
 }
 
 /// The streaming reader. `sink` is called once per `<testcase>`, in document order.
+///
+/// Longer than the workspace's ~80 lines on purpose: it is one loop over the event stream
+/// whose arms share the element stack, the current case, the property buffers and the count
+/// of bytes skipped behind quick-xml's back; split into functions, each would thread that
+/// state through, and which element may appear where would no longer read in one place.
 pub fn read<R: BufRead>(
     input: R,
     mut sink: impl FnMut(&Case<'_>),
