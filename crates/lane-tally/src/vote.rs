@@ -1,9 +1,7 @@
-//! The vote: every case of every lane report, matched to the scan, folded per case (the worst
-//! outcome counts) and per test, then judged by the lane's rules.
-//!
-//! Cases are kept as 16-byte occurrences `(test, hash of the parameters, outcome, retry)`:
-//! sorting them puts every report of the same case side by side, whichever shard or rerun it
-//! came from, without holding any case name. Names are kept only for cases that did not pass.
+//! The vote: the `tally` section's types, and [`tally`], which reads every lane report
+//! ([`crate::reports`]), folds each lane's cases per case (the worst outcome counts) and per
+//! test ([`crate::runs`]), and hands the facts to the detectors ([`crate::rules`]), which judge
+//! them by the lanes' rights ([`crate::rights`]).
 
 use std::path::{Path, PathBuf};
 
