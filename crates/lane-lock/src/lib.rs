@@ -14,6 +14,7 @@
 pub mod diff;
 pub mod hash;
 pub mod lock;
+pub mod rules;
 pub mod update;
 pub mod verify;
 
