@@ -72,7 +72,7 @@ fn read_lock(arg: &str, place: &Place) -> Result<(LockFile, String), Error> {
         // BASE and HEAD are read as streams: `/dev/null` and process substitution
         // (`<(git show origin/main:lanes.lock)`) are the usual ways to give them.
         let path = Path::new(arg);
-        let name = crate::display_name(path, &place.root);
+        let name = lane_core::paths::display_name(&place.root, path);
         if path.is_dir() {
             return Err(Error::usage(format!(
                 "{name}: is a folder, expected a lock file"
@@ -140,7 +140,7 @@ pub struct DiffFacts<'a> {
 
 /// Reads `--changed`: UTF-8 text, one path per line.
 fn read_changed(place: &Place, path: &Path) -> Result<Vec<String>, Error> {
-    let name = crate::display_name(path, &place.root);
+    let name = lane_core::paths::display_name(&place.root, path);
     let bytes = crate::read_small(path, &name)?;
     let text = String::from_utf8(bytes)
         .map_err(|_| Error::parse(name.clone(), 0, 0, "expected UTF-8 text, one path per line"))?;

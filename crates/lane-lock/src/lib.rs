@@ -18,7 +18,7 @@ pub mod rules;
 pub mod update;
 pub mod verify;
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use lane_core::Error;
 
@@ -43,21 +43,8 @@ impl Place {
     /// root, otherwise as given when relative, otherwise just its file name (output never
     /// holds an absolute path).
     pub fn lock_name(&self) -> String {
-        display_name(&self.lock, &self.root)
+        lane_core::paths::display_name(&self.root, &self.lock)
     }
-}
-
-/// A path for output: root-relative when inside `root`, as given when relative, otherwise
-/// only its file name.
-pub fn display_name(path: &Path, root: &Path) -> String {
-    lane_core::paths::display_name(root, path)
-}
-
-/// `path` without `.` components (lexically; `..` is kept).
-pub fn lexical(path: &Path) -> PathBuf {
-    path.components()
-        .filter(|c| !matches!(c, Component::CurDir))
-        .collect()
 }
 
 /// Reads a lock or sidecar: a regular file only.

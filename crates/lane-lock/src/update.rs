@@ -385,7 +385,7 @@ fn classify(
 /// `arg` relative to the root, by the real location of its folder (so a symlink keeps
 /// its own name); `None` when it lies outside the root. The root itself is empty.
 fn root_relative(real_root: &Path, arg: &Path) -> Option<PathBuf> {
-    let mut arg = crate::lexical(arg);
+    let mut arg = without_cur_dir(arg);
     if arg.as_os_str().is_empty() {
         arg = PathBuf::from(".");
     }
@@ -401,4 +401,11 @@ fn root_relative(real_root: &Path, arg: &Path) -> Option<PathBuf> {
         _ => arg.canonicalize().ok()?,
     };
     real.strip_prefix(real_root).ok().map(Path::to_path_buf)
+}
+
+/// `path` without `.` components (lexically; `..` is kept).
+fn without_cur_dir(path: &Path) -> PathBuf {
+    path.components()
+        .filter(|c| !matches!(c, Component::CurDir))
+        .collect()
 }
