@@ -11,7 +11,7 @@ use lane_core::{Document, Error, Problem};
 use serde::{Deserialize, Serialize};
 
 use crate::lock::{self, Entry, LockFile};
-use crate::{Place, TOOL};
+use crate::{LockPaths, TOOL};
 
 /// The section name.
 pub const SECTION: &str = "lock_diff";
@@ -60,7 +60,7 @@ pub struct DiffOptions {
 }
 
 /// Reads BASE or HEAD: `-` is stdin; empty content means "no lock".
-fn read_lock(arg: &str, place: &Place) -> Result<(LockFile, String), Error> {
+fn read_lock(arg: &str, lock_paths: &LockPaths) -> Result<(LockFile, String), Error> {
     let (bytes, name) = if arg == "-" {
         let mut bytes = Vec::new();
         std::io::stdin()
@@ -72,7 +72,7 @@ fn read_lock(arg: &str, place: &Place) -> Result<(LockFile, String), Error> {
         // BASE and HEAD are read as streams: `/dev/null` and process substitution
         // (`<(git show origin/main:lanes.lock)`) are the usual ways to give them.
         let path = Path::new(arg);
-        let name = lane_core::paths::display_name(&place.root, path);
+        let name = lane_core::paths::display_name(&lock_paths.root, path);
         if path.is_dir() {
             return Err(Error::usage(format!(
                 "{name}: is a folder, expected a lock file"
@@ -139,19 +139,19 @@ pub struct DiffFacts<'a> {
 }
 
 /// Reads `--changed`: UTF-8 text, one path per line.
-fn read_changed(place: &Place, path: &Path) -> Result<Vec<String>, Error> {
-    let name = lane_core::paths::display_name(&place.root, path);
+fn read_changed(lock_paths: &LockPaths, path: &Path) -> Result<Vec<String>, Error> {
+    let name = lane_core::paths::display_name(&lock_paths.root, path);
     let bytes = crate::read_small(path, &name)?;
     let text = String::from_utf8(bytes)
         .map_err(|_| Error::parse(name.clone(), 0, 0, "expected UTF-8 text, one path per line"))?;
     Ok(parse_changed(&text))
 }
 
-/// The changed paths that are neither locked in BASE or HEAD, nor a lock file (the place's
-/// own, and BASE and HEAD when they are files), nor sidecars.
+/// The changed paths that are neither locked in BASE or HEAD, nor a lock file (the --lock
+/// file, and BASE and HEAD when they are files), nor sidecars.
 fn behavior_changes(
     changed: Vec<String>,
-    place: &Place,
+    lock_paths: &LockPaths,
     (base, base_arg, base_name): (&LockFile, &str, &str),
     (head, head_arg, head_name): (&LockFile, &str, &str),
 ) -> Vec<String> {
@@ -162,7 +162,7 @@ fn behavior_changes(
         .map(|e| e.path.as_str())
         .collect();
     let mut lock_names: BTreeSet<String> = BTreeSet::new();
-    lock_names.insert(place.lock_name());
+    lock_names.insert(lock_paths.lock_name());
     for (arg, name) in [(base_arg, base_name), (head_arg, head_name)] {
         if arg != "-" {
             lock_names.insert(name.to_string());
@@ -180,7 +180,7 @@ fn behavior_changes(
 
 /// Runs the diff and sets the `lock_diff` section of `doc`.
 pub fn diff(
-    place: &Place,
+    lock_paths: &LockPaths,
     opts: &DiffOptions,
     mut doc: Document,
 ) -> Result<(Document, DiffSection), Error> {
@@ -193,16 +193,16 @@ pub fn diff(
         ));
     }
     let changed = match &opts.changed {
-        Some(path) => Some(read_changed(place, path)?),
+        Some(path) => Some(read_changed(lock_paths, path)?),
         None => None,
     };
-    let (base, base_name) = read_lock(&opts.base, place)?;
-    let (head, head_name) = read_lock(&opts.head, place)?;
+    let (base, base_name) = read_lock(&opts.base, lock_paths)?;
+    let (head, head_name) = read_lock(&opts.head, lock_paths)?;
     let (added, removed, moved, unchanged) = compare(&base, &head);
     let behavior_changes = changed.map(|changed| {
         behavior_changes(
             changed,
-            place,
+            lock_paths,
             (&base, &opts.base, &base_name),
             (&head, &opts.head, &head_name),
         )

@@ -25,18 +25,18 @@ use lane_core::Error;
 /// The tool name used in sections and messages.
 pub const TOOL: &str = "lane-lock";
 
-/// Where a tool run looks: the root and the lock file.
+/// Where a lane-lock run looks: the root every locked path is relative to, and the lock file.
 #[derive(Debug, Clone)]
-pub struct Place {
+pub struct LockPaths {
     pub root: PathBuf,
     /// The lock file as given (`--lock`) or `<root>/lanes.lock`.
     pub lock: PathBuf,
 }
 
-impl Place {
-    pub fn new(root: PathBuf, lock: Option<PathBuf>) -> Place {
+impl LockPaths {
+    pub fn new(root: PathBuf, lock: Option<PathBuf>) -> LockPaths {
         let lock = lock.unwrap_or_else(|| root.join(lock::LOCK_FILE_NAME));
-        Place { root, lock }
+        LockPaths { root, lock }
     }
 
     /// The lock file's name for output and messages: root-relative when it lies inside the

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::hash::{self, HashError};
 use crate::lock::{self, Entry, LockFile};
-use crate::{Place, TOOL};
+use crate::{LockPaths, TOOL};
 
 /// The section name of the report.
 pub const SECTION: &str = "lock_update";
@@ -68,16 +68,16 @@ struct FileToLock {
 
 /// Locks the files and returns the report section. Nothing is written when anything is
 /// refused; the lock is written before any sidecar.
-pub fn lock(place: &Place, opts: &LockOptions) -> Result<UpdateSection, Error> {
-    let root = &place.root;
+pub fn lock(lock_paths: &LockPaths, opts: &LockOptions) -> Result<UpdateSection, Error> {
+    let root = &lock_paths.root;
     let real_root = root
         .canonicalize()
         .map_err(|e| Error::io(root.clone(), e))?;
-    let lock_name = place.lock_name();
+    let lock_name = lock_paths.lock_name();
 
     // The current lock first: a malformed one stops everything before any work.
-    let old = if place.lock.symlink_metadata().is_ok() {
-        let bytes = crate::read_small(&place.lock, &lock_name)?;
+    let old = if lock_paths.lock.symlink_metadata().is_ok() {
+        let bytes = crate::read_small(&lock_paths.lock, &lock_name)?;
         Some((LockFile::parse(&bytes, &lock_name)?, bytes))
     } else {
         None
@@ -98,7 +98,7 @@ pub fn lock(place: &Place, opts: &LockOptions) -> Result<UpdateSection, Error> {
     };
     let bytes = lockfile.to_bytes();
     if old.as_ref().map(|(_, b)| b) != Some(&bytes) {
-        lane_core::io::atomic_write(&place.lock, &bytes).map_err(|e| named(e, &lock_name))?;
+        lane_core::io::atomic_write(&lock_paths.lock, &bytes).map_err(|e| named(e, &lock_name))?;
     }
     if opts.sidecar {
         section.sidecars = write_sidecars(root, &files, &lockfile)?;
@@ -212,12 +212,16 @@ fn named(e: Error, name: &str) -> Error {
 
 /// Runs `lock` and builds the report document: the `--input` document when given, otherwise
 /// an empty one (stdin is not read).
-pub fn run(place: &Place, opts: &LockOptions, input: Option<&Path>) -> Result<Document, Error> {
+pub fn run(
+    lock_paths: &LockPaths,
+    opts: &LockOptions,
+    input: Option<&Path>,
+) -> Result<Document, Error> {
     let mut doc = match input {
         Some(p) => lane_core::io::read_document(Some(p))?,
         None => Document::empty(),
     };
-    let section = lock(place, opts)?;
+    let section = lock(lock_paths, opts)?;
     doc.set_section(SECTION, &section);
     Ok(doc)
 }

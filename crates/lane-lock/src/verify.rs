@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::hash::{self, FileDigest, HashError};
 use crate::lock::{self, Entry, LockFile, Sidecar};
-use crate::{Place, TOOL};
+use crate::{LockPaths, TOOL};
 
 /// The section name.
 pub const SECTION: &str = "lock";
@@ -124,16 +124,19 @@ impl VerifyFacts {
     /// Reads the lock and the sidecars, hashes every claimed file and places the scan's
     /// witness fixtures. A lock or sidecar that cannot be read or parsed, a bare sidecar that
     /// could lock more than one file, and an I/O error while hashing stop the run.
-    pub fn gather(place: &Place, scan: Option<&ScanSection>) -> Result<VerifyFacts, Error> {
-        let root = &place.root;
+    pub fn gather(
+        lock_paths: &LockPaths,
+        scan: Option<&ScanSection>,
+    ) -> Result<VerifyFacts, Error> {
+        let root = &lock_paths.root;
         let mut facts = VerifyFacts {
-            lock_name: place.lock_name(),
-            lock_exists: place.lock.symlink_metadata().is_ok(),
+            lock_name: lock_paths.lock_name(),
+            lock_exists: lock_paths.lock.symlink_metadata().is_ok(),
             ..VerifyFacts::default()
         };
         // Absent is fine; a malformed lock stops the run.
         if facts.lock_exists {
-            let bytes = crate::read_small(&place.lock, &facts.lock_name)?;
+            let bytes = crate::read_small(&lock_paths.lock, &facts.lock_name)?;
             facts.lock_entries = LockFile::parse(&bytes, &facts.lock_name)?.files;
         }
         for e in &facts.lock_entries {
@@ -294,10 +297,10 @@ fn file_checks(facts: &VerifyFacts) -> Vec<FileCheck> {
 }
 
 /// Runs verify on `doc` and returns the document with the `lock` section set.
-pub fn verify(place: &Place, mut doc: Document) -> Result<(Document, LockSection), Error> {
+pub fn verify(lock_paths: &LockPaths, mut doc: Document) -> Result<(Document, LockSection), Error> {
     // Read the scan first: a malformed scan section is a failure before any work.
     let scan: Option<ScanSection> = doc.section_as(ScanSection::NAME, "<document>")?;
-    let facts = VerifyFacts::gather(place, scan.as_ref())?;
+    let facts = VerifyFacts::gather(lock_paths, scan.as_ref())?;
     let mut problems: Vec<Problem> = crate::rules::VERIFY
         .iter()
         .flat_map(|detect| detect(&facts))
