@@ -58,3 +58,64 @@ fn judge(t: &Ticket, days: i64, max_days: u32) -> Option<(TicketStatus, Problem)
         None
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::ledger::Seed;
+    use jiff::civil::date;
+
+    fn ticket() -> Ticket {
+        Ticket {
+            test_id: "t.py::t".into(),
+            seed: Seed::new(1).unwrap(),
+            input_sha256: "0".repeat(64),
+            input_path: None,
+            expires_on: date(2026, 3, 10),
+            last_replay_job: "https://ci/1".into(),
+            created_on: None,
+            owner: None,
+            reason: None,
+        }
+    }
+
+    #[test]
+    fn one_verdict_per_ticket_and_the_cap_comes_before_soon() {
+        // (days left, --max-days, rule, part of the message)
+        let cases: &[(i64, u32, Option<&str>, &str)] = &[
+            (-1, 90, Some("expired-ticket"), "(1 day ago)"),
+            (-2, 90, Some("expired-ticket"), "(2 days ago)"),
+            (0, 90, Some("expiring-soon"), "expires today"),
+            (1, 90, Some("expiring-soon"), "expires tomorrow"),
+            (SOON_DAYS, 90, Some("expiring-soon"), "expires in 7 days"),
+            (SOON_DAYS + 1, 90, None, ""),
+            (90, 90, None, ""),
+            (
+                91,
+                90,
+                Some("expiry-too-far"),
+                "91 days from today; the limit is 90",
+            ),
+            // Within the warning window but past a tighter cap: the cap is the verdict.
+            (
+                5,
+                3,
+                Some("expiry-too-far"),
+                "5 days from today; the limit is 3",
+            ),
+            (-1, 0, Some("expired-ticket"), "(1 day ago)"),
+        ];
+        for (days, max, rule, text) in cases {
+            let got = judge(&ticket(), *days, *max);
+            match rule {
+                None => assert!(got.is_none(), "{days} {max}: {got:?}"),
+                Some(rule) => {
+                    let (_, p) = got.unwrap();
+                    assert_eq!(p.rule, *rule, "{days} {max}");
+                    assert!(p.message.contains(text), "{days} {max}: {}", p.message);
+                }
+            }
+        }
+    }
+}

@@ -37,3 +37,62 @@ pub fn detect(facts: &DiffFacts<'_>) -> Vec<Problem> {
         ),
     )]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diff::Moved;
+
+    fn moved() -> Moved {
+        Moved {
+            path: "fx.txt".into(),
+            base_sha256: "a".repeat(64),
+            base_bytes: 1,
+            head_sha256: "b".repeat(64),
+            head_bytes: 1,
+        }
+    }
+
+    #[test]
+    fn needs_moved_digests_other_changes_and_no_reason() {
+        let moved = [moved()];
+        let paths: Vec<String> = (1..=6).map(|i| format!("m{i}.py")).collect();
+        let facts = DiffFacts {
+            moved: &moved,
+            removed: &[],
+            behavior_changes: Some(&paths),
+            reason: None,
+        };
+        let found = detect(&facts);
+        assert_eq!(found.len(), 1);
+        assert!(
+            found[0].message.contains(
+                "moves 1 locked digest and also changes 6 other files \
+                 (m1.py, m2.py, m3.py, m4.py, m5.py, ...)"
+            ),
+            "{}",
+            found[0].message
+        );
+        let lifted = [
+            DiffFacts {
+                reason: Some("regenerated"),
+                ..facts
+            },
+            DiffFacts {
+                behavior_changes: None,
+                ..facts
+            },
+            DiffFacts {
+                behavior_changes: Some(&[]),
+                ..facts
+            },
+            DiffFacts {
+                moved: &[],
+                ..facts
+            },
+        ];
+        for f in lifted {
+            assert!(detect(&f).is_empty(), "{f:?}");
+        }
+    }
+}
