@@ -10,7 +10,7 @@ use lane_core::{Error, Status, clock};
 
 use crate::check::{self, CheckOptions, DEFAULT_MAX_DAYS, TOOL};
 use crate::diff;
-use crate::edit::{self, AddRequest, Input, RenewRequest, Target};
+use crate::edit::{self, AddRequest, Input, LedgerFile, RenewRequest};
 use crate::ledger::{Ledger, Seed};
 use crate::list;
 
@@ -193,7 +193,7 @@ pub fn run(cli: Cli) -> Result<Status, Error> {
         .clone()
         .unwrap_or_else(|| root.join("freeze_ledger.json"));
     let name = display_name(&root, &ledger_path);
-    let target = Target {
+    let target = LedgerFile {
         path: &ledger_path,
         name: &name,
         root: &root,
@@ -284,7 +284,7 @@ pub fn run(cli: Cli) -> Result<Status, Error> {
     }
 }
 
-fn run_check(args: &DocumentArgs, target: &Target<'_>, clock: &Clock) -> Result<Status, Error> {
+fn run_check(args: &DocumentArgs, target: &LedgerFile<'_>, clock: &Clock) -> Result<Status, Error> {
     let today = clock::today(clock.today.as_deref())?;
     let mut doc = args.read()?;
     let scan: Option<ScanSection> = doc.section_as(ScanSection::NAME, &doc_name(args))?;
@@ -338,7 +338,7 @@ fn run_diff(args: &DocumentArgs, root: &Path, base: &Path, head: &Path) -> Resul
     Ok(status)
 }
 
-fn run_list(format: ListFormat, target: &Target<'_>) -> Result<Status, Error> {
+fn run_list(format: ListFormat, target: &LedgerFile<'_>) -> Result<Status, Error> {
     let tickets = list::sorted(Ledger::read(target.path, target.name)?.require_valid(target.name)?);
     let bytes = match format {
         ListFormat::Json => list::json(&tickets),

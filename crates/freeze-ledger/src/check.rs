@@ -4,14 +4,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use jiff::civil::Date;
+use lane_core::Problem;
 use lane_core::problem::normalize;
-use lane_core::scan::{Lane, ScanSection};
-use lane_core::{Problem, Rule};
+use lane_core::scan::{Lane, ScanSection, ScanTest};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::capsule;
-use crate::ledger::Ledger;
+use crate::ledger::{Ledger, Row, Ticket};
 
 pub const SECTION: &str = "ledger";
 pub const TOOL: &str = "freeze-ledger";
@@ -34,16 +34,17 @@ pub struct LedgerSection {
     pub matched_scan: bool,
     /// One entry per ledger row, plus one `missing` entry per freeze test without a row;
     /// sorted by test id, then line.
-    pub tickets: Vec<TicketStatus>,
+    pub tickets: Vec<CheckedTicket>,
     pub problems: Vec<Problem>,
 }
 
+/// One ticket as checked: a ledger row, or a freeze test of the scan that has no row.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct TicketStatus {
+pub struct CheckedTicket {
     /// Null only for a row whose test id cannot be read.
     pub test_id: Option<String>,
-    pub status: Status,
+    pub status: TicketStatus,
     /// The row's line in the ledger file (null for `missing`).
     pub line: Option<u64>,
     pub expires_on: Option<String>,
@@ -51,10 +52,10 @@ pub struct TicketStatus {
     pub days_left: Option<i64>,
 }
 
-/// A ticket's status: the worst thing found about it.
+/// A ticket's status: the worst thing found about it (the first variant is the worst).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Status {
+pub enum TicketStatus {
     Invalid,
     Duplicate,
     Missing,
@@ -79,166 +80,173 @@ pub fn days_between(today: Date, date: Date) -> i64 {
     today.duration_until(date).as_secs() / 86_400
 }
 
+/// The tests of the scan, by id: its freeze tests, and all of them.
+pub struct ScanTests<'a> {
+    pub freeze: BTreeMap<&'a str, &'a ScanTest>,
+    pub all: BTreeMap<&'a str, &'a ScanTest>,
+}
+
+/// Everything the check detectors look at.
+pub struct CheckFacts<'a> {
+    /// How the ledger is named in problems.
+    pub ledger_name: &'a str,
+    pub rows: &'a [Row],
+    /// Per row: what hashing its capsule gave (`Ok` for a row without a capsule or not a
+    /// valid ticket).
+    pub capsules: Vec<Result<(), String>>,
+    /// Per row: days from today to its expiry (`None` for a row that is not a valid ticket).
+    pub days_left: Vec<Option<i64>>,
+    pub max_days: u32,
+    /// `None` when the document has no scan section.
+    pub scan: Option<ScanTests<'a>>,
+}
+
+impl<'a> CheckFacts<'a> {
+    /// Hashes the capsules (on every core: they can be large) and dates the tickets.
+    pub fn gather(
+        ledger: &'a Ledger,
+        scan: Option<&'a ScanSection>,
+        opts: &CheckOptions<'a>,
+    ) -> CheckFacts<'a> {
+        let capsules = ledger
+            .rows
+            .par_iter()
+            .map(|row| match &row.ticket {
+                Ok(Ticket {
+                    input_path: Some(path),
+                    input_sha256,
+                    ..
+                }) => capsule::verify(opts.root, path, input_sha256),
+                _ => Ok(()),
+            })
+            .collect();
+        let days_left = ledger
+            .rows
+            .iter()
+            .map(|row| (row.ticket.as_ref().ok()).map(|t| days_between(opts.today, t.expires_on)))
+            .collect();
+        CheckFacts {
+            ledger_name: opts.ledger_name,
+            rows: &ledger.rows,
+            capsules,
+            days_left,
+            max_days: opts.max_days,
+            scan: scan.map(|s| ScanTests {
+                freeze: s
+                    .tests_in(Lane::Freeze)
+                    .map(|t| (t.id.as_str(), t))
+                    .collect(),
+                all: s.by_id(),
+            }),
+        }
+    }
+
+    /// The test ids that have at least one row.
+    pub fn ticketed(&self) -> BTreeSet<&'a str> {
+        self.rows
+            .iter()
+            .filter_map(|r| r.test_id.as_deref())
+            .collect()
+    }
+
+    /// The scan's freeze tests without a row, by id (none without a scan).
+    pub fn unticketed(&self) -> Vec<(&'a str, &'a ScanTest)> {
+        let ticketed = self.ticketed();
+        self.scan
+            .iter()
+            .flat_map(|s| &s.freeze)
+            .filter(|(id, _)| !ticketed.contains(*id))
+            .map(|(id, t)| (*id, *t))
+            .collect()
+    }
+}
+
+/// A problem a detector found, and the status it gives the ticket it is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// The ledger row (its position in `rows`); `None` for a freeze test without a row.
+    pub row: Option<usize>,
+    pub status: TicketStatus,
+    pub problem: Problem,
+}
+
+impl Finding {
+    /// A finding about row `index`, placed at its line and test.
+    pub fn on_row(
+        facts: &CheckFacts<'_>,
+        index: usize,
+        status: TicketStatus,
+        problem: Problem,
+    ) -> Finding {
+        let row = &facts.rows[index];
+        let mut problem = problem.at(facts.ledger_name, row.line);
+        if let Some(id) = &row.test_id {
+            problem = problem.test(id.as_str());
+        }
+        Finding {
+            row: Some(index),
+            status,
+            problem,
+        }
+    }
+}
+
+/// One entry per row: its worst finding (a row that is not a valid ticket is `invalid`
+/// whatever was found), its expiry and days left.
+fn row_tickets(facts: &CheckFacts<'_>, findings: &[Finding]) -> Vec<CheckedTicket> {
+    let mut status: Vec<TicketStatus> = facts
+        .rows
+        .iter()
+        .map(|row| match row.ticket {
+            Ok(_) => TicketStatus::Ok,
+            Err(_) => TicketStatus::Invalid,
+        })
+        .collect();
+    for f in findings {
+        if let Some(i) = f.row {
+            status[i] = status[i].min(f.status);
+        }
+    }
+    facts
+        .rows
+        .iter()
+        .zip(status)
+        .zip(&facts.days_left)
+        .map(|((row, status), days_left)| CheckedTicket {
+            test_id: row.test_id.clone(),
+            status,
+            line: Some(row.line),
+            expires_on: row.ticket.as_ref().ok().map(|t| t.expires_on.to_string()),
+            days_left: *days_left,
+        })
+        .collect()
+}
+
 /// Checks a parsed ledger against the clock, its capsules and (when given) the scan.
 pub fn check(
     ledger: &Ledger,
     scan: Option<&ScanSection>,
     opts: &CheckOptions<'_>,
 ) -> LedgerSection {
-    let file = opts.ledger_name;
-    let mut problems = Vec::new();
-    let mut tickets = Vec::new();
-    let freeze: Option<BTreeMap<&str, &lane_core::scan::ScanTest>> = scan.map(|s| {
-        s.tests_in(Lane::Freeze)
-            .map(|t| (t.id.as_str(), t))
-            .collect()
-    });
-    let all_scanned: Option<BTreeMap<&str, &lane_core::scan::ScanTest>> =
-        scan.map(ScanSection::by_id);
-    let mut first_line: BTreeMap<&str, u64> = BTreeMap::new();
-
-    // Capsules can be large: hash them on every core, then walk the rows in order.
-    let capsules: Vec<Result<(), String>> = ledger
-        .rows
-        .par_iter()
-        .map(|row| match &row.ticket {
-            Ok(t) => match &t.input_path {
-                Some(path) => capsule::verify(opts.root, path, &t.input_sha256),
-                None => Ok(()),
-            },
-            Err(_) => Ok(()),
-        })
+    let facts = CheckFacts::gather(ledger, scan, opts);
+    let findings: Vec<Finding> = crate::rules::CHECK
+        .iter()
+        .flat_map(|detect| detect(&facts))
         .collect();
-
-    for (row, capsule) in ledger.rows.iter().zip(capsules) {
-        let id = row.test_id.as_deref();
-        let mut status = Status::Ok;
-        let mut expires_on = None;
-        let mut days_left = None;
-        let at = |p: Problem| {
-            let p = p.at(file, row.line);
-            match id {
-                Some(id) => p.test(id),
-                None => p,
-            }
-        };
-        if let Some(id) = id {
-            if let Some(first) = first_line.get(id) {
-                problems.push(at(Problem::new(
-                    Rule::DuplicateTicket,
-                    format!("a second ticket for {id} (the first is on line {first})"),
-                )));
-                status = status.min(Status::Duplicate);
-            } else {
-                first_line.insert(id, row.line);
-            }
-            if let (Some(freeze), Some(all)) = (&freeze, &all_scanned)
-                && !freeze.contains_key(id)
-            {
-                let why = match all.get(id) {
-                    None => "the scan has no such test".to_string(),
-                    Some(t) => match t.lane {
-                        Some(lane) => format!("the scan places it in the {lane} lane"),
-                        None => "the scan gives it no single lane".to_string(),
-                    },
-                };
-                problems.push(at(Problem::new(
-                    Rule::OrphanTicket,
-                    format!("ticket for {id}, but {why}"),
-                )));
-                status = status.min(Status::Orphan);
-            }
-        }
-        match &row.ticket {
-            Err(issues) => {
-                for issue in issues {
-                    problems.push(at(Problem::new(
-                        Rule::InvalidTicket,
-                        format!("row {}: {}", row.index, issue.message),
-                    )));
-                }
-                status = Status::Invalid;
-            }
-            Ok(t) => {
-                let days = days_between(opts.today, t.expires_on);
-                expires_on = Some(t.expires_on.to_string());
-                days_left = Some(days);
-                if let Err(why) = capsule {
-                    problems.push(at(Problem::new(Rule::CapsuleMismatch, why)));
-                    status = status.min(Status::CapsuleMismatch);
-                }
-                if days < 0 {
-                    problems.push(at(Problem::new(
-                        Rule::ExpiredTicket,
-                        format!(
-                            "ticket for {} expired on {} ({} day{} ago)",
-                            t.test_id,
-                            t.expires_on,
-                            -days,
-                            if days == -1 { "" } else { "s" }
-                        ),
-                    )));
-                    status = status.min(Status::Expired);
-                } else if days > i64::from(opts.max_days) {
-                    problems.push(at(Problem::new(
-                        Rule::ExpiryTooFar,
-                        format!(
-                            "ticket for {} expires on {}, {days} days from today; the limit is {} days",
-                            t.test_id, t.expires_on, opts.max_days
-                        ),
-                    )));
-                    status = status.min(Status::ExpiryTooFar);
-                } else if days <= SOON_DAYS {
-                    let when = match days {
-                        0 => "today".to_string(),
-                        1 => "tomorrow".to_string(),
-                        d => format!("in {d} days"),
-                    };
-                    problems.push(at(Problem::new(
-                        Rule::ExpiringSoon,
-                        format!("ticket for {} expires {when} ({})", t.test_id, t.expires_on),
-                    )));
-                    status = status.min(Status::ExpiringSoon);
-                }
-            }
-        }
-        tickets.push(TicketStatus {
-            test_id: id.map(str::to_string),
-            status,
-            line: Some(row.line),
-            expires_on,
-            days_left,
-        });
-    }
-
-    if let Some(freeze) = &freeze {
-        let ticketed: BTreeSet<&str> = first_line.keys().copied().collect();
-        for (id, test) in freeze {
-            if !ticketed.contains(id) {
-                problems.push(
-                    Problem::new(
-                        Rule::MissingTicket,
-                        format!("freeze test {id} has no ticket in {file}"),
-                    )
-                    .at(test.file.as_str(), test.line)
-                    .test(*id),
-                );
-                tickets.push(TicketStatus {
-                    test_id: Some((*id).to_string()),
-                    status: Status::Missing,
-                    line: None,
-                    expires_on: None,
-                    days_left: None,
-                });
-            }
-        }
-    }
-
+    let mut tickets = row_tickets(&facts, &findings);
+    tickets.extend(facts.unticketed().into_iter().map(|(id, _)| CheckedTicket {
+        test_id: Some(id.to_string()),
+        status: TicketStatus::Missing,
+        line: None,
+        expires_on: None,
+        days_left: None,
+    }));
     tickets.sort_by(|a, b| (&a.test_id, a.line).cmp(&(&b.test_id, b.line)));
+    let mut problems: Vec<Problem> = findings.into_iter().map(|f| f.problem).collect();
     normalize(&mut problems);
     LedgerSection {
         tool: TOOL.to_string(),
-        ledger: file.to_string(),
+        ledger: opts.ledger_name.to_string(),
         exists: ledger.exists,
         today: opts.today.to_string(),
         max_days: opts.max_days,
@@ -267,15 +275,15 @@ mod tests {
     fn expiry_boundaries() {
         let today = date(2026, 3, 10);
         // (expires_on, status, rule or "")
-        let cases: &[(&str, Status, &str)] = &[
-            ("2026-03-09", Status::Expired, "expired-ticket"),
-            ("2025-12-31", Status::Expired, "expired-ticket"),
-            ("2026-03-10", Status::ExpiringSoon, "expiring-soon"),
-            ("2026-03-11", Status::ExpiringSoon, "expiring-soon"),
-            ("2026-03-17", Status::ExpiringSoon, "expiring-soon"),
-            ("2026-03-18", Status::Ok, ""),
-            ("2026-06-08", Status::Ok, ""),
-            ("2026-06-09", Status::ExpiryTooFar, "expiry-too-far"),
+        let cases: &[(&str, TicketStatus, &str)] = &[
+            ("2026-03-09", TicketStatus::Expired, "expired-ticket"),
+            ("2025-12-31", TicketStatus::Expired, "expired-ticket"),
+            ("2026-03-10", TicketStatus::ExpiringSoon, "expiring-soon"),
+            ("2026-03-11", TicketStatus::ExpiringSoon, "expiring-soon"),
+            ("2026-03-17", TicketStatus::ExpiringSoon, "expiring-soon"),
+            ("2026-03-18", TicketStatus::Ok, ""),
+            ("2026-06-08", TicketStatus::Ok, ""),
+            ("2026-06-09", TicketStatus::ExpiryTooFar, "expiry-too-far"),
         ];
         let root = std::env::temp_dir();
         for (expires, status, rule) in cases {

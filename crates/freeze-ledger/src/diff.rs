@@ -2,7 +2,7 @@
 //! section. Adding, renewing or changing a ticket is an error (a human reviews tickets; the
 //! agent does not write them); removals are listed only.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use lane_core::problem::normalize;
 use lane_core::{Error, Problem, Rule};
@@ -77,6 +77,27 @@ fn field<'a>(row: &'a Row, name: &str) -> Option<&'a Value> {
     row.raw.get(name)
 }
 
+/// The fields whose values differ between two rows of a test, sorted; `row` when either
+/// is not a JSON object and they differ.
+fn changed_fields(before: &Row, after: &Row) -> Vec<String> {
+    let keys: BTreeSet<&String> = after
+        .raw
+        .as_object()
+        .into_iter()
+        .chain(before.raw.as_object())
+        .flat_map(|m| m.keys())
+        .collect();
+    let mut names: Vec<String> = keys
+        .into_iter()
+        .filter(|key| field(after, key) != field(before, key))
+        .cloned()
+        .collect();
+    if (!after.raw.is_object() || !before.raw.is_object()) && after.raw != before.raw {
+        names.push("row".to_string());
+    }
+    names
+}
+
 /// Compares two ledgers (already read; a missing or empty file has no tickets).
 pub fn diff(
     base: &Ledger,
@@ -108,22 +129,7 @@ pub fn diff(
             )));
             continue;
         };
-        let mut names: Vec<String> = Vec::new();
-        let keys: std::collections::BTreeSet<&String> = row
-            .raw
-            .as_object()
-            .into_iter()
-            .chain(before.raw.as_object())
-            .flat_map(|m| m.keys())
-            .collect();
-        for key in keys {
-            if field(row, key) != field(before, key) {
-                names.push(key.clone());
-            }
-        }
-        if (!row.raw.is_object() || !before.raw.is_object()) && row.raw != before.raw {
-            names.push("row".to_string());
-        }
+        let names = changed_fields(before, row);
         if names.is_empty() {
             section.unchanged += 1;
             continue;

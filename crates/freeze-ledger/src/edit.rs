@@ -13,8 +13,9 @@ use crate::capsule;
 use crate::check::days_between;
 use crate::ledger::{self, Ledger, Seed, Ticket};
 
-/// Where the ledger is and how to name it in messages.
-pub struct Target<'a> {
+/// The ledger file an edit reads and replaces: where it is, how messages name it, and the
+/// root capsule paths are relative to.
+pub struct LedgerFile<'a> {
     pub path: &'a Path,
     pub name: &'a str,
     pub root: &'a Path,
@@ -50,7 +51,7 @@ pub struct RenewRequest {
     pub max_days: u32,
 }
 
-fn refuse(target: &Target<'_>, message: impl std::fmt::Display) -> Error {
+fn refuse(target: &LedgerFile<'_>, message: impl std::fmt::Display) -> Error {
     Error::usage(format!(
         "{}: refused, nothing written: {message}",
         target.name
@@ -58,7 +59,7 @@ fn refuse(target: &Target<'_>, message: impl std::fmt::Display) -> Error {
 }
 
 fn check_expiry(
-    target: &Target<'_>,
+    target: &LedgerFile<'_>,
     expires: Date,
     today: Date,
     max_days: u32,
@@ -82,7 +83,10 @@ fn check_expiry(
 }
 
 /// The digest and recorded path of the replay input.
-fn resolve_input(target: &Target<'_>, input: &Input) -> Result<(String, Option<String>), Error> {
+fn resolve_input(
+    target: &LedgerFile<'_>,
+    input: &Input,
+) -> Result<(String, Option<String>), Error> {
     match input {
         Input::Sha256(hex) => {
             if lane_core::hex::is_sha256(hex) {
@@ -104,7 +108,7 @@ fn resolve_input(target: &Target<'_>, input: &Input) -> Result<(String, Option<S
     }
 }
 
-fn field_issues(target: &Target<'_>, ticket: &Ticket) -> Result<(), Error> {
+fn field_issues(target: &LedgerFile<'_>, ticket: &Ticket) -> Result<(), Error> {
     ticket.validate().map_err(|issues| {
         let text: Vec<String> = issues.into_iter().map(|i| i.message).collect();
         refuse(target, text.join("; "))
@@ -112,7 +116,7 @@ fn field_issues(target: &Target<'_>, ticket: &Ticket) -> Result<(), Error> {
 }
 
 /// Writes the tickets after validating the exact bytes once more.
-fn write(target: &Target<'_>, tickets: &[Ticket]) -> Result<(), Error> {
+fn write(target: &LedgerFile<'_>, tickets: &[Ticket]) -> Result<(), Error> {
     let bytes = ledger::to_bytes(tickets);
     let again = Ledger::parse(&bytes, target.name)?.require_valid(target.name)?;
     if again.len() != tickets.len() {
@@ -125,13 +129,13 @@ fn write(target: &Target<'_>, tickets: &[Ticket]) -> Result<(), Error> {
     })
 }
 
-fn read_valid(target: &Target<'_>) -> Result<Vec<Ticket>, Error> {
+fn read_valid(target: &LedgerFile<'_>) -> Result<Vec<Ticket>, Error> {
     Ledger::read(target.path, target.name)?.require_valid(target.name)
 }
 
 /// Adds a ticket; returns it.
 pub fn add(
-    target: &Target<'_>,
+    target: &LedgerFile<'_>,
     req: AddRequest,
     scan: Option<&ScanSection>,
 ) -> Result<Ticket, Error> {
@@ -188,7 +192,7 @@ pub fn add(
 }
 
 /// Renews a ticket (new expiry and replay job, optionally a new seed or capsule); returns it.
-pub fn renew(target: &Target<'_>, req: RenewRequest) -> Result<Ticket, Error> {
+pub fn renew(target: &LedgerFile<'_>, req: RenewRequest) -> Result<Ticket, Error> {
     let mut tickets = read_valid(target)?;
     let Some(job) = req.replay_job else {
         return Err(refuse(
@@ -228,7 +232,7 @@ pub fn renew(target: &Target<'_>, req: RenewRequest) -> Result<Ticket, Error> {
 
 /// Removes every row for `test_id` (also an invalid or duplicated one); the rows left must
 /// form a valid ledger. Returns the removed rows as they were.
-pub fn remove(target: &Target<'_>, test_id: &str) -> Result<Vec<Value>, Error> {
+pub fn remove(target: &LedgerFile<'_>, test_id: &str) -> Result<Vec<Value>, Error> {
     let mut ledger = Ledger::read(target.path, target.name)?;
     let before = ledger.rows.len();
     let mut removed = Vec::new();

@@ -155,11 +155,7 @@ impl Ticket {
 
     /// Validates a ticket built from command-line values, as a row read from a file would be.
     pub fn validate(&self) -> Result<(), Vec<FieldIssue>> {
-        let value = self.to_value();
-        match ticket_from_value(&value) {
-            Ok(_) => Ok(()),
-            Err(issues) => Err(issues),
-        }
+        ticket_from_value(&self.to_value()).map(|_| ())
     }
 }
 

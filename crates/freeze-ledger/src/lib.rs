@@ -11,3 +11,4 @@ pub mod diff;
 pub mod edit;
 pub mod ledger;
 pub mod list;
+pub mod rules;

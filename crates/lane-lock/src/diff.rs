@@ -7,18 +7,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
 use std::path::Path;
 
-use lane_core::rule::Rule;
 use lane_core::{Document, Error, Problem};
 use serde::{Deserialize, Serialize};
 
 use crate::lock::{self, Entry, LockFile};
-use crate::{Place, TOOL};
+use crate::{LockPaths, TOOL};
 
 /// The section name.
 pub const SECTION: &str = "lock_diff";
-
-/// How many behaviour paths a `lock-batched-with-behavior` message names.
-const NAMED_PATHS: usize = 5;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -64,7 +60,7 @@ pub struct DiffOptions {
 }
 
 /// Reads BASE or HEAD: `-` is stdin; empty content means "no lock".
-fn read_lock(arg: &str, place: &Place) -> Result<(LockFile, String), Error> {
+fn read_lock(arg: &str, lock_paths: &LockPaths) -> Result<(LockFile, String), Error> {
     let (bytes, name) = if arg == "-" {
         let mut bytes = Vec::new();
         std::io::stdin()
@@ -76,7 +72,7 @@ fn read_lock(arg: &str, place: &Place) -> Result<(LockFile, String), Error> {
         // BASE and HEAD are read as streams: `/dev/null` and process substitution
         // (`<(git show origin/main:lanes.lock)`) are the usual ways to give them.
         let path = Path::new(arg);
-        let name = crate::display_name(path, &place.root);
+        let name = lane_core::paths::display_name(&lock_paths.root, path);
         if path.is_dir() {
             return Err(Error::usage(format!(
                 "{name}: is a folder, expected a lock file"
@@ -131,9 +127,60 @@ pub fn parse_changed(text: &str) -> Vec<String> {
     out
 }
 
+/// What the diff detectors look at.
+#[derive(Debug, Clone, Copy)]
+pub struct DiffFacts<'a> {
+    pub moved: &'a [Moved],
+    pub removed: &'a [Entry],
+    /// The changed paths that are not lock material (null without `--changed`).
+    pub behavior_changes: Option<&'a [String]>,
+    /// `--reason`.
+    pub reason: Option<&'a str>,
+}
+
+/// Reads `--changed`: UTF-8 text, one path per line.
+fn read_changed(lock_paths: &LockPaths, path: &Path) -> Result<Vec<String>, Error> {
+    let name = lane_core::paths::display_name(&lock_paths.root, path);
+    let bytes = crate::read_small(path, &name)?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| Error::parse(name.clone(), 0, 0, "expected UTF-8 text, one path per line"))?;
+    Ok(parse_changed(&text))
+}
+
+/// The changed paths that are neither locked in BASE or HEAD, nor a lock file (the --lock
+/// file, and BASE and HEAD when they are files), nor sidecars.
+fn behavior_changes(
+    changed: Vec<String>,
+    lock_paths: &LockPaths,
+    (base, base_arg, base_name): (&LockFile, &str, &str),
+    (head, head_arg, head_name): (&LockFile, &str, &str),
+) -> Vec<String> {
+    let locked: BTreeSet<&str> = base
+        .files
+        .iter()
+        .chain(&head.files)
+        .map(|e| e.path.as_str())
+        .collect();
+    let mut lock_names: BTreeSet<String> = BTreeSet::new();
+    lock_names.insert(lock_paths.lock_name());
+    for (arg, name) in [(base_arg, base_name), (head_arg, head_name)] {
+        if arg != "-" {
+            lock_names.insert(name.to_string());
+        }
+    }
+    changed
+        .into_iter()
+        .filter(|p| {
+            !locked.contains(p.as_str())
+                && !lock_names.contains(p)
+                && !p.ends_with(lock::SIDECAR_SUFFIX)
+        })
+        .collect()
+}
+
 /// Runs the diff and sets the `lock_diff` section of `doc`.
 pub fn diff(
-    place: &Place,
+    lock_paths: &LockPaths,
     opts: &DiffOptions,
     mut doc: Document,
 ) -> Result<(Document, DiffSection), Error> {
@@ -146,96 +193,30 @@ pub fn diff(
         ));
     }
     let changed = match &opts.changed {
-        Some(path) => {
-            let name = crate::display_name(path, &place.root);
-            let bytes = crate::read_small(path, &name)?;
-            let text = String::from_utf8(bytes).map_err(|_| {
-                Error::parse(name.clone(), 0, 0, "expected UTF-8 text, one path per line")
-            })?;
-            Some(parse_changed(&text))
-        }
+        Some(path) => Some(read_changed(lock_paths, path)?),
         None => None,
     };
-    let (base, base_name) = read_lock(&opts.base, place)?;
-    let (head, head_name) = read_lock(&opts.head, place)?;
+    let (base, base_name) = read_lock(&opts.base, lock_paths)?;
+    let (head, head_name) = read_lock(&opts.head, lock_paths)?;
     let (added, removed, moved, unchanged) = compare(&base, &head);
-
-    let mut problems = Vec::new();
-    for m in &moved {
-        problems.push(
-            Problem::new(
-                Rule::LockEntryMoved,
-                format!(
-                    "{}: locked digest moved from {} to {}: review the new bytes",
-                    m.path, m.base_sha256, m.head_sha256
-                ),
-            )
-            .file(m.path.clone()),
-        );
-    }
-    for r in &removed {
-        problems.push(
-            Problem::new(
-                Rule::LockEntryRemoved,
-                format!(
-                    "{}: lock entry removed (was {}): its bytes are no longer witnessed",
-                    r.path, r.sha256
-                ),
-            )
-            .file(r.path.clone()),
-        );
-    }
-
     let behavior_changes = changed.map(|changed| {
-        let locked: BTreeSet<&str> = base
-            .files
-            .iter()
-            .chain(&head.files)
-            .map(|e| e.path.as_str())
-            .collect();
-        let mut lock_names: BTreeSet<String> = BTreeSet::new();
-        lock_names.insert(place.lock_name());
-        for (arg, name) in [(&opts.base, &base_name), (&opts.head, &head_name)] {
-            if arg != "-" {
-                lock_names.insert(name.clone());
-            }
-        }
-        changed
-            .into_iter()
-            .filter(|p| {
-                !locked.contains(p.as_str())
-                    && !lock_names.contains(p)
-                    && !p.ends_with(lock::SIDECAR_SUFFIX)
-            })
-            .collect::<Vec<String>>()
+        behavior_changes(
+            changed,
+            lock_paths,
+            (&base, &opts.base, &base_name),
+            (&head, &opts.head, &head_name),
+        )
     });
-    if let Some(behavior) = &behavior_changes
-        && !moved.is_empty()
-        && !behavior.is_empty()
-        && opts.reason.is_none()
-    {
-        let mut named: Vec<&str> = behavior
-            .iter()
-            .take(NAMED_PATHS)
-            .map(String::as_str)
-            .collect();
-        if behavior.len() > NAMED_PATHS {
-            named.push("...");
-        }
-        problems.push(Problem::new(
-            Rule::LockBatchedWithBehavior,
-            format!(
-                "this change moves {} locked digest{} and also changes {} other file{} ({}): \
-                 split the lock edit into its own change or pass --reason",
-                moved.len(),
-                lane_core::render::plural(moved.len()),
-                behavior.len(),
-                lane_core::render::plural(behavior.len()),
-                named.join(", ")
-            ),
-        ));
-    }
-
+    let facts = DiffFacts {
+        moved: &moved,
+        removed: &removed,
+        behavior_changes: behavior_changes.as_deref(),
+        reason: opts.reason.as_deref(),
+    };
+    let mut problems: Vec<Problem> = crate::rules::DIFF
+        .iter()
+        .flat_map(|detect| detect(&facts))
+        .collect();
     lane_core::problem::normalize(&mut problems);
     let section = DiffSection {
         tool: TOOL.into(),

@@ -14,49 +14,37 @@
 pub mod diff;
 pub mod hash;
 pub mod lock;
+pub mod rules;
 pub mod update;
 pub mod verify;
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use lane_core::Error;
 
 /// The tool name used in sections and messages.
 pub const TOOL: &str = "lane-lock";
 
-/// Where a tool run looks: the root and the lock file.
+/// Where a lane-lock run looks: the root every locked path is relative to, and the lock file.
 #[derive(Debug, Clone)]
-pub struct Place {
+pub struct LockPaths {
     pub root: PathBuf,
     /// The lock file as given (`--lock`) or `<root>/lanes.lock`.
     pub lock: PathBuf,
 }
 
-impl Place {
-    pub fn new(root: PathBuf, lock: Option<PathBuf>) -> Place {
+impl LockPaths {
+    pub fn new(root: PathBuf, lock: Option<PathBuf>) -> LockPaths {
         let lock = lock.unwrap_or_else(|| root.join(lock::LOCK_FILE_NAME));
-        Place { root, lock }
+        LockPaths { root, lock }
     }
 
     /// The lock file's name for output and messages: root-relative when it lies inside the
     /// root, otherwise as given when relative, otherwise just its file name (output never
     /// holds an absolute path).
     pub fn lock_name(&self) -> String {
-        display_name(&self.lock, &self.root)
+        lane_core::paths::display_name(&self.root, &self.lock)
     }
-}
-
-/// A path for output: root-relative when inside `root`, as given when relative, otherwise
-/// only its file name.
-pub fn display_name(path: &Path, root: &Path) -> String {
-    lane_core::paths::display_name(root, path)
-}
-
-/// `path` without `.` components (lexically; `..` is kept).
-pub fn lexical(path: &Path) -> PathBuf {
-    path.components()
-        .filter(|c| !matches!(c, Component::CurDir))
-        .collect()
 }
 
 /// Reads a lock or sidecar: a regular file only.

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 use clap::{CommandFactory, Parser, Subcommand};
 use lane_core::cli::{DocumentArgs, Generate};
 use lane_core::{Document, Error, Status};
-use lane_lock::{Place, TOOL, diff, update, verify};
+use lane_lock::{LockPaths, TOOL, diff, update, verify};
 
 const AFTER_HELP: &str = "\
 Commands and their output:
@@ -99,7 +99,7 @@ fn body(cli: Cli) -> Result<Status, Error> {
         ));
     };
     let root = lane_core::cli::rootdir(cli.rootdir.as_deref())?;
-    let place = Place::new(root, cli.lock.clone());
+    let place = LockPaths::new(root, cli.lock.clone());
     match command {
         Command::Lock {
             paths,

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::hash::{self, HashError};
 use crate::lock::{self, Entry, LockFile};
-use crate::{Place, TOOL};
+use crate::{LockPaths, TOOL};
 
 /// The section name of the report.
 pub const SECTION: &str = "lock_update";
@@ -61,52 +61,28 @@ pub struct LockOptions {
 
 /// A file to lock: its root-relative path and where to read it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-struct Target {
+struct FileToLock {
     rel: String,
     abs: PathBuf,
 }
 
 /// Locks the files and returns the report section. Nothing is written when anything is
 /// refused; the lock is written before any sidecar.
-pub fn lock(place: &Place, opts: &LockOptions) -> Result<UpdateSection, Error> {
-    let root = &place.root;
+pub fn lock(lock_paths: &LockPaths, opts: &LockOptions) -> Result<UpdateSection, Error> {
+    let root = &lock_paths.root;
     let real_root = root
         .canonicalize()
         .map_err(|e| Error::io(root.clone(), e))?;
-    let lock_name = place.lock_name();
+    let lock_name = lock_paths.lock_name();
 
     // The current lock first: a malformed one stops everything before any work.
-    let old = if place.lock.symlink_metadata().is_ok() {
-        let bytes = crate::read_small(&place.lock, &lock_name)?;
+    let old = if lock_paths.lock.symlink_metadata().is_ok() {
+        let bytes = crate::read_small(&lock_paths.lock, &lock_name)?;
         Some((LockFile::parse(&bytes, &lock_name)?, bytes))
     } else {
         None
     };
-
-    let mut targets = BTreeMap::new();
-    for arg in &opts.paths {
-        for t in targets_of(root, &real_root, arg, &lock_name)? {
-            targets.insert(t.rel.clone(), t);
-        }
-    }
-    if targets.is_empty() {
-        return Err(Error::usage(
-            "nothing to lock: the paths hold no regular files",
-        ));
-    }
-    let targets: Vec<Target> = targets.into_values().collect();
-    let abs: Vec<PathBuf> = targets.iter().map(|t| t.abs.clone()).collect();
-    let digests = hash::hash_files(&abs);
-
-    let mut entries: BTreeMap<String, Entry> = old
-        .as_ref()
-        .map(|(l, _)| {
-            l.files
-                .iter()
-                .map(|e| (e.path.clone(), e.clone()))
-                .collect()
-        })
-        .unwrap_or_default();
+    let files = files_to_lock(root, &real_root, &opts.paths, &lock_name)?;
     let mut section = UpdateSection {
         tool: TOOL.into(),
         lock: lock_name.clone(),
@@ -116,7 +92,56 @@ pub fn lock(place: &Place, opts: &LockOptions) -> Result<UpdateSection, Error> {
         sidecars: Vec::new(),
         problems: Vec::new(),
     };
-    for (t, d) in targets.iter().zip(digests) {
+    let previous = old.as_ref().map_or(&[][..], |(l, _)| &l.files[..]);
+    let lockfile = LockFile {
+        files: merge_entries(previous, &files, &opts.today, &mut section)?,
+    };
+    let bytes = lockfile.to_bytes();
+    if old.as_ref().map(|(_, b)| b) != Some(&bytes) {
+        lane_core::io::atomic_write(&lock_paths.lock, &bytes).map_err(|e| named(e, &lock_name))?;
+    }
+    if opts.sidecar {
+        section.sidecars = write_sidecars(root, &files, &lockfile)?;
+    }
+    Ok(section)
+}
+
+/// Every file the command-line paths name, by root-relative path (sorted, each once).
+fn files_to_lock(
+    root: &Path,
+    real_root: &Path,
+    paths: &[PathBuf],
+    lock_name: &str,
+) -> Result<Vec<FileToLock>, Error> {
+    let mut files = BTreeMap::new();
+    for arg in paths {
+        for t in files_of(root, real_root, arg, lock_name)? {
+            files.insert(t.rel.clone(), t);
+        }
+    }
+    if files.is_empty() {
+        return Err(Error::usage(
+            "nothing to lock: the paths hold no regular files",
+        ));
+    }
+    Ok(files.into_values().collect())
+}
+
+/// Hashes `files` (on all cores) and merges them into the `previous` entries: new files are
+/// added, files whose bytes changed get a new entry dated `today`, the others keep theirs.
+/// Each is recorded in `section`; returns every entry of the new lock, sorted by path.
+fn merge_entries(
+    previous: &[Entry],
+    files: &[FileToLock],
+    today: &str,
+    section: &mut UpdateSection,
+) -> Result<Vec<Entry>, Error> {
+    let mut entries: BTreeMap<String, Entry> = previous
+        .iter()
+        .map(|e| (e.path.clone(), e.clone()))
+        .collect();
+    let abs: Vec<PathBuf> = files.iter().map(|t| t.abs.clone()).collect();
+    for (t, d) in files.iter().zip(hash::hash_files(&abs)) {
         let d = d.map_err(|e| match e {
             HashError::Io(io) => Error::io(t.rel.as_str(), io),
             other => Error::io(t.rel.as_str(), std::io::Error::other(other.to_string())),
@@ -125,7 +150,7 @@ pub fn lock(place: &Place, opts: &LockOptions) -> Result<UpdateSection, Error> {
             path: t.rel.clone(),
             sha256: d.sha256,
             bytes: d.bytes,
-            locked_on: opts.today.clone(),
+            locked_on: today.to_string(),
         };
         match entries.get(&t.rel) {
             Some(prev) if prev.sha256 == new.sha256 && prev.bytes == new.bytes => {
@@ -148,33 +173,32 @@ pub fn lock(place: &Place, opts: &LockOptions) -> Result<UpdateSection, Error> {
             }
         }
     }
+    Ok(entries.into_values().collect())
+}
 
-    let lockfile = LockFile {
-        files: entries.into_values().collect(),
-    };
-    let bytes = lockfile.to_bytes();
-    if old.as_ref().map(|(_, b)| b) != Some(&bytes) {
-        lane_core::io::atomic_write(&place.lock, &bytes).map_err(|e| named(e, &lock_name))?;
-    }
-    if opts.sidecar {
-        for t in &targets {
-            let Some(entry) = lockfile.get(&t.rel) else {
-                continue;
-            };
-            let rel = format!("{}{}", t.rel, lock::SIDECAR_SUFFIX);
-            let path = root.join(&rel);
-            resolve_inside(root, &rel).map_err(|why| {
-                Error::usage(format!("refusing to write sidecar {rel}: it {why}"))
-            })?;
-            let content = format!("{}\n", entry.sha256);
-            if std::fs::read(&path).ok().as_deref() != Some(content.as_bytes()) {
-                lane_core::io::atomic_write(&path, content.as_bytes())
-                    .map_err(|e| named(e, &rel))?;
-            }
-            section.sidecars.push(rel);
+/// Writes `FILE.sha256` beside each locked file (unless it already holds the digest) and
+/// returns the sidecars, root-relative.
+fn write_sidecars(
+    root: &Path,
+    files: &[FileToLock],
+    lockfile: &LockFile,
+) -> Result<Vec<String>, Error> {
+    let mut sidecars = Vec::new();
+    for t in files {
+        let Some(entry) = lockfile.get(&t.rel) else {
+            continue;
+        };
+        let rel = format!("{}{}", t.rel, lock::SIDECAR_SUFFIX);
+        let path = root.join(&rel);
+        resolve_inside(root, &rel)
+            .map_err(|why| Error::usage(format!("refusing to write sidecar {rel}: it {why}")))?;
+        let content = format!("{}\n", entry.sha256);
+        if std::fs::read(&path).ok().as_deref() != Some(content.as_bytes()) {
+            lane_core::io::atomic_write(&path, content.as_bytes()).map_err(|e| named(e, &rel))?;
         }
+        sidecars.push(rel);
     }
-    Ok(section)
+    Ok(sidecars)
 }
 
 /// An I/O error renamed to the file's display name (root-relative), so a message never shows
@@ -188,23 +212,27 @@ fn named(e: Error, name: &str) -> Error {
 
 /// Runs `lock` and builds the report document: the `--input` document when given, otherwise
 /// an empty one (stdin is not read).
-pub fn run(place: &Place, opts: &LockOptions, input: Option<&Path>) -> Result<Document, Error> {
+pub fn run(
+    lock_paths: &LockPaths,
+    opts: &LockOptions,
+    input: Option<&Path>,
+) -> Result<Document, Error> {
     let mut doc = match input {
         Some(p) => lane_core::io::read_document(Some(p))?,
         None => Document::empty(),
     };
-    let section = lock(place, opts)?;
+    let section = lock(lock_paths, opts)?;
     doc.set_section(SECTION, &section);
     Ok(doc)
 }
 
 /// The files one command-line path names, refusing anything outside the root.
-fn targets_of(
+fn files_of(
     root: &Path,
     real_root: &Path,
     arg: &Path,
     lock_name: &str,
-) -> Result<Vec<Target>, Error> {
+) -> Result<Vec<FileToLock>, Error> {
     let shown = arg.display().to_string();
     if arg.components().any(|c| c == Component::ParentDir) {
         return Err(Error::usage(format!(
@@ -229,7 +257,7 @@ fn targets_of(
     };
     let real = std::fs::metadata(&abs).map_err(|e| Error::io(arg, e))?;
     if real.is_file() {
-        return Ok(vec![Target { rel, abs }]);
+        return Ok(vec![FileToLock { rel, abs }]);
     }
     if !real.is_dir() {
         return Err(Error::usage(format!(
@@ -242,7 +270,12 @@ fn targets_of(
 /// Every regular file under a folder; pruned folders, sidecars and the lock itself are left
 /// out, FIFOs and devices are skipped, symlinks must stay inside the root. The folder's own
 /// subfolders are walked in parallel.
-fn walk_folder(root: &Path, abs: &Path, rel: &str, lock_name: &str) -> Result<Vec<Target>, Error> {
+fn walk_folder(
+    root: &Path,
+    abs: &Path,
+    rel: &str,
+    lock_name: &str,
+) -> Result<Vec<FileToLock>, Error> {
     let join = |name: &str| {
         if rel.is_empty() {
             name.to_string()
@@ -269,7 +302,7 @@ fn walk_folder(root: &Path, abs: &Path, rel: &str, lock_name: &str) -> Result<Ve
     }
     // Sorted, so the first refusal reported is the same on every run.
     subdirs.sort();
-    let nested: Vec<Result<Vec<Target>, Error>> = subdirs
+    let nested: Vec<Result<Vec<FileToLock>, Error>> = subdirs
         .par_iter()
         .map(|(a, r)| walk_tree(root, a, r, lock_name))
         .collect();
@@ -280,7 +313,12 @@ fn walk_folder(root: &Path, abs: &Path, rel: &str, lock_name: &str) -> Result<Ve
 }
 
 /// One folder tree, walked sequentially.
-fn walk_tree(root: &Path, abs: &Path, rel: &str, lock_name: &str) -> Result<Vec<Target>, Error> {
+fn walk_tree(
+    root: &Path,
+    abs: &Path,
+    rel: &str,
+    lock_name: &str,
+) -> Result<Vec<FileToLock>, Error> {
     let mut out = Vec::new();
     let walker = walkdir::WalkDir::new(abs)
         .sort_by_file_name()
@@ -329,7 +367,7 @@ fn classify(
     kind: std::fs::FileType,
     rel: String,
     lock_name: &str,
-) -> Result<Option<Target>, Error> {
+) -> Result<Option<FileToLock>, Error> {
     if rel.ends_with(lock::SIDECAR_SUFFIX) || rel == lock_name {
         return Ok(None);
     }
@@ -345,13 +383,13 @@ fn classify(
     } else {
         return Ok(None);
     };
-    Ok(Some(Target { rel, abs }))
+    Ok(Some(FileToLock { rel, abs }))
 }
 
 /// `arg` relative to the root, by the real location of its folder (so a symlink keeps
 /// its own name); `None` when it lies outside the root. The root itself is empty.
 fn root_relative(real_root: &Path, arg: &Path) -> Option<PathBuf> {
-    let mut arg = crate::lexical(arg);
+    let mut arg = without_cur_dir(arg);
     if arg.as_os_str().is_empty() {
         arg = PathBuf::from(".");
     }
@@ -367,4 +405,11 @@ fn root_relative(real_root: &Path, arg: &Path) -> Option<PathBuf> {
         _ => arg.canonicalize().ok()?,
     };
     real.strip_prefix(real_root).ok().map(Path::to_path_buf)
+}
+
+/// `path` without `.` components (lexically; `..` is kept).
+fn without_cur_dir(path: &Path) -> PathBuf {
+    path.components()
+        .filter(|c| !matches!(c, Component::CurDir))
+        .collect()
 }

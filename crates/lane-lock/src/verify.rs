@@ -1,18 +1,21 @@
 //! `lane-lock verify`: rehash every lock entry and every sidecar under the root, check that
 //! every witness fixture of the scan is locked, and write the `lock` section.
+//!
+//! The run has two halves: [`VerifyFacts::gather`] reads the lock, the sidecars and the scan
+//! and hashes every claimed file (anything it cannot read as a lock or sidecar stops the
+//! run), then the detectors of [`crate::rules::VERIFY`] turn those facts into problems.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use lane_core::paths::resolve_inside;
-use lane_core::rule::Rule;
 use lane_core::scan::ScanSection;
 use lane_core::{Document, Error, Problem};
 use serde::{Deserialize, Serialize};
 
 use crate::hash::{self, FileDigest, HashError};
-use crate::lock::{self, LockFile, Sidecar};
-use crate::{Place, TOOL};
+use crate::lock::{self, Entry, LockFile, Sidecar};
+use crate::{LockPaths, TOOL};
 
 /// The section name.
 pub const SECTION: &str = "lock";
@@ -55,240 +58,258 @@ pub enum FileStatus {
     Unsafe,
 }
 
-/// A digest some lock source claims for a path.
-struct Claim {
-    path: String,
-    expected: String,
-    source: String,
+/// A digest some lock source (the lock or a sidecar) claims for a path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claim {
+    /// Root-relative; an absolute or climbing sidecar name stays as written.
+    pub path: String,
+    pub expected: String,
+    /// `lock` or `sidecar:<root-relative sidecar path>`.
+    pub source: String,
     /// The file the claim was read from (root-relative), and its line.
-    origin: Option<String>,
-    line: Option<u64>,
+    pub origin: Option<String>,
+    pub line: Option<u64>,
+}
+
+/// What reading a claimed path gave.
+#[derive(Debug)]
+pub enum Reading {
+    /// The path is not safe to open (absolute, climbing, or through a symlink that leaves
+    /// the root): why, and it is never read.
+    Unsafe(String),
+    /// Safe, but it could not be hashed: it is missing or not a regular file.
+    Unreadable(HashError),
+    Hashed(FileDigest),
+}
+
+/// How a witness fixture named by the scan stands against the lock sources.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FixtureLock {
+    /// Some lock source claims a digest for it.
+    Locked,
+    /// Nothing locks it.
+    Unlocked,
+    /// Nothing locks it and its path is not safe to open: why.
+    Unsafe(String),
+}
+
+/// A witness fixture as a test of the scan names it (`fixture=`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WitnessFixture {
+    pub test_id: String,
+    pub path: String,
+    pub lock: FixtureLock,
+}
+
+/// Everything the verify detectors look at.
+#[derive(Debug, Default)]
+pub struct VerifyFacts {
+    /// The lock file as named in messages.
+    pub lock_name: String,
+    /// Whether the lock file exists.
+    pub lock_exists: bool,
+    /// The entries of the lock file.
+    pub lock_entries: Vec<Entry>,
+    /// Every claim of the lock and of the sidecars, in the order read.
+    pub claims: Vec<Claim>,
+    /// Sidecars that are never read, root-relative, each with why.
+    pub unread_sidecars: Vec<(String, String)>,
+    /// What reading each claimed path gave, by path.
+    pub readings: BTreeMap<String, Reading>,
+    /// The witness fixtures of the scan; `None` when the document has no scan section.
+    pub fixtures: Option<Vec<WitnessFixture>>,
+}
+
+impl VerifyFacts {
+    /// Reads the lock and the sidecars, hashes every claimed file and places the scan's
+    /// witness fixtures. A lock or sidecar that cannot be read or parsed, a bare sidecar that
+    /// could lock more than one file, and an I/O error while hashing stop the run.
+    pub fn gather(
+        lock_paths: &LockPaths,
+        scan: Option<&ScanSection>,
+    ) -> Result<VerifyFacts, Error> {
+        let root = &lock_paths.root;
+        let mut facts = VerifyFacts {
+            lock_name: lock_paths.lock_name(),
+            lock_exists: lock_paths.lock.symlink_metadata().is_ok(),
+            ..VerifyFacts::default()
+        };
+        // Absent is fine; a malformed lock stops the run.
+        if facts.lock_exists {
+            let bytes = crate::read_small(&lock_paths.lock, &facts.lock_name)?;
+            facts.lock_entries = LockFile::parse(&bytes, &facts.lock_name)?.files;
+        }
+        for e in &facts.lock_entries {
+            facts.claims.push(Claim {
+                path: e.path.clone(),
+                expected: e.sha256.clone(),
+                source: "lock".into(),
+                origin: Some(facts.lock_name.clone()),
+                line: None,
+            });
+        }
+        for rel in lock::find_sidecars(root)? {
+            match resolve_inside(root, &rel) {
+                Ok(abs) => facts.claims.extend(sidecar_claims(root, &abs, &rel)?),
+                Err(why) => facts.unread_sidecars.push((rel, why.to_string())),
+            }
+        }
+        facts.readings = read_claimed(root, &facts.claims)?;
+        facts.fixtures = scan.map(|scan| witness_fixtures(root, scan, &facts.claims));
+        Ok(facts)
+    }
+
+    /// What reading a claim's path gave.
+    pub fn reading(&self, claim: &Claim) -> Option<&Reading> {
+        self.readings.get(&claim.path)
+    }
+}
+
+/// The claims of one sidecar (`rel` root-relative, `abs` resolved inside the root).
+fn sidecar_claims(root: &Path, abs: &Path, rel: &str) -> Result<Vec<Claim>, Error> {
+    let bytes = crate::read_small(abs, rel)?;
+    let source = format!("sidecar:{rel}");
+    match lock::parse_sidecar(&bytes, rel)? {
+        Sidecar::Bare(digest) => {
+            let target = lock::bare_target(root, rel).map_err(|candidates| {
+                Error::parse(
+                    rel,
+                    1,
+                    1,
+                    format!(
+                        "this bare digest could lock any of {}; name the sidecar \
+                         after one file (FILE.sha256) or use sha256sum lines naming it",
+                        candidates.join(", ")
+                    ),
+                )
+            })?;
+            Ok(vec![Claim {
+                path: target,
+                expected: digest,
+                source,
+                origin: Some(rel.to_string()),
+                line: Some(1),
+            }])
+        }
+        Sidecar::Sums(lines) => Ok(lines
+            .into_iter()
+            .map(|l| Claim {
+                // An absolute or climbing name stays as written and is reported unsafe.
+                path: lock::sum_target(rel, &l.name).unwrap_or(l.name),
+                expected: l.digest,
+                source: source.clone(),
+                origin: Some(rel.to_string()),
+                line: Some(l.line as u64),
+            })
+            .collect()),
+    }
+}
+
+/// Resolves every claimed path once, then hashes the safe ones on all cores. An I/O error
+/// other than a missing or irregular file stops the run (the first, by path).
+fn read_claimed(root: &Path, claims: &[Claim]) -> Result<BTreeMap<String, Reading>, Error> {
+    let mut resolved: BTreeMap<&str, Result<PathBuf, String>> = BTreeMap::new();
+    for c in claims {
+        resolved
+            .entry(c.path.as_str())
+            .or_insert_with(|| resolve_inside(root, &c.path).map_err(|why| why.to_string()));
+    }
+    let safe: Vec<(&str, PathBuf)> = resolved
+        .iter()
+        .filter_map(|(rel, abs)| abs.as_ref().ok().map(|p| (*rel, p.clone())))
+        .collect();
+    let abs: Vec<PathBuf> = safe.iter().map(|(_, p)| p.clone()).collect();
+    let mut readings = BTreeMap::new();
+    for ((rel, _), result) in safe.iter().zip(hash::hash_files(&abs)) {
+        let reading = match result {
+            Ok(digest) => Reading::Hashed(digest),
+            Err(HashError::Io(e)) => {
+                return Err(Error::io(
+                    *rel,
+                    std::io::Error::new(e.kind(), e.to_string()),
+                ));
+            }
+            Err(e) => Reading::Unreadable(e),
+        };
+        readings.insert(rel.to_string(), reading);
+    }
+    for (rel, abs) in resolved {
+        if let Err(why) = abs {
+            readings.insert(rel.to_string(), Reading::Unsafe(why));
+        }
+    }
+    Ok(readings)
+}
+
+/// Every `fixture=` of every test of the scan, placed against what the claims lock.
+fn witness_fixtures(root: &Path, scan: &ScanSection, claims: &[Claim]) -> Vec<WitnessFixture> {
+    let locked: BTreeSet<&str> = claims.iter().map(|c| c.path.as_str()).collect();
+    let mut out = Vec::new();
+    for test in &scan.tests {
+        for fixture in &test.attachments.fixtures {
+            let lock = if locked.contains(fixture.as_str()) {
+                FixtureLock::Locked
+            } else {
+                match resolve_inside(root, fixture) {
+                    Ok(_) => FixtureLock::Unlocked,
+                    Err(why) => FixtureLock::Unsafe(why.to_string()),
+                }
+            };
+            out.push(WitnessFixture {
+                test_id: test.id.clone(),
+                path: fixture.clone(),
+                lock,
+            });
+        }
+    }
+    out
+}
+
+/// One `files` entry per claim: what the claim expects and what reading its path gave.
+fn file_checks(facts: &VerifyFacts) -> Vec<FileCheck> {
+    let mut files: Vec<FileCheck> = facts
+        .claims
+        .iter()
+        .map(|c| {
+            let (actual, bytes, status) = match facts.reading(c) {
+                Some(Reading::Hashed(d)) if d.sha256 == c.expected => {
+                    (Some(d.sha256.clone()), Some(d.bytes), FileStatus::Ok)
+                }
+                Some(Reading::Hashed(d)) => {
+                    (Some(d.sha256.clone()), Some(d.bytes), FileStatus::Moved)
+                }
+                Some(Reading::Unreadable(_)) => (None, None, FileStatus::Missing),
+                Some(Reading::Unsafe(_)) | None => (None, None, FileStatus::Unsafe),
+            };
+            FileCheck {
+                path: c.path.clone(),
+                expected: c.expected.clone(),
+                actual,
+                bytes,
+                source: c.source.clone(),
+                status,
+            }
+        })
+        .collect();
+    files.sort();
+    files.dedup();
+    files
 }
 
 /// Runs verify on `doc` and returns the document with the `lock` section set.
-pub fn verify(place: &Place, mut doc: Document) -> Result<(Document, LockSection), Error> {
-    let root = &place.root;
-    let mut problems = Vec::new();
-    let mut claims = Vec::new();
-
+pub fn verify(lock_paths: &LockPaths, mut doc: Document) -> Result<(Document, LockSection), Error> {
     // Read the scan first: a malformed scan section is a failure before any work.
     let scan: Option<ScanSection> = doc.section_as(ScanSection::NAME, "<document>")?;
-
-    // The lock file (absent is fine; a malformed one stops the run).
-    let lock_name = place.lock_name();
-    let lock_exists = place.lock.symlink_metadata().is_ok();
-    let lockfile = if lock_exists {
-        let bytes = crate::read_small(&place.lock, &lock_name)?;
-        LockFile::parse(&bytes, &lock_name)?
-    } else {
-        LockFile::default()
-    };
-    for e in &lockfile.files {
-        claims.push(Claim {
-            path: e.path.clone(),
-            expected: e.sha256.clone(),
-            source: "lock".into(),
-            origin: lock_exists.then(|| lock_name.clone()),
-            line: None,
-        });
-    }
-
-    // Sidecars.
-    for rel in lock::find_sidecars(root)? {
-        let abs = match resolve_inside(root, &rel) {
-            Ok(p) => p,
-            Err(why) => {
-                problems.push(
-                    Problem::new(
-                        Rule::UnsafePath,
-                        format!("sidecar {rel} {why}; it is never read"),
-                    )
-                    .file(rel.clone()),
-                );
-                continue;
-            }
-        };
-        let bytes = crate::read_small(&abs, &rel)?;
-        let source = format!("sidecar:{rel}");
-        match lock::parse_sidecar(&bytes, &rel)? {
-            Sidecar::Bare(digest) => {
-                let target = lock::bare_target(root, &rel).map_err(|candidates| {
-                    Error::parse(
-                        rel.clone(),
-                        1,
-                        1,
-                        format!(
-                            "this bare digest could lock any of {}; name the sidecar \
-                             after one file (FILE.sha256) or use sha256sum lines naming it",
-                            candidates.join(", ")
-                        ),
-                    )
-                })?;
-                claims.push(Claim {
-                    path: target,
-                    expected: digest,
-                    source,
-                    origin: Some(rel.clone()),
-                    line: Some(1),
-                });
-            }
-            Sidecar::Sums(lines) => {
-                for l in lines {
-                    // An absolute or climbing name stays as written and is reported unsafe.
-                    let path = lock::sum_target(&rel, &l.name).unwrap_or(l.name);
-                    claims.push(Claim {
-                        path,
-                        expected: l.digest,
-                        source: source.clone(),
-                        origin: Some(rel.clone()),
-                        line: Some(l.line as u64),
-                    });
-                }
-            }
-        }
-    }
-
-    // Resolve every claimed path once, then hash the safe ones on all cores.
-    let mut resolved: BTreeMap<String, Option<PathBuf>> = BTreeMap::new();
-    for c in &claims {
-        resolved
-            .entry(c.path.clone())
-            .or_insert_with(|| resolve_inside(root, &c.path).ok());
-    }
-    let safe: Vec<(&String, &PathBuf)> = resolved
+    let facts = VerifyFacts::gather(lock_paths, scan.as_ref())?;
+    let mut problems: Vec<Problem> = crate::rules::VERIFY
         .iter()
-        .filter_map(|(k, v)| v.as_ref().map(|p| (k, p)))
+        .flat_map(|detect| detect(&facts))
         .collect();
-    let paths: Vec<PathBuf> = safe.iter().map(|(_, p)| (*p).clone()).collect();
-    let mut digests: BTreeMap<&str, Result<FileDigest, HashError>> = BTreeMap::new();
-    for ((rel, _), result) in safe.iter().zip(hash::hash_files(&paths)) {
-        if let Err(HashError::Io(e)) = &result {
-            return Err(Error::io(
-                rel.as_str(),
-                std::io::Error::new(e.kind(), e.to_string()),
-            ));
-        }
-        digests.insert(rel.as_str(), result);
-    }
-
-    let mut files = Vec::new();
-    for c in &claims {
-        let mut check = FileCheck {
-            path: c.path.clone(),
-            expected: c.expected.clone(),
-            actual: None,
-            bytes: None,
-            source: c.source.clone(),
-            status: FileStatus::Unsafe,
-        };
-        match digests.get(c.path.as_str()) {
-            None => {
-                let why = resolve_inside(root, &c.path)
-                    .err()
-                    .map_or_else(|| "is unsafe".to_string(), |w| w.to_string());
-                let mut p = Problem::new(
-                    Rule::UnsafePath,
-                    format!(
-                        "locked path '{}' ({}) {why}; it is never read",
-                        c.path, c.source
-                    ),
-                );
-                if let Some(origin) = &c.origin {
-                    p = p.file(origin.clone());
-                    if let Some(line) = c.line {
-                        p = p.line(line);
-                    }
-                }
-                problems.push(p);
-            }
-            Some(Err(e)) => {
-                check.status = FileStatus::Missing;
-                problems.push(
-                    Problem::new(
-                        Rule::MissingFile,
-                        format!("{} is locked ({}) but {e}", c.path, c.source),
-                    )
-                    .file(c.path.clone()),
-                );
-            }
-            Some(Ok(d)) => {
-                check.actual = Some(d.sha256.clone());
-                check.bytes = Some(d.bytes);
-                if d.sha256 == c.expected {
-                    check.status = FileStatus::Ok;
-                } else {
-                    check.status = FileStatus::Moved;
-                    problems.push(
-                        Problem::new(
-                            Rule::DigestMoved,
-                            format!(
-                                "{}: digest moved: expected {} ({}), actual {} ({} bytes)",
-                                c.path, c.expected, c.source, d.sha256, d.bytes
-                            ),
-                        )
-                        .file(c.path.clone()),
-                    );
-                }
-            }
-        }
-        files.push(check);
-    }
-
-    // Witness fixtures against what is locked.
-    if let Some(scan) = &scan {
-        let locked: BTreeSet<&str> = claims.iter().map(|c| c.path.as_str()).collect();
-        let mut named: BTreeSet<&str> = BTreeSet::new();
-        for test in &scan.tests {
-            for fixture in &test.attachments.fixtures {
-                named.insert(fixture.as_str());
-                if locked.contains(fixture.as_str()) {
-                    continue;
-                }
-                match resolve_inside(root, fixture) {
-                    Err(why) => problems.push(
-                        Problem::new(
-                            Rule::UnsafePath,
-                            format!("witness fixture '{fixture}' {why}; it is never read"),
-                        )
-                        .test(test.id.clone()),
-                    ),
-                    Ok(_) => problems.push(
-                        Problem::new(
-                            Rule::UnlockedFixture,
-                            format!(
-                                "witness fixture {fixture} has no entry in {} nor a .sha256 sidecar",
-                                lock_name
-                            ),
-                        )
-                        .file(fixture.clone())
-                        .test(test.id.clone()),
-                    ),
-                }
-            }
-        }
-        for e in &lockfile.files {
-            if !named.contains(e.path.as_str()) {
-                problems.push(
-                    Problem::new(
-                        Rule::OrphanLock,
-                        format!(
-                            "{} is locked in {lock_name} but no witness test names it in fixture=",
-                            e.path
-                        ),
-                    )
-                    .file(e.path.clone()),
-                );
-            }
-        }
-    }
-
-    files.sort();
-    files.dedup();
     lane_core::problem::normalize(&mut problems);
     let section = LockSection {
         tool: TOOL.into(),
-        lock: lock_exists.then_some(lock_name),
-        files,
+        files: file_checks(&facts),
+        lock: facts.lock_exists.then_some(facts.lock_name),
         problems,
     };
     doc.set_section(SECTION, &section);

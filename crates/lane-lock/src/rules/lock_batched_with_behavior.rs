@@ -1,0 +1,98 @@
+//! `lock-batched-with-behavior`: the change moves locked digests and also changes other
+//! files (`--changed`), with no `--reason` for the new bytes.
+
+use lane_core::render::plural;
+use lane_core::{Problem, Rule};
+
+use crate::diff::DiffFacts;
+
+/// How many behaviour paths the message names.
+const NAMED_PATHS: usize = 5;
+
+pub fn detect(facts: &DiffFacts<'_>) -> Vec<Problem> {
+    let Some(behavior) = facts.behavior_changes else {
+        return Vec::new();
+    };
+    if facts.moved.is_empty() || behavior.is_empty() || facts.reason.is_some() {
+        return Vec::new();
+    }
+    let mut named: Vec<&str> = behavior
+        .iter()
+        .take(NAMED_PATHS)
+        .map(String::as_str)
+        .collect();
+    if behavior.len() > NAMED_PATHS {
+        named.push("...");
+    }
+    let moved = facts.moved.len();
+    vec![Problem::new(
+        Rule::LockBatchedWithBehavior,
+        format!(
+            "this change moves {moved} locked digest{} and also changes {} other file{} ({}): \
+             split the lock edit into its own change or pass --reason",
+            plural(moved),
+            behavior.len(),
+            plural(behavior.len()),
+            named.join(", ")
+        ),
+    )]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diff::Moved;
+
+    fn moved() -> Moved {
+        Moved {
+            path: "fx.txt".into(),
+            base_sha256: "a".repeat(64),
+            base_bytes: 1,
+            head_sha256: "b".repeat(64),
+            head_bytes: 1,
+        }
+    }
+
+    #[test]
+    fn needs_moved_digests_other_changes_and_no_reason() {
+        let moved = [moved()];
+        let paths: Vec<String> = (1..=6).map(|i| format!("m{i}.py")).collect();
+        let facts = DiffFacts {
+            moved: &moved,
+            removed: &[],
+            behavior_changes: Some(&paths),
+            reason: None,
+        };
+        let found = detect(&facts);
+        assert_eq!(found.len(), 1);
+        assert!(
+            found[0].message.contains(
+                "moves 1 locked digest and also changes 6 other files \
+                 (m1.py, m2.py, m3.py, m4.py, m5.py, ...)"
+            ),
+            "{}",
+            found[0].message
+        );
+        let lifted = [
+            DiffFacts {
+                reason: Some("regenerated"),
+                ..facts
+            },
+            DiffFacts {
+                behavior_changes: None,
+                ..facts
+            },
+            DiffFacts {
+                behavior_changes: Some(&[]),
+                ..facts
+            },
+            DiffFacts {
+                moved: &[],
+                ..facts
+            },
+        ];
+        for f in lifted {
+            assert!(detect(&f).is_empty(), "{f:?}");
+        }
+    }
+}

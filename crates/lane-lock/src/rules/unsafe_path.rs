@@ -1,0 +1,54 @@
+//! `unsafe-path`: a path verify refuses to open (absolute, climbing out of the root, or
+//! through a symlink that leaves it) — a sidecar, a locked path, or an unlocked witness
+//! fixture. Such a path is never read.
+
+use lane_core::{Problem, Rule};
+
+use crate::verify::{Claim, FixtureLock, Reading, VerifyFacts};
+
+pub fn detect(facts: &VerifyFacts) -> Vec<Problem> {
+    let sidecars = facts.unread_sidecars.iter().map(|(rel, why)| {
+        Problem::new(
+            Rule::UnsafePath,
+            format!("sidecar {rel} {why}; it is never read"),
+        )
+        .file(rel.clone())
+    });
+    let claims = facts.claims.iter().filter_map(|c| match facts.reading(c) {
+        Some(Reading::Unsafe(why)) => Some(unsafe_claim(c, why)),
+        _ => None,
+    });
+    let fixtures = facts
+        .fixtures
+        .iter()
+        .flatten()
+        .filter_map(|f| match &f.lock {
+            FixtureLock::Unsafe(why) => Some(
+                Problem::new(
+                    Rule::UnsafePath,
+                    format!("witness fixture '{}' {why}; it is never read", f.path),
+                )
+                .test(f.test_id.clone()),
+            ),
+            _ => None,
+        });
+    sidecars.chain(claims).chain(fixtures).collect()
+}
+
+/// A claimed path that is never read, placed at the lock or sidecar line that claims it.
+fn unsafe_claim(c: &Claim, why: &str) -> Problem {
+    let mut p = Problem::new(
+        Rule::UnsafePath,
+        format!(
+            "locked path '{}' ({}) {why}; it is never read",
+            c.path, c.source
+        ),
+    );
+    if let Some(origin) = &c.origin {
+        p = p.file(origin.clone());
+        if let Some(line) = c.line {
+            p = p.line(line);
+        }
+    }
+    p
+}
