@@ -1,7 +1,6 @@
 //! lane-scan: finds pytest tests without importing or running the code it reads, gives each
 //! its lane, and reports every rule broken (DESIGN.md §4).
 
-pub mod arena;
 pub mod config;
 pub mod discover;
 pub mod marks;

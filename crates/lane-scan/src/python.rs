@@ -5,7 +5,6 @@
 
 use compact_str::CompactString;
 use ruff_python_ast::comparable::ComparableExpr;
-use ruff_python_ast::helpers::any_over_expr;
 use ruff_python_ast::{self as ast, CmpOp, Expr, Number, Stmt};
 use ruff_text_size::{Ranged, TextSize};
 
@@ -194,9 +193,7 @@ pub fn summarize(source: &str) -> Result<Module, SyntaxError> {
             message: format!("too many nested parentheses (Python allows {MAX_BRACKETS})"),
         });
     }
-    type ParseResult =
-        Result<ruff_python_parser::Parsed<ast::ModModule>, ruff_python_parser::ParseError>;
-    let read = |parsed: &ParseResult| match parsed {
+    match ruff_python_parser::parse_module(source) {
         Ok(parsed) => {
             let cx = Cx {
                 source,
@@ -209,16 +206,6 @@ pub fn summarize(source: &str) -> Result<Module, SyntaxError> {
             column: lines.column(source, e.location.start()),
             message: e.error.to_string(),
         }),
-    };
-    // SAFETY: ruff_python_parser (=0.0.10, pinned: re-check on upgrade) keeps nothing it
-    // allocates outside the tree it returns (no statics or thread-locals holding heap data;
-    // stacker's grown stacks are mapped, not allocated) and catches no panic; the summary is
-    // built from the tree by copying, never by moving parts out of it. The one cache `read`
-    // can fill inside the tree (a concatenated string's joined text, through ComparableExpr)
-    // makes `cannot_fail` ask for the tree to be dropped.
-    #[allow(unsafe_code)]
-    unsafe {
-        crate::arena::scoped(|| ruff_python_parser::parse_module(source), read)
     }
 }
 
@@ -725,21 +712,13 @@ fn cannot_fail(test: &Expr) -> bool {
         if !reflexive || std::mem::discriminant(left) != std::mem::discriminant(right) {
             return false;
         }
-        // The comparable form of an implicitly concatenated string caches the joined text in
-        // the tree itself; the tree must then be dropped, not abandoned, or that text leaks.
-        let concatenated =
-            |e: &Expr| matches!(e, Expr::StringLiteral(s) if s.value.is_implicit_concatenated());
-        if any_over_expr(left, concatenated) || any_over_expr(right, concatenated) {
-            crate::arena::drop_after_read();
-        }
         return ComparableExpr::from(left) == ComparableExpr::from(right);
     }
     false
 }
 
-/// The value of a string literal, implicitly concatenated parts joined. Not
-/// `StringLiteralValue::to_str`: that caches the joined parts in the tree, which is
-/// abandoned in the arena without being dropped (the cache would leak).
+/// The value of a string literal, implicitly concatenated parts joined (straight into the
+/// summary's string: `StringLiteralValue::to_str` would first cache the joined parts in the tree).
 fn literal(value: &ast::StringLiteralValue) -> CompactString {
     match value.as_slice() {
         [single] => CompactString::new(&*single.value),
