@@ -180,7 +180,7 @@ fn module_tests(
     if test_files.contains(&module.abs) {
         collect_module(tree, config, i, &mut found, &mut found_problems);
     } else if module.abs.file_name().is_some_and(|n| n == "conftest.py") {
-        rules::runtime_hooks(module, &mut found_problems);
+        rules::check_conftest(module, &mut found_problems);
     }
     // Found last definition first, the tests are mostly in descending id order already.
     found.sort_by(|a: &TestFound, b| b.id.cmp(&a.id));
