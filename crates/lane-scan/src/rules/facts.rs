@@ -3,8 +3,7 @@
 
 use lane_core::scan::{Attachments, Lane};
 
-use crate::Applied;
-use crate::TestFound;
+use crate::collect::{Applied, TestFound};
 use crate::marks::{Tree, Val};
 use crate::python::{Call, Ex, Function};
 

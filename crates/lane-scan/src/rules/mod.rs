@@ -23,7 +23,7 @@ mod witness_args;
 use lane_core::scan::{Counts, ScanTest};
 use lane_core::{Problem, Rule};
 
-use crate::TestFound;
+use crate::collect::TestFound;
 use crate::config::Config;
 use crate::marks::{ModuleFile, Tree};
 
