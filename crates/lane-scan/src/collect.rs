@@ -7,17 +7,17 @@ use std::rc::Rc;
 
 use crate::config::Config;
 use crate::fnmatch::matches_prefix_or_glob;
-use crate::marks::{self, ModuleFile, Tree, Val};
+use crate::marks::{self, ModuleFile, ModuleId, SourceTree, Val};
 use crate::python::{self, Class, Function, Located};
 
 /// A test as collected, with everything that reaches it.
 pub struct TestFound<'a> {
     pub id: String,
     /// The module the test is collected from.
-    pub module: usize,
+    pub module: ModuleId,
     pub func: &'a Function,
     /// The module the function is written in (a base class may live elsewhere).
-    pub func_module: usize,
+    pub func_module: ModuleId,
     /// The decorators written on the function, nearest first.
     pub decorators: Vec<Applied<'a>>,
     /// The marks of its classes and module, nearest first: one list shared by all the tests
@@ -41,7 +41,7 @@ pub struct Applied<'a> {
     /// Root-relative file and line where it is written.
     pub file: &'a str,
     pub line: u64,
-    pub module: usize,
+    pub module: ModuleId,
     /// From `pytestmark` (a list or single mark), not a decorator.
     pub from_pytestmark: bool,
 }
@@ -49,9 +49,9 @@ pub struct Applied<'a> {
 /// Collects the tests of test module `m` into `out`, as pytest does: its functions, its
 /// classes, and the test functions and classes it imports from the tree.
 pub fn collect_module<'a>(
-    tree: &Tree<'a>,
+    tree: &SourceTree<'a>,
     config: &Config,
-    m: usize,
+    m: ModuleId,
     out: &mut Vec<TestFound<'a>>,
 ) {
     let modules: &'a [ModuleFile] = tree.modules;
@@ -101,10 +101,10 @@ pub fn collect_module<'a>(
 
 /// Collecting one test module.
 struct Collector<'t, 'a> {
-    tree: &'t Tree<'a>,
+    tree: &'t SourceTree<'a>,
     config: &'t Config,
     /// The test module collecting (a class or function may be defined in another).
-    home: usize,
+    home: ModuleId,
     /// The module's `pytestmark` entries, shared by every test in it.
     module_marks: Rc<[Applied<'a>]>,
     module_skip: Option<u64>,
@@ -118,7 +118,7 @@ struct Collector<'t, 'a> {
 
 impl<'a> Collector<'_, 'a> {
     /// Module-level function `f` (defined in module `m`), bound as `name` in the test module.
-    fn function(&mut self, f: &'a Function, m: usize, name: &str) {
+    fn function(&mut self, f: &'a Function, m: ModuleId, name: &str) {
         if self.disabled.contains(name)
             || !matches_prefix_or_glob(&self.config.python_functions, name)
         {
@@ -172,11 +172,11 @@ impl<'a> Collector<'_, 'a> {
 
     /// Class `class`, defined in module `m`, collected under node id `prefix` with the marks
     /// `outer` of what encloses it.
-    fn class(&mut self, m: usize, class: &'a Class, prefix: &str, outer: &[Applied<'a>]) {
+    fn class(&mut self, m: ModuleId, class: &'a Class, prefix: &str, outer: &[Applied<'a>]) {
         let tree = self.tree;
         let mro = mro(tree, m, class);
         let unittest = mro.iter().any(|e| matches!(e, MroEntry::TestCase));
-        let classes: Vec<(usize, &Class)> = mro
+        let classes: Vec<(ModuleId, &Class)> = mro
             .iter()
             .filter_map(|e| match e {
                 MroEntry::Class(i, c) => Some((*i, *c)),
@@ -222,7 +222,7 @@ impl<'a> Collector<'_, 'a> {
         class: &Class,
         unittest: bool,
         mro: &[MroEntry],
-        classes: &[(usize, &Class)],
+        classes: &[(ModuleId, &Class)],
     ) -> bool {
         if classes.iter().find_map(|(_, c)| c.dunder_test) == Some(false) {
             return false;
@@ -244,7 +244,7 @@ impl<'a> Collector<'_, 'a> {
     fn method(
         &mut self,
         f: &'a Function,
-        m: usize,
+        m: ModuleId,
         unittest: bool,
         prefix: &str,
         class_marks: &Rc<[Applied<'a>]>,
@@ -274,7 +274,7 @@ impl<'a> Collector<'_, 'a> {
 }
 
 /// Whether a method, as the MRO resolves it, is still decorated `@abc.abstractmethod`.
-fn is_abstract(tree: &Tree, classes: &[(usize, &Class)]) -> bool {
+fn is_abstract(tree: &SourceTree, classes: &[(ModuleId, &Class)]) -> bool {
     let mut names = HashSet::new();
     for (i, c) in classes {
         for f in c.methods.iter().rev() {
@@ -293,7 +293,7 @@ fn is_abstract(tree: &Tree, classes: &[(usize, &Class)]) -> bool {
 }
 
 enum MroEntry<'a> {
-    Class(usize, &'a Class),
+    Class(ModuleId, &'a Class),
     TestCase,
     /// `abc.ABC` or `metaclass=abc.ABCMeta`: abstract methods make the class abstract.
     Abc,
@@ -301,10 +301,10 @@ enum MroEntry<'a> {
 
 /// The class and its bases in the tree, depth first, each once; `unittest.TestCase` (and its
 /// async variant) marks a unittest class.
-fn mro<'a>(tree: &Tree<'a>, m: usize, class: &'a Class) -> Vec<MroEntry<'a>> {
+fn mro<'a>(tree: &SourceTree<'a>, m: ModuleId, class: &'a Class) -> Vec<MroEntry<'a>> {
     fn walk<'a>(
-        tree: &Tree<'a>,
-        m: usize,
+        tree: &SourceTree<'a>,
+        m: ModuleId,
         class: &'a Class,
         out: &mut Vec<MroEntry<'a>>,
         seen: &mut HashSet<*const Class>,
@@ -339,7 +339,7 @@ fn mro<'a>(tree: &Tree<'a>, m: usize, class: &'a Class) -> Vec<MroEntry<'a>> {
 }
 
 /// The decorators written on `f` (in module `m`).
-fn decorators<'a>(tree: &Tree<'a>, f: &'a Function, m: usize) -> Vec<Applied<'a>> {
+fn decorators<'a>(tree: &SourceTree<'a>, f: &'a Function, m: ModuleId) -> Vec<Applied<'a>> {
     f.decorators
         .iter()
         .map(|d| applied_from(tree, d, m, false))
@@ -347,9 +347,9 @@ fn decorators<'a>(tree: &Tree<'a>, f: &'a Function, m: usize) -> Vec<Applied<'a>
 }
 
 fn applied_from<'a>(
-    tree: &Tree<'a>,
+    tree: &SourceTree<'a>,
     d: &'a Located<python::Ex>,
-    m: usize,
+    m: ModuleId,
     from_pytestmark: bool,
 ) -> Applied<'a> {
     let val = match tree.eval(&d.value, m) {
@@ -373,9 +373,9 @@ fn applied_from<'a>(
 /// Expands a `pytestmark = ...` value: a mark, or a list/tuple of marks. Anything else is
 /// kept as an unresolved entry.
 fn pytestmark_entries<'a>(
-    tree: &Tree<'a>,
+    tree: &SourceTree<'a>,
     pm: &'a Located<python::Ex>,
-    m: usize,
+    m: ModuleId,
     out: &mut Vec<Applied<'a>>,
 ) {
     let modules: &'a [ModuleFile] = tree.modules;

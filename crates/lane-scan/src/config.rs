@@ -59,6 +59,10 @@ impl Config {
 
 /// Finds the config file and rootdir for `args` (absolute or relative to `cwd`), honouring
 /// `--rootdir`.
+///
+/// Long for a reason: pytest's search order (`--rootdir`, the config files of each folder from
+/// the arguments' common ancestor upwards, the pyproject.toml fallback, the rootdir without a
+/// file) read as one sequence, in the order pytest's documentation gives it.
 pub fn load(args: &[PathBuf], rootdir_flag: Option<&Path>, cwd: &Path) -> Result<Config, Error> {
     let ancestor = common_ancestor(args, cwd);
     let mut found: Option<(PathBuf, Entries)> = None;

@@ -20,8 +20,7 @@ use rayon::prelude::*;
 
 use crate::collect::TestFound;
 use crate::config::Config;
-use crate::marks::{ModuleFile, Tree, Val};
-use crate::python::Call;
+use crate::marks::{ModuleFile, ModuleId, SourceTree};
 
 /// Stack for parser threads: the parser and the AST's drop are recursive, and hostile input
 /// can nest deeply. The memory is reserved, not touched.
@@ -59,6 +58,72 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
         .build()
         .map_err(|e| Error::usage(format!("cannot start parser threads: {e}")))?;
 
+    let test_files: HashSet<&PathBuf> = found.test_files.iter().collect();
+    let imports = marks::ImportCache::default();
+    let Parsed {
+        files,
+        modules,
+        mut problems,
+    } = parse_tree(&pool, &found, &test_files, root, &imports);
+
+    let tree = SourceTree::new(&modules, root, &imports);
+    // Each module is collected and its tests checked on one core, so the intermediate
+    // lists never exist for the whole tree at once. Test ids start with their module's path,
+    // so two modules never share one; each module's list is sorted by id, and the lists are
+    // put in id order (`in_id_order`), whatever the scheduling.
+    let per_module: Vec<(Vec<ScanTest>, Vec<Problem>)> = pool.install(|| {
+        modules
+            .par_iter()
+            .enumerate()
+            .map(|(i, module)| module_tests(&tree, &config, &test_files, ModuleId(i), module))
+            .collect()
+    });
+    let mut runs = Vec::with_capacity(per_module.len());
+    for (module_tests, module_problems) in per_module {
+        if !module_tests.is_empty() {
+            runs.push(module_tests);
+        }
+        problems.extend(module_problems);
+    }
+    let runs = in_id_order(runs);
+    let counts = count(runs.iter().flatten());
+    rules::check_suite(&config, &counts, &mut problems);
+    lane_core::problem::normalize(&mut problems);
+    drop(tree);
+    Ok(Scan {
+        section: ScanSection {
+            tool: "lane-scan".to_string(),
+            tests: Vec::new(),
+            counts,
+            files,
+            problems,
+        },
+        runs,
+        _modules: modules,
+    })
+}
+
+/// The modules read for a scan: the test files and conftests, then the tree modules they
+/// import, round by round.
+struct Parsed {
+    /// Root-relative test files, sorted.
+    files: Vec<String>,
+    /// Sorted by path (the order [`ModuleId`]s count in).
+    modules: Vec<ModuleFile>,
+    /// Files that cannot be read or parsed.
+    problems: Vec<Problem>,
+}
+
+/// Parses the found files and, for up to [`IMPORT_ROUNDS`] rounds, the tree modules the parsed
+/// ones import. Long for a reason: one round is parse on every core, then a sequential pass
+/// over the results that must see the whole round (what is already loaded).
+fn parse_tree(
+    pool: &rayon::ThreadPool,
+    found: &discover::Found,
+    test_files: &HashSet<&PathBuf>,
+    root: &Path,
+    imports: &marks::ImportCache,
+) -> Parsed {
     let mut problems = Vec::new();
     let mut files = Vec::new();
     let mut modules: Vec<ModuleFile> = Vec::new();
@@ -69,8 +134,6 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
         .chain(found.conftests.iter())
         .cloned()
         .collect();
-    let test_files: HashSet<&PathBuf> = found.test_files.iter().collect();
-    let imports = marks::ImportCache::default();
     for round in 0..=IMPORT_ROUNDS {
         wanted.retain(|p| seen.insert(p.clone()));
         if wanted.is_empty() {
@@ -78,17 +141,17 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
         }
         // Parsing and looking for the files each import may load both happen on every core;
         // only the bookkeeping of what was already seen is sequential.
-        let parsed: Vec<Parsed> = pool.install(|| {
+        let parsed: Vec<ParsedFile> = pool.install(|| {
             wanted
                 .par_iter()
                 .map(|abs| {
                     let rel = rel_path(abs, root);
                     let result = parse_file(abs, &rel);
                     let imported = match &result {
-                        Ok(module) => imported_files(abs, module, root, &imports),
+                        Ok(module) => imported_files(abs, module, root, imports),
                         Err(_) => Vec::new(),
                     };
-                    Parsed {
+                    ParsedFile {
                         abs: abs.clone(),
                         rel,
                         result,
@@ -99,7 +162,7 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
         });
         let mut next = Vec::new();
         for parsed in parsed {
-            let Parsed {
+            let ParsedFile {
                 abs,
                 rel,
                 result,
@@ -132,50 +195,19 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
     files.dedup();
     // Parallel parsing finishes in any order; resolution below must not depend on it.
     modules.sort_by(|a, b| a.abs.cmp(&b.abs));
-
-    let tree = Tree::new(&modules, root, &imports);
-    // Each module is collected and its tests checked on one core, so the intermediate
-    // lists never exist for the whole tree at once. Test ids start with their module's path,
-    // so two modules never share one; each module's list is sorted by id, and the lists are
-    // put in id order (`in_id_order`), whatever the scheduling.
-    let per_module: Vec<(Vec<ScanTest>, Vec<Problem>)> = pool.install(|| {
-        modules
-            .par_iter()
-            .enumerate()
-            .map(|(i, module)| module_tests(&tree, &config, &test_files, i, module))
-            .collect()
-    });
-    let mut runs = Vec::with_capacity(per_module.len());
-    for (module_tests, module_problems) in per_module {
-        if !module_tests.is_empty() {
-            runs.push(module_tests);
-        }
-        problems.extend(module_problems);
+    Parsed {
+        files,
+        modules,
+        problems,
     }
-    let runs = in_id_order(runs);
-    let counts = count(runs.iter().flatten());
-    rules::check_suite(&config, &counts, &mut problems);
-    lane_core::problem::normalize(&mut problems);
-    drop(tree);
-    Ok(Scan {
-        section: ScanSection {
-            tool: "lane-scan".to_string(),
-            tests: Vec::new(),
-            counts,
-            files,
-            problems,
-        },
-        runs,
-        _modules: modules,
-    })
 }
 
 /// The tests of module `i`, sorted by id and checked, and the problems found in it.
 fn module_tests(
-    tree: &Tree,
+    tree: &SourceTree,
     config: &Config,
     test_files: &HashSet<&PathBuf>,
-    i: usize,
+    i: ModuleId,
     module: &ModuleFile,
 ) -> (Vec<ScanTest>, Vec<Problem>) {
     let mut found = Vec::new();
@@ -304,7 +336,7 @@ fn all_dirs(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// One parsed file and, per import in it, the candidate files that exist (nearest first).
-struct Parsed {
+struct ParsedFile {
     abs: PathBuf,
     rel: String,
     result: Result<python::Module, Problem>,
@@ -386,15 +418,6 @@ fn count<'a>(tests: impl Iterator<Item = &'a ScanTest>) -> Counts {
         }
     }
     counts
-}
-
-/// The call of a mark or decorator, when it has one.
-pub fn call_of<'a>(val: &Val<'a>) -> Option<&'a Call> {
-    match val {
-        Val::Mark(m) => m.call,
-        Val::CallOf(_, c) => Some(c),
-        _ => None,
-    }
 }
 
 #[cfg(test)]

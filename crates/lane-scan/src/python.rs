@@ -195,11 +195,11 @@ pub fn summarize(source: &str) -> Result<Module, SyntaxError> {
     }
     match ruff_python_parser::parse_module(source) {
         Ok(parsed) => {
-            let cx = Cx {
+            let summarizer = Summarizer {
                 source,
                 lines: &lines,
             };
-            Ok(cx.module(&parsed.syntax().body))
+            Ok(summarizer.module(&parsed.syntax().body))
         }
         Err(e) => Err(SyntaxError {
             line: lines.line(e.location.start()),
@@ -260,12 +260,14 @@ fn too_deep(source: &str) -> Option<usize> {
     None
 }
 
-struct Cx<'a> {
+/// Builds a module's summary from its syntax tree: the source and its line starts, for the
+/// text and positions it copies.
+struct Summarizer<'a> {
     source: &'a str,
     lines: &'a Lines,
 }
 
-impl Cx<'_> {
+impl Summarizer<'_> {
     fn line_of(&self, node: &impl Ranged) -> u64 {
         self.lines.line(node.start())
     }
@@ -292,7 +294,8 @@ impl Cx<'_> {
     }
 
     /// Module-level statements, including those inside `if` / `try` blocks at module level
-    /// (pytest collects a test defined under `if sys.version_info >= ...`).
+    /// (pytest collects a test defined under `if sys.version_info >= ...`). Long for a reason:
+    /// one `match` arm per kind of statement, each a few lines, read best side by side.
     fn module_stmts(&self, body: &[Stmt], m: &mut Module, depth: usize) {
         if depth > MAX_DEPTH {
             return;

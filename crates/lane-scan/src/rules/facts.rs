@@ -4,7 +4,7 @@
 use lane_core::scan::{Attachments, Lane};
 
 use crate::collect::{Applied, TestFound};
-use crate::marks::{Tree, Val};
+use crate::marks::{SourceTree, Val};
 use crate::python::{Call, Ex, Function};
 
 /// What one decorator or mark does to a test.
@@ -74,7 +74,7 @@ pub struct TestFacts<'a> {
 
 impl<'a> TestFacts<'a> {
     /// Gathers the facts of `found`.
-    pub fn gather(tree: &'a Tree<'a>, found: &'a TestFound<'a>) -> TestFacts<'a> {
+    pub fn gather(tree: &'a SourceTree<'a>, found: &'a TestFound<'a>) -> TestFacts<'a> {
         let func = found.func;
         // Each decorator or mark gives at most one of each (parameter sets aside); sorted and
         // made unique once all are known.
@@ -137,7 +137,7 @@ impl<'a> TestFacts<'a> {
     }
 
     /// What `a` does to the test; marks and parameter sets are noted on the way.
-    fn effect_of(&mut self, tree: &'a Tree<'a>, a: &'a Applied<'a>) -> Effect {
+    fn effect_of(&mut self, tree: &'a SourceTree<'a>, a: &'a Applied<'a>) -> Effect {
         match &a.val {
             Val::Mark(mark) => {
                 self.marks.push(mark.name.to_string());
@@ -185,7 +185,7 @@ impl<'a> TestFacts<'a> {
 
     /// The marks of `pytest.param(..., marks=...)` in a parametrize: noted as the test's marks
     /// (and lanes: pytest gives the parameter set's item the lane too), and kept for judging.
-    fn param_sets(&mut self, tree: &'a Tree<'a>, a: &'a Applied<'a>, call: &'a Call) {
+    fn param_sets(&mut self, tree: &'a SourceTree<'a>, a: &'a Applied<'a>, call: &'a Call) {
         let values = call.args.get(1).or_else(|| kwarg(call, "argvalues"));
         let Some(Ex::List(items) | Ex::Tuple(items)) = values else {
             return;
@@ -234,7 +234,7 @@ impl<'a> TestFacts<'a> {
     }
 
     /// A witness mark's `fixture=` and `locked_on=`: attachments, or arguments refused.
-    fn witness_args(&mut self, tree: &Tree<'_>, w: &'a Applied<'a>, call: &Call) {
+    fn witness_args(&mut self, tree: &SourceTree<'_>, w: &'a Applied<'a>, call: &Call) {
         let bad = |what| At {
             what,
             file: w.file,
@@ -277,7 +277,7 @@ impl<'a> TestFacts<'a> {
 
     /// Fixture path `p`, written in `file`, resolved against that file's folder and added to
     /// the attachments; `Some` when it is refused.
-    fn fixture(&mut self, tree: &Tree<'_>, file: &str, p: &str) -> Option<BadWitnessArg> {
+    fn fixture(&mut self, tree: &SourceTree<'_>, file: &str, p: &str) -> Option<BadWitnessArg> {
         let test_dir = file.rsplit_once('/').map_or("", |(dir, _)| dir);
         let mut parts: Vec<&str> = test_dir.split('/').filter(|s| !s.is_empty()).collect();
         let mut escapes = p.starts_with('/');
