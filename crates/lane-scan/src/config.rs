@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 use lane_core::Error;
 
+use crate::ini::{self, Entries, Value};
+
 const CONFIG_NAMES: &[&str] = &[
     "pytest.toml",
     ".pytest.toml",
@@ -55,41 +57,12 @@ impl Config {
     }
 }
 
-/// One ini value: a plain string (ini files, TOML strings) or a list (TOML arrays).
-#[derive(Debug, Clone)]
-enum Value {
-    Text(String),
-    List(Vec<String>),
-}
-
-impl Value {
-    /// pytest's "args" type: a shell-split string, or the list as it is.
-    fn args(&self) -> Vec<String> {
-        match self {
-            Value::Text(s) => shell_split(s),
-            Value::List(l) => l.clone(),
-        }
-    }
-
-    /// pytest's "linelist" type: non-empty stripped lines.
-    fn lines(&self) -> Vec<String> {
-        match self {
-            Value::Text(s) => s
-                .lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty())
-                .map(str::to_string)
-                .collect(),
-            Value::List(l) => l.iter().map(|s| s.trim().to_string()).collect(),
-        }
-    }
-}
-
-/// Key, value and the 1-based line of the key.
-type Entries = Vec<(String, Value, u64)>;
-
 /// Finds the config file and rootdir for `args` (absolute or relative to `cwd`), honouring
 /// `--rootdir`.
+///
+/// Long for a reason: pytest's search order (`--rootdir`, the config files of each folder from
+/// the arguments' common ancestor upwards, the pyproject.toml fallback, the rootdir without a
+/// file) read as one sequence, in the order pytest's documentation gives it.
 pub fn load(args: &[PathBuf], rootdir_flag: Option<&Path>, cwd: &Path) -> Result<Config, Error> {
     let ancestor = common_ancestor(args, cwd);
     let mut found: Option<(PathBuf, Entries)> = None;
@@ -106,7 +79,7 @@ pub fn load(args: &[PathBuf], rootdir_flag: Option<&Path>, cwd: &Path) -> Result
             let entries = match *name {
                 "pytest.ini" | ".pytest.ini" => {
                     // pytest.ini is the config even without a [pytest] section.
-                    Some(ini_section(&path, &text, "pytest")?.unwrap_or_default())
+                    Some(ini::section(&path, &text, "pytest")?.unwrap_or_default())
                 }
                 "pytest.toml" | ".pytest.toml" => {
                     // pytest 9's own TOML file: a [pytest] table, the config even when empty.
@@ -119,8 +92,8 @@ pub fn load(args: &[PathBuf], rootdir_flag: Option<&Path>, cwd: &Path) -> Result
                         None => toml_section(&path, &text, &["tool", "pytest"])?,
                     }
                 }
-                "tox.ini" => ini_section(&path, &text, "pytest")?,
-                "setup.cfg" => ini_section(&path, &text, "tool:pytest")?,
+                "tox.ini" => ini::section(&path, &text, "pytest")?,
+                "setup.cfg" => ini::section(&path, &text, "tool:pytest")?,
                 _ => None,
             };
             if let Some(entries) = entries {
@@ -229,156 +202,6 @@ fn marker_name(line: &str) -> &str {
     line[..end].trim()
 }
 
-/// Splits like a POSIX shell (quotes and backslashes), as pytest's "args" ini type does.
-pub fn shell_split(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut in_word = false;
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\'' => {
-                in_word = true;
-                for q in chars.by_ref() {
-                    if q == '\'' {
-                        break;
-                    }
-                    cur.push(q);
-                }
-            }
-            '"' => {
-                in_word = true;
-                while let Some(q) = chars.next() {
-                    match q {
-                        '"' => break,
-                        '\\' => {
-                            if let Some(n) = chars.next() {
-                                cur.push(n);
-                            }
-                        }
-                        _ => cur.push(q),
-                    }
-                }
-            }
-            '\\' => {
-                in_word = true;
-                if let Some(n) = chars.next() {
-                    cur.push(n);
-                }
-            }
-            c if c.is_whitespace() => {
-                if in_word {
-                    out.push(std::mem::take(&mut cur));
-                    in_word = false;
-                }
-            }
-            c => {
-                in_word = true;
-                cur.push(c);
-            }
-        }
-    }
-    if in_word {
-        out.push(cur);
-    }
-    out
-}
-
-/// Parses an ini file the way pytest's iniconfig does and returns the entries of `section`
-/// (None when the file has no such section). Malformed lines are an error with their line.
-fn ini_section(path: &Path, text: &str, section: &str) -> Result<Option<Entries>, Error> {
-    let name = path.display().to_string();
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut current: Option<String> = None;
-    let mut result: Option<Entries> = None;
-    let mut seen_section = false;
-    for (i, raw) in text.lines().enumerate() {
-        let lineno = i as u64 + 1;
-        let line = raw.trim_end_matches('\r');
-        let trimmed = line.trim();
-        if trimmed.is_empty() || trimmed.starts_with('#') || trimmed.starts_with(';') {
-            continue;
-        }
-        if line.starts_with([' ', '\t']) {
-            // A continuation line of the previous value.
-            let Some(cur) = &current else {
-                return Err(Error::parse(
-                    &name,
-                    lineno as usize,
-                    1,
-                    "unexpected indented line: expected a section header or 'name = value'",
-                ));
-            };
-            if result.is_some()
-                && cur == section
-                && let Some(entries) = result.as_mut()
-            {
-                if let Some((_, Value::Text(v), _)) = entries.last_mut() {
-                    v.push('\n');
-                    v.push_str(trimmed);
-                } else if entries.is_empty() {
-                    return Err(Error::parse(
-                        &name,
-                        lineno as usize,
-                        1,
-                        "unexpected indented line: expected 'name = value'",
-                    ));
-                }
-            }
-            continue;
-        }
-        if let Some(rest) = trimmed.strip_prefix('[') {
-            let Some(header) = rest.strip_suffix(']') else {
-                return Err(Error::parse(
-                    &name,
-                    lineno as usize,
-                    1,
-                    "expected a section header like [pytest]",
-                ));
-            };
-            let header = header.trim().to_string();
-            if header == section {
-                if seen_section {
-                    return Err(Error::parse(
-                        &name,
-                        lineno as usize,
-                        1,
-                        format!("duplicate section [{section}]"),
-                    ));
-                }
-                seen_section = true;
-                result = Some(Vec::new());
-            }
-            current = Some(header);
-            continue;
-        }
-        let Some(pos) = line.find(['=', ':']) else {
-            return Err(Error::parse(
-                &name,
-                lineno as usize,
-                1,
-                "expected 'name = value', a [section] header or a comment",
-            ));
-        };
-        if current.is_none() {
-            return Err(Error::parse(
-                &name,
-                lineno as usize,
-                1,
-                "a value before any [section] header",
-            ));
-        }
-        if current.as_deref() == Some(section) {
-            let key = line[..pos].trim().to_string();
-            let value = line[pos + 1..].trim().to_string();
-            if let Some(entries) = result.as_mut() {
-                entries.push((key, Value::Text(value), lineno));
-            }
-        }
-    }
-    Ok(result)
-}
-
 /// The table at `keys` of a TOML config (`[tool.pytest.ini_options]`, `[tool.pytest]`, or
 /// `[pytest]` in pytest.toml), None when absent.
 fn toml_section(path: &Path, text: &str, keys: &[&str]) -> Result<Option<Entries>, Error> {
@@ -440,163 +263,10 @@ fn find_key_line(text: &str, key: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// pytest's matching for `python_classes` / `python_functions`: an entry with glob characters
-/// is an fnmatch pattern, any other entry a prefix.
-pub fn matches_prefix_or_glob(patterns: &[String], name: &str) -> bool {
-    patterns.iter().any(|p| {
-        if p.contains(['*', '?', '[']) {
-            fnmatch(p, name)
-        } else {
-            name.starts_with(p.as_str())
-        }
-    })
-}
-
-/// fnmatch on a name: `*`, `?`, `[seq]`, `[!seq]`.
-pub fn fnmatch(pattern: &str, name: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let n: Vec<char> = name.chars().collect();
-    fn go(p: &[char], n: &[char]) -> bool {
-        let (mut pi, mut ni) = (0, 0);
-        let (mut star_p, mut star_n) = (usize::MAX, 0);
-        while ni < n.len() {
-            if pi < p.len() {
-                match p[pi] {
-                    '*' => {
-                        star_p = pi;
-                        star_n = ni;
-                        pi += 1;
-                        continue;
-                    }
-                    '?' => {
-                        pi += 1;
-                        ni += 1;
-                        continue;
-                    }
-                    '[' => {
-                        if let Some((matched, next)) = class(&p[pi..], n[ni]) {
-                            if matched {
-                                pi += next;
-                                ni += 1;
-                                continue;
-                            }
-                        } else if n[ni] == '[' {
-                            pi += 1;
-                            ni += 1;
-                            continue;
-                        }
-                    }
-                    c if c == n[ni] => {
-                        pi += 1;
-                        ni += 1;
-                        continue;
-                    }
-                    _ => {}
-                }
-            }
-            if star_p != usize::MAX {
-                pi = star_p + 1;
-                star_n += 1;
-                ni = star_n;
-                continue;
-            }
-            return false;
-        }
-        p[pi..].iter().all(|&c| c == '*')
-    }
-    /// Matches a `[...]` class at the start of `p`: (matched, length of the class).
-    fn class(p: &[char], c: char) -> Option<(bool, usize)> {
-        let mut i = 1;
-        let negate = p.get(1) == Some(&'!');
-        if negate {
-            i += 1;
-        }
-        let start = i;
-        let mut matched = false;
-        while i < p.len() {
-            if p[i] == ']' && i > start {
-                return Some((matched != negate, i + 1));
-            }
-            if p.get(i + 1) == Some(&'-') && p.get(i + 2).is_some_and(|&e| e != ']') {
-                if p[i] <= c && c <= p[i + 2] {
-                    matched = true;
-                }
-                i += 3;
-            } else {
-                if p[i] == c {
-                    matched = true;
-                }
-                i += 1;
-            }
-        }
-        None
-    }
-    go(&p, &n)
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn fnmatch_cases() {
-        let cases = [
-            ("test_*.py", "test_a.py", true),
-            ("test_*.py", "a_test.py", false),
-            ("*_test.py", "a_test.py", true),
-            ("*.egg", "x.egg", true),
-            (".*", ".git", true),
-            (".*", "git", false),
-            ("{arch}", "{arch}", true),
-            ("check_*", "check_it", true),
-            ("t?st", "test", true),
-            ("[ab]c", "bc", true),
-            ("[!ab]c", "bc", false),
-        ];
-        for (p, n, want) in cases {
-            assert_eq!(fnmatch(p, n), want, "{p} vs {n}");
-        }
-    }
-
-    #[test]
-    fn prefix_or_glob() {
-        let pats = vec!["Test".to_string(), "*Suite".to_string()];
-        assert!(matches_prefix_or_glob(&pats, "Testing"));
-        assert!(matches_prefix_or_glob(&pats, "InvoiceSuite"));
-        assert!(!matches_prefix_or_glob(&pats, "Invoice"));
-    }
-
-    #[test]
-    fn shell_split_quotes() {
-        assert_eq!(
-            shell_split("-ra  --reruns=2 'a b' \"c d\""),
-            vec!["-ra", "--reruns=2", "a b", "c d"]
-        );
-    }
-
-    #[test]
-    fn ini_errors_are_located() {
-        let p = Path::new("tox.ini");
-        let err = ini_section(
-            p,
-            "[pytest]\nmarkers =\n  merge\nthis is not ini\n",
-            "pytest",
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(err.starts_with("tox.ini:4:"), "{err}");
-        let ok = ini_section(
-            p,
-            "[other]\nx=1\n[pytest]\nmarkers =\n  merge: votes\n  witness\n",
-            "pytest",
-        )
-        .unwrap()
-        .unwrap();
-        assert_eq!(ok[0].0, "markers");
-        assert_eq!(ok[0].1.lines(), vec!["merge: votes", "witness"]);
-        assert_eq!(ok[0].2, 4);
-    }
 
     #[test]
     fn toml_errors_are_located() {

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 
 use lane_core::Error;
 
-use crate::config::{Config, fnmatch};
+use crate::config::Config;
+use crate::fnmatch::fnmatch;
 
 #[derive(Debug, Default)]
 pub struct Found {

@@ -1,25 +1,26 @@
 //! lane-scan: finds pytest tests without importing or running the code it reads, gives each
 //! its lane, and reports every rule broken (DESIGN.md §4).
 
-pub mod arena;
+pub mod collect;
 pub mod config;
 pub mod discover;
+pub mod fnmatch;
+pub mod ini;
 pub mod marks;
 pub mod python;
 pub mod rules;
+pub mod shell_split;
 
-use std::borrow::Cow;
-use std::collections::{BTreeSet, HashSet};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
 
 use lane_core::scan::{Counts, Lane, ScanSection, ScanTest};
 use lane_core::{Error, Problem, Rule};
 use rayon::prelude::*;
 
-use crate::config::{Config, matches_prefix_or_glob};
-use crate::marks::{ModuleFile, Tree, Val};
-use crate::python::{Call, Class, Function, Located};
+use crate::collect::TestFound;
+use crate::config::Config;
+use crate::marks::{ModuleFile, ModuleId, SourceTree};
 
 /// Stack for parser threads: the parser and the AST's drop are recursive, and hostile input
 /// can nest deeply. The memory is reserved, not touched.
@@ -57,6 +58,72 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
         .build()
         .map_err(|e| Error::usage(format!("cannot start parser threads: {e}")))?;
 
+    let test_files: HashSet<&PathBuf> = found.test_files.iter().collect();
+    let imports = marks::ImportCache::default();
+    let Parsed {
+        files,
+        modules,
+        mut problems,
+    } = parse_tree(&pool, &found, &test_files, root, &imports);
+
+    let tree = SourceTree::new(&modules, root, &imports);
+    // Each module is collected and its tests checked on one core, so the intermediate
+    // lists never exist for the whole tree at once. Test ids start with their module's path,
+    // so two modules never share one; each module's list is sorted by id, and the lists are
+    // put in id order (`in_id_order`), whatever the scheduling.
+    let per_module: Vec<(Vec<ScanTest>, Vec<Problem>)> = pool.install(|| {
+        modules
+            .par_iter()
+            .enumerate()
+            .map(|(i, module)| module_tests(&tree, &config, &test_files, ModuleId(i), module))
+            .collect()
+    });
+    let mut runs = Vec::with_capacity(per_module.len());
+    for (module_tests, module_problems) in per_module {
+        if !module_tests.is_empty() {
+            runs.push(module_tests);
+        }
+        problems.extend(module_problems);
+    }
+    let runs = in_id_order(runs);
+    let counts = count(runs.iter().flatten());
+    rules::check_suite(&config, &counts, &mut problems);
+    lane_core::problem::normalize(&mut problems);
+    drop(tree);
+    Ok(Scan {
+        section: ScanSection {
+            tool: "lane-scan".to_string(),
+            tests: Vec::new(),
+            counts,
+            files,
+            problems,
+        },
+        runs,
+        _modules: modules,
+    })
+}
+
+/// The modules read for a scan: the test files and conftests, then the tree modules they
+/// import, round by round.
+struct Parsed {
+    /// Root-relative test files, sorted.
+    files: Vec<String>,
+    /// Sorted by path (the order [`ModuleId`]s count in).
+    modules: Vec<ModuleFile>,
+    /// Files that cannot be read or parsed.
+    problems: Vec<Problem>,
+}
+
+/// Parses the found files and, for up to [`IMPORT_ROUNDS`] rounds, the tree modules the parsed
+/// ones import. Long for a reason: one round is parse on every core, then a sequential pass
+/// over the results that must see the whole round (what is already loaded).
+fn parse_tree(
+    pool: &rayon::ThreadPool,
+    found: &discover::Found,
+    test_files: &HashSet<&PathBuf>,
+    root: &Path,
+    imports: &marks::ImportCache,
+) -> Parsed {
     let mut problems = Vec::new();
     let mut files = Vec::new();
     let mut modules: Vec<ModuleFile> = Vec::new();
@@ -67,8 +134,6 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
         .chain(found.conftests.iter())
         .cloned()
         .collect();
-    let test_files: HashSet<&PathBuf> = found.test_files.iter().collect();
-    let imports = marks::ImportCache::default();
     for round in 0..=IMPORT_ROUNDS {
         wanted.retain(|p| seen.insert(p.clone()));
         if wanted.is_empty() {
@@ -76,17 +141,17 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
         }
         // Parsing and looking for the files each import may load both happen on every core;
         // only the bookkeeping of what was already seen is sequential.
-        let parsed: Vec<Parsed> = pool.install(|| {
+        let parsed: Vec<ParsedFile> = pool.install(|| {
             wanted
                 .par_iter()
                 .map(|abs| {
                     let rel = rel_path(abs, root);
                     let result = parse_file(abs, &rel);
                     let imported = match &result {
-                        Ok(module) => imported_files(abs, module, root, &imports),
+                        Ok(module) => imported_files(abs, module, root, imports),
                         Err(_) => Vec::new(),
                     };
-                    Parsed {
+                    ParsedFile {
                         abs: abs.clone(),
                         rel,
                         result,
@@ -97,7 +162,7 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
         });
         let mut next = Vec::new();
         for parsed in parsed {
-            let Parsed {
+            let ParsedFile {
                 abs,
                 rel,
                 result,
@@ -130,58 +195,27 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
     files.dedup();
     // Parallel parsing finishes in any order; resolution below must not depend on it.
     modules.sort_by(|a, b| a.abs.cmp(&b.abs));
-
-    let tree = Tree::new(&modules, root, &imports);
-    // Each module is collected and its tests checked on one core, so the intermediate
-    // lists never exist for the whole tree at once. Test ids start with their module's path,
-    // so two modules never share one; each module's list is sorted by id, and the lists are
-    // put in id order (`in_id_order`), whatever the scheduling.
-    let per_module: Vec<(Vec<ScanTest>, Vec<Problem>)> = pool.install(|| {
-        modules
-            .par_iter()
-            .enumerate()
-            .map(|(i, module)| module_tests(&tree, &config, &test_files, i, module))
-            .collect()
-    });
-    let mut runs = Vec::with_capacity(per_module.len());
-    for (module_tests, module_problems) in per_module {
-        if !module_tests.is_empty() {
-            runs.push(module_tests);
-        }
-        problems.extend(module_problems);
+    Parsed {
+        files,
+        modules,
+        problems,
     }
-    let runs = in_id_order(runs);
-    let counts = count(runs.iter().flatten());
-    rules::check_suite(&config, &counts, &mut problems);
-    lane_core::problem::normalize(&mut problems);
-    drop(tree);
-    Ok(Scan {
-        section: ScanSection {
-            tool: "lane-scan".to_string(),
-            tests: Vec::new(),
-            counts,
-            files,
-            problems,
-        },
-        runs,
-        _modules: modules,
-    })
 }
 
 /// The tests of module `i`, sorted by id and checked, and the problems found in it.
 fn module_tests(
-    tree: &Tree,
+    tree: &SourceTree,
     config: &Config,
     test_files: &HashSet<&PathBuf>,
-    i: usize,
+    i: ModuleId,
     module: &ModuleFile,
 ) -> (Vec<ScanTest>, Vec<Problem>) {
     let mut found = Vec::new();
     let mut found_problems = Vec::new();
     if test_files.contains(&module.abs) {
-        collect_module(tree, config, i, &mut found, &mut found_problems);
+        collect::collect_module(tree, config, i, &mut found);
     } else if module.abs.file_name().is_some_and(|n| n == "conftest.py") {
-        rules::runtime_hooks(module, &mut found_problems);
+        rules::check_conftest(module, &mut found_problems);
     }
     // Found last definition first, the tests are mostly in descending id order already.
     found.sort_by(|a: &TestFound, b| b.id.cmp(&a.id));
@@ -262,7 +296,7 @@ fn expand_testpath(root: &Path, entry: &str) -> Vec<PathBuf> {
             } else if part.contains(['*', '?', '[']) {
                 next.extend(children(dir).into_iter().filter(|p| {
                     p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-                        (!n.starts_with('.') || part.starts_with('.')) && config::fnmatch(part, n)
+                        (!n.starts_with('.') || part.starts_with('.')) && fnmatch::fnmatch(part, n)
                     })
                 }));
             } else {
@@ -302,7 +336,7 @@ fn all_dirs(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// One parsed file and, per import in it, the candidate files that exist (nearest first).
-struct Parsed {
+struct ParsedFile {
     abs: PathBuf,
     rel: String,
     result: Result<python::Module, Problem>,
@@ -372,418 +406,6 @@ fn parse_file(abs: &Path, rel: &str) -> Result<python::Module, Problem> {
     })
 }
 
-/// A test as collected, with everything that reaches it.
-pub struct TestFound<'a> {
-    pub id: String,
-    /// The module the test is collected from.
-    pub module: usize,
-    pub func: &'a Function,
-    /// The module the function is written in (a base class may live elsewhere).
-    pub func_module: usize,
-    /// The decorators written on the function, nearest first.
-    pub decorators: Vec<Applied<'a>>,
-    /// The marks of its classes and module, nearest first: one list shared by all the tests
-    /// they reach.
-    pub inherited: Rc<[Applied<'a>]>,
-    /// A `pytest.skip()` at module level, by line.
-    pub module_skip: Option<u64>,
-}
-
-impl<'a> TestFound<'a> {
-    /// Marks and other decorators reaching the test, nearest first.
-    pub fn applied(&self) -> impl Iterator<Item = &Applied<'a>> {
-        self.decorators.iter().chain(self.inherited.iter())
-    }
-}
-
-/// One decorator or pytestmark entry that reaches a test.
-#[derive(Clone)]
-pub struct Applied<'a> {
-    pub val: Val<'a>,
-    /// Root-relative file and line where it is written.
-    pub file: &'a str,
-    pub line: u64,
-    pub module: usize,
-    /// From `pytestmark` (a list or single mark), not a decorator.
-    pub from_pytestmark: bool,
-}
-
-fn collect_module<'a>(
-    tree: &Tree<'a>,
-    config: &Config,
-    m: usize,
-    out: &mut Vec<TestFound<'a>>,
-    problems: &mut Vec<Problem>,
-) {
-    let file = &tree.modules[m];
-    let module = &file.module;
-    if module.dunder_test == Some(false) {
-        return;
-    }
-    let mut module_marks = Vec::new();
-    if let Some(pm) = &module.pytestmark {
-        pytestmark_entries(tree, pm, m, &mut module_marks);
-    }
-    let module_marks: Rc<[Applied<'a>]> = module_marks.into();
-    let module_skip = module
-        .calls
-        .iter()
-        .find(|c| matches!(tree.eval(&c.value, m), Val::CallOf(ref p, _) if p == "pytest.skip"))
-        .map(|c| c.line);
-    let disabled: HashSet<&str> = module
-        .function_dunder_test
-        .iter()
-        .filter(|(_, t)| !t)
-        .map(|(n, _)| n.as_str())
-        .collect();
-    let mut names = BTreeSet::new();
-    for f in module.functions.iter().rev() {
-        if !names.insert(f.name.as_str()) {
-            continue;
-        }
-        if disabled.contains(f.name.as_str())
-            || !matches_prefix_or_glob(&config.python_functions, &f.name)
-        {
-            continue;
-        }
-        let decorators = decorators(tree, f, m);
-        if is_fixture(&decorators) {
-            continue;
-        }
-        out.push(TestFound {
-            id: node_id(&file.rel, &f.name),
-            module: m,
-            func: f,
-            func_module: m,
-            decorators,
-            inherited: Rc::clone(&module_marks),
-            module_skip,
-        });
-    }
-    let mut class_names = BTreeSet::new();
-    for class in module.classes.iter().rev() {
-        if !class_names.insert(class.name.as_str()) {
-            continue;
-        }
-        collect_class(
-            tree,
-            config,
-            m,
-            m,
-            class,
-            &node_id(&file.rel, &class.name),
-            &module_marks,
-            module_skip,
-            out,
-            problems,
-        );
-    }
-    // pytest walks the module's namespace: test classes and functions imported from modules
-    // in the tree are collected here too, under the name they are bound to.
-    for (k, import) in module.imports.iter().enumerate().rev() {
-        let Some(item) = import.name.as_deref() else {
-            continue;
-        };
-        let bound = import.binds.as_str();
-        if item == "*" || names.contains(bound) || class_names.contains(bound) {
-            continue;
-        }
-        let Some(i) = tree.import_target(m, k) else {
-            continue;
-        };
-        if i == m {
-            continue;
-        }
-        let own = &tree.modules[i].module;
-        if let Some(class) = own.classes.iter().rev().find(|c| c.name == item) {
-            class_names.insert(bound);
-            collect_class(
-                tree,
-                config,
-                m,
-                i,
-                class,
-                &node_id(&file.rel, bound),
-                &module_marks,
-                module_skip,
-                out,
-                problems,
-            );
-        } else if let Some(f) = own.functions.iter().rev().find(|f| f.name == item) {
-            names.insert(bound);
-            if disabled.contains(bound) || !matches_prefix_or_glob(&config.python_functions, bound)
-            {
-                continue;
-            }
-            let decorators = decorators(tree, f, i);
-            if is_fixture(&decorators) {
-                continue;
-            }
-            out.push(TestFound {
-                id: node_id(&file.rel, bound),
-                module: m,
-                func: f,
-                func_module: i,
-                decorators,
-                inherited: Rc::clone(&module_marks),
-                module_skip,
-            });
-        }
-    }
-}
-
-#[allow(clippy::too_many_arguments, clippy::only_used_in_recursion)]
-fn collect_class<'a>(
-    tree: &Tree<'a>,
-    config: &Config,
-    home: usize,
-    m: usize,
-    class: &'a Class,
-    prefix: &str,
-    outer: &[Applied<'a>],
-    module_skip: Option<u64>,
-    out: &mut Vec<TestFound<'a>>,
-    problems: &mut Vec<Problem>,
-) {
-    // `home`: the test module collecting the class; `m`: the module defining it.
-    let mro = mro(tree, m, class);
-    let unittest = mro.iter().any(|e| matches!(e, MroEntry::TestCase));
-    let classes: Vec<(usize, &Class)> = mro
-        .iter()
-        .filter_map(|e| match e {
-            MroEntry::Class(i, c) => Some((*i, *c)),
-            MroEntry::TestCase | MroEntry::Abc => None,
-        })
-        .collect();
-    let dunder_test = classes.iter().find_map(|(_, c)| c.dunder_test);
-    if dunder_test == Some(false) {
-        return;
-    }
-    if !unittest {
-        if !matches_prefix_or_glob(&config.python_classes, &class.name) {
-            return;
-        }
-        if classes.iter().any(|(_, c)| c.has_init) {
-            // pytest warns and does not collect a test class with an __init__.
-            return;
-        }
-    }
-    if mro.iter().any(|e| matches!(e, MroEntry::Abc)) && is_abstract(tree, &classes) {
-        // pytest skips abstract classes (inspect.isabstract).
-        return;
-    }
-    let mut class_marks: Vec<Applied<'a>> = Vec::new();
-    for (i, c) in &classes {
-        for d in &c.decorators {
-            class_marks.push(applied_from(tree, d, *i, false));
-        }
-        if let Some(pm) = &c.pytestmark {
-            pytestmark_entries(tree, pm, *i, &mut class_marks);
-        }
-    }
-    class_marks.extend_from_slice(outer);
-    let class_marks: Rc<[Applied<'a>]> = class_marks.into();
-
-    let mut names = BTreeSet::new();
-    for (i, c) in &classes {
-        for f in c.methods.iter().rev() {
-            if !names.insert(f.name.as_str()) {
-                continue;
-            }
-            let is_test = if unittest {
-                f.name.starts_with("test")
-            } else {
-                matches_prefix_or_glob(&config.python_functions, &f.name)
-            };
-            if !is_test {
-                continue;
-            }
-            let decorators = decorators(tree, f, *i);
-            if is_fixture(&decorators) {
-                continue;
-            }
-            out.push(TestFound {
-                id: node_id(prefix, &f.name),
-                module: home,
-                func: f,
-                func_module: *i,
-                decorators,
-                inherited: Rc::clone(&class_marks),
-                module_skip,
-            });
-        }
-    }
-    if !unittest {
-        let mut inner_names = BTreeSet::new();
-        for inner in class.classes.iter().rev() {
-            if !inner_names.insert(inner.name.as_str()) {
-                continue;
-            }
-            collect_class(
-                tree,
-                config,
-                home,
-                m,
-                inner,
-                &node_id(prefix, &inner.name),
-                &class_marks,
-                module_skip,
-                out,
-                problems,
-            );
-        }
-    }
-}
-
-/// Whether a method, as the MRO resolves it, is still decorated `@abc.abstractmethod`.
-fn is_abstract(tree: &Tree, classes: &[(usize, &Class)]) -> bool {
-    let mut names = HashSet::new();
-    for (i, c) in classes {
-        for f in c.methods.iter().rev() {
-            if !names.insert(f.name.as_str()) {
-                continue;
-            }
-            let abstract_ = f.decorators.iter().any(
-                |d| matches!(tree.eval(&d.value, *i), Val::Path(p) if p == "abc.abstractmethod"),
-            );
-            if abstract_ {
-                return true;
-            }
-        }
-    }
-    false
-}
-
-enum MroEntry<'a> {
-    Class(usize, &'a Class),
-    TestCase,
-    /// `abc.ABC` or `metaclass=abc.ABCMeta`: abstract methods make the class abstract.
-    Abc,
-}
-
-/// The class and its bases in the tree, depth first, each once; `unittest.TestCase` (and its
-/// async variant) marks a unittest class.
-fn mro<'a>(tree: &Tree<'a>, m: usize, class: &'a Class) -> Vec<MroEntry<'a>> {
-    fn walk<'a>(
-        tree: &Tree<'a>,
-        m: usize,
-        class: &'a Class,
-        out: &mut Vec<MroEntry<'a>>,
-        seen: &mut HashSet<*const Class>,
-        depth: usize,
-    ) {
-        if depth > 64 || !seen.insert(class as *const Class) {
-            return;
-        }
-        out.push(MroEntry::Class(m, class));
-        for base in &class.bases {
-            match tree.eval(base, m) {
-                Val::Class(i, c) => walk(tree, i, c, out, seen, depth + 1),
-                Val::Path(p)
-                    if matches!(
-                        &*p,
-                        "unittest.TestCase"
-                            | "unittest.case.TestCase"
-                            | "unittest.IsolatedAsyncioTestCase"
-                            | "unittest.async_case.IsolatedAsyncioTestCase"
-                    ) =>
-                {
-                    out.push(MroEntry::TestCase)
-                }
-                Val::Path(p) if matches!(&*p, "abc.ABC" | "abc.ABCMeta") => out.push(MroEntry::Abc),
-                _ => {}
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(tree, m, class, &mut out, &mut HashSet::new(), 0);
-    out
-}
-
-/// The decorators written on `f` (in module `m`).
-fn decorators<'a>(tree: &Tree<'a>, f: &'a Function, m: usize) -> Vec<Applied<'a>> {
-    f.decorators
-        .iter()
-        .map(|d| applied_from(tree, d, m, false))
-        .collect()
-}
-
-fn applied_from<'a>(
-    tree: &Tree<'a>,
-    d: &'a Located<crate::python::Ex>,
-    m: usize,
-    from_pytestmark: bool,
-) -> Applied<'a> {
-    let val = match tree.eval(&d.value, m) {
-        v @ Val::Mark(_) => v,
-        // `getattr(pytest.mark, name)` and friends: refers to marks, resolves to none.
-        _ if marks::mentions_marks(tree, &d.value, m) => Val::Unknown,
-        // An ordinary decorator we cannot see into: not a mark.
-        Val::Unknown => Val::Path(Cow::Borrowed("")),
-        v => v,
-    };
-    let modules: &'a [ModuleFile] = tree.modules;
-    Applied {
-        val,
-        file: &modules[m].rel,
-        line: d.line,
-        module: m,
-        from_pytestmark,
-    }
-}
-
-/// Expands a `pytestmark = ...` value: a mark, or a list/tuple of marks. Anything else is
-/// kept as an unresolved entry.
-fn pytestmark_entries<'a>(
-    tree: &Tree<'a>,
-    pm: &'a Located<crate::python::Ex>,
-    m: usize,
-    out: &mut Vec<Applied<'a>>,
-) {
-    let modules: &'a [ModuleFile] = tree.modules;
-    let make = |val| Applied {
-        val,
-        file: &modules[m].rel,
-        line: pm.line,
-        module: m,
-        from_pytestmark: true,
-    };
-    // pytest 9 refuses a tuple here ("got (MarkDecorator(...),) instead of Mark"): the
-    // module would not even be collected, so it is reported rather than read as marks.
-    if matches!(pm.value, crate::python::Ex::Tuple(_)) {
-        out.push(make(Val::Unknown));
-        return;
-    }
-    match tree.eval(&pm.value, m) {
-        Val::List(items) => {
-            for item in items {
-                match item {
-                    Val::Mark(_) => out.push(make(item)),
-                    _ => out.push(make(Val::Unknown)),
-                }
-            }
-        }
-        v @ Val::Mark(_) => out.push(make(v)),
-        _ => out.push(make(Val::Unknown)),
-    }
-}
-
-/// The node id of `name` inside the module or class `prefix`: `prefix::name`.
-fn node_id(prefix: &str, name: &str) -> String {
-    let mut id = String::with_capacity(prefix.len() + 2 + name.len());
-    id.push_str(prefix);
-    id.push_str("::");
-    id.push_str(name);
-    id
-}
-
-fn is_fixture(applied: &[Applied]) -> bool {
-    applied.iter().any(|a| match &a.val {
-        Val::Path(p) | Val::CallOf(p, _) => p == "pytest.fixture",
-        _ => false,
-    })
-}
-
 fn count<'a>(tests: impl Iterator<Item = &'a ScanTest>) -> Counts {
     let mut counts = Counts::default();
     for t in tests {
@@ -796,15 +418,6 @@ fn count<'a>(tests: impl Iterator<Item = &'a ScanTest>) -> Counts {
         }
     }
     counts
-}
-
-/// The call of a mark or decorator, when it has one.
-pub fn call_of<'a>(val: &Val<'a>) -> Option<&'a Call> {
-    match val {
-        Val::Mark(m) => m.call,
-        Val::CallOf(_, c) => Some(c),
-        _ => None,
-    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use lane_core::cli::{self, DocumentArgs, Generate};
 use lane_core::{Status, scan::ScanSection};
 
 #[global_allocator]
-static ALLOCATOR: lane_scan::arena::Allocator = lane_scan::arena::Allocator;
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const EXAMPLE: &str = "\
 Example (before pytest runs: fail fast on illegal suites):
@@ -38,11 +38,6 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    // SAFETY: `arena::Allocator` is this binary's global allocator (above).
-    #[allow(unsafe_code)]
-    unsafe {
-        lane_scan::arena::enable()
-    };
     let args: Args = cli::parse("lane-scan");
     cli::run("lane-scan", || {
         if let Some(rule) = &args.explain {

@@ -39,6 +39,19 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// A module's place in the tree's list of modules (sorted by path), which every cross-module
+/// reference (`Val::Module`, an import's target, where a test is collected) is given as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ModuleId(pub usize);
+
+impl std::ops::Index<ModuleId> for [ModuleFile] {
+    type Output = ModuleFile;
+
+    fn index(&self, id: ModuleId) -> &ModuleFile {
+        &self[id.0]
+    }
+}
+
 /// A parsed module of the tree.
 #[derive(Debug)]
 pub struct ModuleFile {
@@ -60,8 +73,8 @@ pub enum Val<'a> {
     /// A call of something outside the tree (`pytest.param(...)`, `unittest.skip("r")`).
     CallOf(Cow<'a, str>, &'a Call),
     List(Vec<Val<'a>>),
-    Class(usize, &'a Class),
-    Module(usize),
+    Class(ModuleId, &'a Class),
+    Module(ModuleId),
     Str(&'a str),
     Const(bool),
     Unknown,
@@ -73,9 +86,11 @@ pub struct Mark<'a> {
     pub call: Option<&'a Call>,
 }
 
-pub struct Tree<'a> {
+/// The parsed modules under the root and what their names resolve to: marks, classes and
+/// modules across imports.
+pub struct SourceTree<'a> {
     pub modules: &'a [ModuleFile],
-    pub by_path: HashMap<PathBuf, usize>,
+    pub by_path: HashMap<PathBuf, ModuleId>,
     pub root: PathBuf,
     files: &'a ImportCache,
     /// Per module, per import: the tree modules it names, found on first use (every test
@@ -86,17 +101,17 @@ pub struct Tree<'a> {
 #[derive(Default)]
 struct ImportTargets {
     /// The module `M` of `import M` / `from M import X`.
-    module: OnceLock<Option<usize>>,
+    module: OnceLock<Option<ModuleId>>,
     /// The submodule `M.X` of `from M import X`.
-    submodule: OnceLock<Option<usize>>,
+    submodule: OnceLock<Option<ModuleId>>,
 }
 
-impl<'a> Tree<'a> {
-    pub fn new(modules: &'a [ModuleFile], root: &Path, files: &'a ImportCache) -> Tree<'a> {
+impl<'a> SourceTree<'a> {
+    pub fn new(modules: &'a [ModuleFile], root: &Path, files: &'a ImportCache) -> SourceTree<'a> {
         let by_path = modules
             .iter()
             .enumerate()
-            .map(|(i, m)| (m.abs.clone(), i))
+            .map(|(i, m)| (m.abs.clone(), ModuleId(i)))
             .collect();
         let imports = modules
             .iter()
@@ -108,7 +123,7 @@ impl<'a> Tree<'a> {
                     .collect()
             })
             .collect();
-        Tree {
+        SourceTree {
             modules,
             by_path,
             root: root.to_path_buf(),
@@ -118,27 +133,27 @@ impl<'a> Tree<'a> {
     }
 
     /// The tree module that import `k` of module `m` names (`M` of `from M import X`).
-    pub fn import_target(&self, m: usize, k: usize) -> Option<usize> {
-        *self.imports[m][k].module.get_or_init(|| {
+    pub fn import_target(&self, m: ModuleId, k: usize) -> Option<ModuleId> {
+        *self.imports[m.0][k].module.get_or_init(|| {
             let import = &self.modules[m].module.imports[k];
             self.find_module(&self.modules[m].abs, &import.module, import.level)
         })
     }
 
     /// For `from M import X` as import `k` of module `m`: the tree module `M.X`.
-    fn import_submodule(&self, m: usize, k: usize) -> Option<usize> {
-        *self.imports[m][k].submodule.get_or_init(|| {
+    fn import_submodule(&self, m: ModuleId, k: usize) -> Option<ModuleId> {
+        *self.imports[m.0][k].submodule.get_or_init(|| {
             let import = &self.modules[m].module.imports[k];
             self.find_module(&self.modules[m].abs, &import.submodule()?, import.level)
         })
     }
 
     /// Evaluates `ex` as written in module `m`.
-    pub fn eval(&self, ex: &'a Ex, m: usize) -> Val<'a> {
+    pub fn eval(&self, ex: &'a Ex, m: ModuleId) -> Val<'a> {
         self.eval_hops(ex, m, 0)
     }
 
-    fn eval_hops(&self, ex: &'a Ex, m: usize, hops: usize) -> Val<'a> {
+    fn eval_hops(&self, ex: &'a Ex, m: ModuleId, hops: usize) -> Val<'a> {
         if hops > MAX_HOPS {
             return Val::Unknown;
         }
@@ -195,7 +210,7 @@ impl<'a> Tree<'a> {
     }
 
     /// What `name` is bound to at module level in module `m`.
-    fn lookup(&self, name: &'a str, m: usize, hops: usize) -> Val<'a> {
+    fn lookup(&self, name: &'a str, m: ModuleId, hops: usize) -> Val<'a> {
         if hops > MAX_HOPS {
             return Val::Unknown;
         }
@@ -260,7 +275,7 @@ impl<'a> Tree<'a> {
     }
 
     /// Whether module `i` binds `name` at module level.
-    fn defines(&self, i: usize, name: &str) -> bool {
+    fn defines(&self, i: ModuleId, name: &str) -> bool {
         let own = &self.modules[i].module;
         own.classes.iter().any(|c| c.name == name)
             || own.assigns.iter().any(|(n, _)| n == name)
@@ -270,7 +285,7 @@ impl<'a> Tree<'a> {
 
     /// Whether `from <module i> import *` binds `name`: listed in a literal `__all__`, or
     /// (without `__all__`) defined there and not starting with `_`.
-    fn exports(&self, i: usize, name: &str) -> bool {
+    fn exports(&self, i: ModuleId, name: &str) -> bool {
         let own = &self.modules[i].module;
         match own.assigns.iter().rev().find(|(n, _)| n == "__all__") {
             Some((_, all)) => match &all.value {
@@ -284,7 +299,7 @@ impl<'a> Tree<'a> {
     }
 
     /// The submodule `name` of package module `i` (`pkg/__init__.py` -> `pkg/name.py`).
-    fn submodule(&self, i: usize, name: &str) -> Option<usize> {
+    fn submodule(&self, i: ModuleId, name: &str) -> Option<ModuleId> {
         let abs = &self.modules[i].abs;
         if abs.file_name().and_then(|n| n.to_str()) != Some("__init__.py") {
             return None;
@@ -299,7 +314,7 @@ impl<'a> Tree<'a> {
     }
 
     /// The tree module an import names, when it is one of the parsed modules.
-    pub fn find_module(&self, from: &Path, module: &str, level: u32) -> Option<usize> {
+    pub fn find_module(&self, from: &Path, module: &str, level: u32) -> Option<ModuleId> {
         self.files
             .existing(from, module, level, &self.root)
             .iter()
@@ -380,8 +395,8 @@ fn is_mark_name(name: &str) -> bool {
 
 /// True when an expression mentions pytest's marks at all (`pytest.mark`, a mark, or a name
 /// bound to one), so a value we cannot resolve is a mark we cannot see.
-pub fn mentions_marks<'a>(tree: &Tree<'a>, ex: &'a Ex, m: usize) -> bool {
-    fn walk<'a>(tree: &Tree<'a>, ex: &'a Ex, m: usize, depth: usize) -> bool {
+pub fn mentions_marks<'a>(tree: &SourceTree<'a>, ex: &'a Ex, m: ModuleId) -> bool {
+    fn walk<'a>(tree: &SourceTree<'a>, ex: &'a Ex, m: ModuleId, depth: usize) -> bool {
         if depth > 32 {
             return false;
         }

@@ -5,7 +5,6 @@
 
 use compact_str::CompactString;
 use ruff_python_ast::comparable::ComparableExpr;
-use ruff_python_ast::helpers::any_over_expr;
 use ruff_python_ast::{self as ast, CmpOp, Expr, Number, Stmt};
 use ruff_text_size::{Ranged, TextSize};
 
@@ -194,31 +193,19 @@ pub fn summarize(source: &str) -> Result<Module, SyntaxError> {
             message: format!("too many nested parentheses (Python allows {MAX_BRACKETS})"),
         });
     }
-    type ParseResult =
-        Result<ruff_python_parser::Parsed<ast::ModModule>, ruff_python_parser::ParseError>;
-    let read = |parsed: &ParseResult| match parsed {
+    match ruff_python_parser::parse_module(source) {
         Ok(parsed) => {
-            let cx = Cx {
+            let summarizer = Summarizer {
                 source,
                 lines: &lines,
             };
-            Ok(cx.module(&parsed.syntax().body))
+            Ok(summarizer.module(&parsed.syntax().body))
         }
         Err(e) => Err(SyntaxError {
             line: lines.line(e.location.start()),
             column: lines.column(source, e.location.start()),
             message: e.error.to_string(),
         }),
-    };
-    // SAFETY: ruff_python_parser (=0.0.10, pinned: re-check on upgrade) keeps nothing it
-    // allocates outside the tree it returns (no statics or thread-locals holding heap data;
-    // stacker's grown stacks are mapped, not allocated) and catches no panic; the summary is
-    // built from the tree by copying, never by moving parts out of it. The one cache `read`
-    // can fill inside the tree (a concatenated string's joined text, through ComparableExpr)
-    // makes `cannot_fail` ask for the tree to be dropped.
-    #[allow(unsafe_code)]
-    unsafe {
-        crate::arena::scoped(|| ruff_python_parser::parse_module(source), read)
     }
 }
 
@@ -273,12 +260,14 @@ fn too_deep(source: &str) -> Option<usize> {
     None
 }
 
-struct Cx<'a> {
+/// Builds a module's summary from its syntax tree: the source and its line starts, for the
+/// text and positions it copies.
+struct Summarizer<'a> {
     source: &'a str,
     lines: &'a Lines,
 }
 
-impl Cx<'_> {
+impl Summarizer<'_> {
     fn line_of(&self, node: &impl Ranged) -> u64 {
         self.lines.line(node.start())
     }
@@ -305,7 +294,8 @@ impl Cx<'_> {
     }
 
     /// Module-level statements, including those inside `if` / `try` blocks at module level
-    /// (pytest collects a test defined under `if sys.version_info >= ...`).
+    /// (pytest collects a test defined under `if sys.version_info >= ...`). Long for a reason:
+    /// one `match` arm per kind of statement, each a few lines, read best side by side.
     fn module_stmts(&self, body: &[Stmt], m: &mut Module, depth: usize) {
         if depth > MAX_DEPTH {
             return;
@@ -725,21 +715,13 @@ fn cannot_fail(test: &Expr) -> bool {
         if !reflexive || std::mem::discriminant(left) != std::mem::discriminant(right) {
             return false;
         }
-        // The comparable form of an implicitly concatenated string caches the joined text in
-        // the tree itself; the tree must then be dropped, not abandoned, or that text leaks.
-        let concatenated =
-            |e: &Expr| matches!(e, Expr::StringLiteral(s) if s.value.is_implicit_concatenated());
-        if any_over_expr(left, concatenated) || any_over_expr(right, concatenated) {
-            crate::arena::drop_after_read();
-        }
         return ComparableExpr::from(left) == ComparableExpr::from(right);
     }
     false
 }
 
-/// The value of a string literal, implicitly concatenated parts joined. Not
-/// `StringLiteralValue::to_str`: that caches the joined parts in the tree, which is
-/// abandoned in the arena without being dropped (the cache would leak).
+/// The value of a string literal, implicitly concatenated parts joined (straight into the
+/// summary's string: `StringLiteralValue::to_str` would first cache the joined parts in the tree).
 fn literal(value: &ast::StringLiteralValue) -> CompactString {
     match value.as_slice() {
         [single] => CompactString::new(&*single.value),

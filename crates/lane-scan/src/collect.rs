@@ -1,0 +1,423 @@
+//! What pytest collects from a test module: its test functions, test classes (their bases'
+//! methods included) and what it imports, each with every decorator and mark reaching it.
+
+use std::borrow::Cow;
+use std::collections::{BTreeSet, HashSet};
+use std::rc::Rc;
+
+use crate::config::Config;
+use crate::fnmatch::matches_prefix_or_glob;
+use crate::marks::{self, ModuleFile, ModuleId, SourceTree, Val};
+use crate::python::{self, Class, Function, Located};
+
+/// A test as collected, with everything that reaches it.
+pub struct TestFound<'a> {
+    pub id: String,
+    /// The module the test is collected from.
+    pub module: ModuleId,
+    pub func: &'a Function,
+    /// The module the function is written in (a base class may live elsewhere).
+    pub func_module: ModuleId,
+    /// The decorators written on the function, nearest first.
+    pub decorators: Vec<Applied<'a>>,
+    /// The marks of its classes and module, nearest first: one list shared by all the tests
+    /// they reach.
+    pub inherited: Rc<[Applied<'a>]>,
+    /// A `pytest.skip()` at module level, by line.
+    pub module_skip: Option<u64>,
+}
+
+impl<'a> TestFound<'a> {
+    /// Marks and other decorators reaching the test, nearest first.
+    pub fn applied(&self) -> impl Iterator<Item = &Applied<'a>> {
+        self.decorators.iter().chain(self.inherited.iter())
+    }
+}
+
+/// One decorator or pytestmark entry that reaches a test.
+#[derive(Clone)]
+pub struct Applied<'a> {
+    pub val: Val<'a>,
+    /// Root-relative file and line where it is written.
+    pub file: &'a str,
+    pub line: u64,
+    pub module: ModuleId,
+    /// From `pytestmark` (a list or single mark), not a decorator.
+    pub from_pytestmark: bool,
+}
+
+/// Collects the tests of test module `m` into `out`, as pytest does: its functions, its
+/// classes, and the test functions and classes it imports from the tree.
+pub fn collect_module<'a>(
+    tree: &SourceTree<'a>,
+    config: &Config,
+    m: ModuleId,
+    out: &mut Vec<TestFound<'a>>,
+) {
+    let modules: &'a [ModuleFile] = tree.modules;
+    let module = &modules[m].module;
+    if module.dunder_test == Some(false) {
+        return;
+    }
+    let mut module_marks = Vec::new();
+    if let Some(pm) = &module.pytestmark {
+        pytestmark_entries(tree, pm, m, &mut module_marks);
+    }
+    let module_skip = module
+        .calls
+        .iter()
+        .find(|c| matches!(tree.eval(&c.value, m), Val::CallOf(ref p, _) if p == "pytest.skip"))
+        .map(|c| c.line);
+    let mut collector = Collector {
+        tree,
+        config,
+        home: m,
+        module_marks: module_marks.into(),
+        module_skip,
+        disabled: module
+            .function_dunder_test
+            .iter()
+            .filter(|(_, t)| !t)
+            .map(|(n, _)| n.as_str())
+            .collect(),
+        names: BTreeSet::new(),
+        class_names: BTreeSet::new(),
+        out,
+    };
+    for f in module.functions.iter().rev() {
+        if collector.names.insert(f.name.as_str()) {
+            collector.function(f, m, &f.name);
+        }
+    }
+    let rel: &str = &tree.modules[m].rel;
+    for class in module.classes.iter().rev() {
+        if collector.class_names.insert(class.name.as_str()) {
+            let outer = Rc::clone(&collector.module_marks);
+            collector.class(m, class, &node_id(rel, &class.name), &outer);
+        }
+    }
+    collector.imported(module);
+}
+
+/// Collecting one test module.
+struct Collector<'t, 'a> {
+    tree: &'t SourceTree<'a>,
+    config: &'t Config,
+    /// The test module collecting (a class or function may be defined in another).
+    home: ModuleId,
+    /// The module's `pytestmark` entries, shared by every test in it.
+    module_marks: Rc<[Applied<'a>]>,
+    module_skip: Option<u64>,
+    /// Function names the module sets `__test__ = False` on.
+    disabled: HashSet<&'a str>,
+    /// The function and class names bound in the module so far (the last definition wins).
+    names: BTreeSet<&'a str>,
+    class_names: BTreeSet<&'a str>,
+    out: &'t mut Vec<TestFound<'a>>,
+}
+
+impl<'a> Collector<'_, 'a> {
+    /// Module-level function `f` (defined in module `m`), bound as `name` in the test module.
+    fn function(&mut self, f: &'a Function, m: ModuleId, name: &str) {
+        if self.disabled.contains(name)
+            || !matches_prefix_or_glob(&self.config.python_functions, name)
+        {
+            return;
+        }
+        let decorators = decorators(self.tree, f, m);
+        if is_fixture(&decorators) {
+            return;
+        }
+        self.out.push(TestFound {
+            id: node_id(&self.tree.modules[self.home].rel, name),
+            module: self.home,
+            func: f,
+            func_module: m,
+            decorators,
+            inherited: Rc::clone(&self.module_marks),
+            module_skip: self.module_skip,
+        });
+    }
+
+    /// pytest walks the module's namespace: test classes and functions imported from modules
+    /// in the tree are collected here too, under the name they are bound to.
+    fn imported(&mut self, module: &'a python::Module) {
+        let (tree, home) = (self.tree, self.home);
+        let rel: &str = &tree.modules[home].rel;
+        for (k, import) in module.imports.iter().enumerate().rev() {
+            let Some(item) = import.name.as_deref() else {
+                continue;
+            };
+            let bound = import.binds.as_str();
+            if item == "*" || self.names.contains(bound) || self.class_names.contains(bound) {
+                continue;
+            }
+            let Some(i) = tree.import_target(home, k) else {
+                continue;
+            };
+            if i == home {
+                continue;
+            }
+            let own = &tree.modules[i].module;
+            if let Some(class) = own.classes.iter().rev().find(|c| c.name == item) {
+                self.class_names.insert(bound);
+                let outer = Rc::clone(&self.module_marks);
+                self.class(i, class, &node_id(rel, bound), &outer);
+            } else if let Some(f) = own.functions.iter().rev().find(|f| f.name == item) {
+                self.names.insert(bound);
+                self.function(f, i, bound);
+            }
+        }
+    }
+
+    /// Class `class`, defined in module `m`, collected under node id `prefix` with the marks
+    /// `outer` of what encloses it.
+    fn class(&mut self, m: ModuleId, class: &'a Class, prefix: &str, outer: &[Applied<'a>]) {
+        let tree = self.tree;
+        let mro = mro(tree, m, class);
+        let unittest = mro.iter().any(|e| matches!(e, MroEntry::TestCase));
+        let classes: Vec<(ModuleId, &Class)> = mro
+            .iter()
+            .filter_map(|e| match e {
+                MroEntry::Class(i, c) => Some((*i, *c)),
+                MroEntry::TestCase | MroEntry::Abc => None,
+            })
+            .collect();
+        if !self.collects_class(class, unittest, &mro, &classes) {
+            return;
+        }
+        let mut class_marks: Vec<Applied<'a>> = Vec::new();
+        for (i, c) in &classes {
+            for d in &c.decorators {
+                class_marks.push(applied_from(tree, d, *i, false));
+            }
+            if let Some(pm) = &c.pytestmark {
+                pytestmark_entries(tree, pm, *i, &mut class_marks);
+            }
+        }
+        class_marks.extend_from_slice(outer);
+        let class_marks: Rc<[Applied<'a>]> = class_marks.into();
+
+        let mut names = BTreeSet::new();
+        for (i, c) in &classes {
+            for f in c.methods.iter().rev() {
+                if names.insert(f.name.as_str()) {
+                    self.method(f, *i, unittest, prefix, &class_marks);
+                }
+            }
+        }
+        if !unittest {
+            let mut inner_names = BTreeSet::new();
+            for inner in class.classes.iter().rev() {
+                if inner_names.insert(inner.name.as_str()) {
+                    self.class(m, inner, &node_id(prefix, &inner.name), &class_marks);
+                }
+            }
+        }
+    }
+
+    /// Whether pytest collects the class at all (`__test__`, its name, `__init__`, abstract).
+    fn collects_class(
+        &self,
+        class: &Class,
+        unittest: bool,
+        mro: &[MroEntry],
+        classes: &[(ModuleId, &Class)],
+    ) -> bool {
+        if classes.iter().find_map(|(_, c)| c.dunder_test) == Some(false) {
+            return false;
+        }
+        if !unittest {
+            if !matches_prefix_or_glob(&self.config.python_classes, &class.name) {
+                return false;
+            }
+            if classes.iter().any(|(_, c)| c.has_init) {
+                // pytest warns and does not collect a test class with an __init__.
+                return false;
+            }
+        }
+        // pytest skips abstract classes (inspect.isabstract).
+        !(mro.iter().any(|e| matches!(e, MroEntry::Abc)) && is_abstract(self.tree, classes))
+    }
+
+    /// Method `f` of a class in the MRO (defined in module `m`).
+    fn method(
+        &mut self,
+        f: &'a Function,
+        m: ModuleId,
+        unittest: bool,
+        prefix: &str,
+        class_marks: &Rc<[Applied<'a>]>,
+    ) {
+        let is_test = if unittest {
+            f.name.starts_with("test")
+        } else {
+            matches_prefix_or_glob(&self.config.python_functions, &f.name)
+        };
+        if !is_test {
+            return;
+        }
+        let decorators = decorators(self.tree, f, m);
+        if is_fixture(&decorators) {
+            return;
+        }
+        self.out.push(TestFound {
+            id: node_id(prefix, &f.name),
+            module: self.home,
+            func: f,
+            func_module: m,
+            decorators,
+            inherited: Rc::clone(class_marks),
+            module_skip: self.module_skip,
+        });
+    }
+}
+
+/// Whether a method, as the MRO resolves it, is still decorated `@abc.abstractmethod`.
+fn is_abstract(tree: &SourceTree, classes: &[(ModuleId, &Class)]) -> bool {
+    let mut names = HashSet::new();
+    for (i, c) in classes {
+        for f in c.methods.iter().rev() {
+            if !names.insert(f.name.as_str()) {
+                continue;
+            }
+            let abstract_ = f.decorators.iter().any(
+                |d| matches!(tree.eval(&d.value, *i), Val::Path(p) if p == "abc.abstractmethod"),
+            );
+            if abstract_ {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+enum MroEntry<'a> {
+    Class(ModuleId, &'a Class),
+    TestCase,
+    /// `abc.ABC` or `metaclass=abc.ABCMeta`: abstract methods make the class abstract.
+    Abc,
+}
+
+/// The class and its bases in the tree, depth first, each once; `unittest.TestCase` (and its
+/// async variant) marks a unittest class.
+fn mro<'a>(tree: &SourceTree<'a>, m: ModuleId, class: &'a Class) -> Vec<MroEntry<'a>> {
+    fn walk<'a>(
+        tree: &SourceTree<'a>,
+        m: ModuleId,
+        class: &'a Class,
+        out: &mut Vec<MroEntry<'a>>,
+        seen: &mut HashSet<*const Class>,
+        depth: usize,
+    ) {
+        if depth > 64 || !seen.insert(class as *const Class) {
+            return;
+        }
+        out.push(MroEntry::Class(m, class));
+        for base in &class.bases {
+            match tree.eval(base, m) {
+                Val::Class(i, c) => walk(tree, i, c, out, seen, depth + 1),
+                Val::Path(p)
+                    if matches!(
+                        &*p,
+                        "unittest.TestCase"
+                            | "unittest.case.TestCase"
+                            | "unittest.IsolatedAsyncioTestCase"
+                            | "unittest.async_case.IsolatedAsyncioTestCase"
+                    ) =>
+                {
+                    out.push(MroEntry::TestCase)
+                }
+                Val::Path(p) if matches!(&*p, "abc.ABC" | "abc.ABCMeta") => out.push(MroEntry::Abc),
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(tree, m, class, &mut out, &mut HashSet::new(), 0);
+    out
+}
+
+/// The decorators written on `f` (in module `m`).
+fn decorators<'a>(tree: &SourceTree<'a>, f: &'a Function, m: ModuleId) -> Vec<Applied<'a>> {
+    f.decorators
+        .iter()
+        .map(|d| applied_from(tree, d, m, false))
+        .collect()
+}
+
+fn applied_from<'a>(
+    tree: &SourceTree<'a>,
+    d: &'a Located<python::Ex>,
+    m: ModuleId,
+    from_pytestmark: bool,
+) -> Applied<'a> {
+    let val = match tree.eval(&d.value, m) {
+        v @ Val::Mark(_) => v,
+        // `getattr(pytest.mark, name)` and friends: refers to marks, resolves to none.
+        _ if marks::mentions_marks(tree, &d.value, m) => Val::Unknown,
+        // An ordinary decorator we cannot see into: not a mark.
+        Val::Unknown => Val::Path(Cow::Borrowed("")),
+        v => v,
+    };
+    let modules: &'a [ModuleFile] = tree.modules;
+    Applied {
+        val,
+        file: &modules[m].rel,
+        line: d.line,
+        module: m,
+        from_pytestmark,
+    }
+}
+
+/// Expands a `pytestmark = ...` value: a mark, or a list/tuple of marks. Anything else is
+/// kept as an unresolved entry.
+fn pytestmark_entries<'a>(
+    tree: &SourceTree<'a>,
+    pm: &'a Located<python::Ex>,
+    m: ModuleId,
+    out: &mut Vec<Applied<'a>>,
+) {
+    let modules: &'a [ModuleFile] = tree.modules;
+    let make = |val| Applied {
+        val,
+        file: &modules[m].rel,
+        line: pm.line,
+        module: m,
+        from_pytestmark: true,
+    };
+    // pytest 9 refuses a tuple here ("got (MarkDecorator(...),) instead of Mark"): the
+    // module would not even be collected, so it is reported rather than read as marks.
+    if matches!(pm.value, python::Ex::Tuple(_)) {
+        out.push(make(Val::Unknown));
+        return;
+    }
+    match tree.eval(&pm.value, m) {
+        Val::List(items) => {
+            for item in items {
+                match item {
+                    Val::Mark(_) => out.push(make(item)),
+                    _ => out.push(make(Val::Unknown)),
+                }
+            }
+        }
+        v @ Val::Mark(_) => out.push(make(v)),
+        _ => out.push(make(Val::Unknown)),
+    }
+}
+
+/// The node id of `name` inside the module or class `prefix`: `prefix::name`.
+fn node_id(prefix: &str, name: &str) -> String {
+    let mut id = String::with_capacity(prefix.len() + 2 + name.len());
+    id.push_str(prefix);
+    id.push_str("::");
+    id.push_str(name);
+    id
+}
+
+fn is_fixture(applied: &[Applied]) -> bool {
+    applied.iter().any(|a| match &a.val {
+        Val::Path(p) | Val::CallOf(p, _) => p == "pytest.fixture",
+        _ => false,
+    })
+}

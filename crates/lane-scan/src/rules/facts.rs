@@ -1,0 +1,502 @@
+//! The facts about one collected test that the detectors judge: its lanes, what its
+//! decorators and marks do, its attachments, and the arguments that could not be read.
+
+use lane_core::scan::{Attachments, Lane};
+
+use crate::collect::{Applied, TestFound};
+use crate::marks::{SourceTree, Val};
+use crate::python::{Call, Ex, Function};
+
+/// What one decorator or mark does to a test.
+pub enum Effect {
+    Lane(Lane),
+    Skip,
+    ConditionalSkip,
+    Xfail,
+    Retry,
+    Unresolved,
+    None,
+}
+
+/// A mark inside `pytest.param(..., marks=...)` that a detector judges.
+pub enum ParamMark {
+    /// A lane mark, by name.
+    Lane(String),
+    Skip,
+    Unresolved,
+}
+
+/// A witness mark's argument that gives no attachment, and why.
+pub enum BadWitnessArg {
+    /// `fixture=` is not a string or a list of strings.
+    FixtureNotText,
+    /// The fixture path (as written) climbs out of the root.
+    FixtureOutside(String),
+    /// The fixture path (root-relative) names no file.
+    FixtureMissing(String),
+    /// `locked_on=` is not a date string.
+    BadLockDate,
+}
+
+/// Something found at a place in the source.
+pub struct At<'a, T> {
+    pub what: T,
+    pub file: &'a str,
+    pub line: u64,
+}
+
+/// Everything the detectors know about one test.
+pub struct TestFacts<'a> {
+    pub id: &'a str,
+    pub func: &'a Function,
+    /// Root-relative file the function is written in.
+    pub func_file: &'a str,
+    /// Root-relative file the test is collected from.
+    pub file: &'a str,
+    /// The test's lane when exactly one reaches it.
+    pub lane: Option<Lane>,
+    /// Every lane reaching it, sorted and unique.
+    pub lanes: Vec<Lane>,
+    pub marks: Vec<String>,
+    pub parametrized: bool,
+    /// `@hypothesis.given` reaches it.
+    pub given: bool,
+    pub attachments: Attachments,
+    /// Effects other than a lane, with the decorator or mark that has them.
+    pub effects: Vec<(Effect, &'a Applied<'a>)>,
+    pub param_marks: Vec<At<'a, ParamMark>>,
+    pub bad_witness_args: Vec<At<'a, BadWitnessArg>>,
+    /// Top-level `pytest.skip()` / `self.skipTest()` calls in the body: the name called.
+    pub body_skips: Vec<At<'a, String>>,
+    /// A `pytest.skip()` at module level, by line.
+    pub module_skip: Option<u64>,
+}
+
+impl<'a> TestFacts<'a> {
+    /// Gathers the facts of `found`.
+    pub fn gather(tree: &'a SourceTree<'a>, found: &'a TestFound<'a>) -> TestFacts<'a> {
+        let func = found.func;
+        // Each decorator or mark gives at most one of each (parameter sets aside); sorted and
+        // made unique once all are known.
+        let reaching = found.decorators.len() + found.inherited.len();
+        let mut facts = TestFacts {
+            id: found.id.as_str(),
+            func,
+            func_file: &tree.modules[found.func_module].rel,
+            file: &tree.modules[found.module].rel,
+            lane: None,
+            lanes: Vec::with_capacity(reaching),
+            marks: Vec::with_capacity(reaching),
+            parametrized: false,
+            given: false,
+            attachments: Attachments::default(),
+            effects: Vec::new(),
+            param_marks: Vec::new(),
+            bad_witness_args: Vec::new(),
+            body_skips: Vec::new(),
+            module_skip: found.module_skip,
+        };
+        for a in found.applied() {
+            match facts.effect_of(tree, a) {
+                Effect::Lane(lane) => facts.lanes.push(lane),
+                Effect::None => {}
+                other => facts.effects.push((other, a)),
+            }
+        }
+        facts.lanes.sort_unstable();
+        facts.lanes.dedup();
+        facts.marks.sort_unstable();
+        facts.marks.dedup();
+        if let [lane] = facts.lanes[..] {
+            facts.lane = Some(lane);
+        }
+        for call in &func.body_calls {
+            if let Val::CallOf(path, _) = tree.eval(&call.value, found.func_module)
+                && (path == "pytest.skip" || path == "self.skipTest")
+            {
+                facts.body_skips.push(At {
+                    what: path.into_owned(),
+                    file: facts.func_file,
+                    line: call.line,
+                });
+            }
+        }
+        if let Some(doc) = &func.docstring {
+            [facts.attachments.owner, facts.attachments.shrinking] =
+                docstring_fields(doc, ["owner", "shrinking"]);
+        }
+        for a in found.applied() {
+            if let Val::Mark(mark) = &a.val
+                && mark.name == "witness"
+                && let Some(call) = mark.call
+            {
+                facts.witness_args(tree, a, call);
+            }
+        }
+        facts
+    }
+
+    /// What `a` does to the test; marks and parameter sets are noted on the way.
+    fn effect_of(&mut self, tree: &'a SourceTree<'a>, a: &'a Applied<'a>) -> Effect {
+        match &a.val {
+            Val::Mark(mark) => {
+                self.marks.push(mark.name.to_string());
+                match &*mark.name {
+                    "parametrize" => {
+                        self.parametrized = true;
+                        if let Some(call) = mark.call {
+                            self.param_sets(tree, a, call);
+                        }
+                        Effect::None
+                    }
+                    "witness" => Effect::Lane(Lane::Witness),
+                    "skip" => Effect::Skip,
+                    "skipif" => skipif(mark.call),
+                    "xfail" => Effect::Xfail,
+                    "flaky" => Effect::Retry,
+                    name => Lane::from_name(name).map_or(Effect::None, Effect::Lane),
+                }
+            }
+            Val::CallOf(path, call) => match &**path {
+                "hypothesis.given" => {
+                    self.given = true;
+                    self.marks.push("hypothesis".to_string());
+                    if !call.args_src.is_empty() {
+                        self.attachments.domain = Some(call.args_src.as_str().to_owned());
+                    }
+                    Effect::None
+                }
+                "unittest.skip" | "unittest.case.skip" => Effect::Skip,
+                "unittest.skipIf" => condition_effect(call.args.first(), true),
+                "unittest.skipUnless" => condition_effect(call.args.first(), false),
+                "flaky.flaky" | "flaky" => Effect::Retry,
+                _ => Effect::None,
+            },
+            Val::Path(path) => match &**path {
+                "unittest.expectedFailure" | "unittest.case.expectedFailure" => Effect::Xfail,
+                "unittest.skip" => Effect::Skip,
+                "flaky.flaky" => Effect::Retry,
+                _ => Effect::None,
+            },
+            Val::Unknown => Effect::Unresolved,
+            _ => Effect::None,
+        }
+    }
+
+    /// The marks of `pytest.param(..., marks=...)` in a parametrize: noted as the test's marks
+    /// (and lanes: pytest gives the parameter set's item the lane too), and kept for judging.
+    fn param_sets(&mut self, tree: &'a SourceTree<'a>, a: &'a Applied<'a>, call: &'a Call) {
+        let values = call.args.get(1).or_else(|| kwarg(call, "argvalues"));
+        let Some(Ex::List(items) | Ex::Tuple(items)) = values else {
+            return;
+        };
+        for item in items {
+            let Ex::Call(param) = item else { continue };
+            let Val::Path(p) = tree.eval(&param.func, a.module) else {
+                continue;
+            };
+            if p != "pytest.param" {
+                continue;
+            }
+            let Some(marks_ex) = kwarg(param, "marks") else {
+                continue;
+            };
+            let vals = match tree.eval(marks_ex, a.module) {
+                Val::List(v) => v,
+                other => vec![other],
+            };
+            for v in vals {
+                let what = match &v {
+                    Val::Mark(mark) => {
+                        self.marks.push(mark.name.to_string());
+                        if let Some(lane) = Lane::from_name(&mark.name) {
+                            self.lanes.push(lane);
+                            Some(ParamMark::Lane(mark.name.to_string()))
+                        } else if mark.name == "skip"
+                            || (mark.name == "skipif" && matches!(skipif(mark.call), Effect::Skip))
+                        {
+                            Some(ParamMark::Skip)
+                        } else {
+                            None
+                        }
+                    }
+                    _ => Some(ParamMark::Unresolved),
+                };
+                if let Some(what) = what {
+                    self.param_marks.push(At {
+                        what,
+                        file: a.file,
+                        line: a.line,
+                    });
+                }
+            }
+        }
+    }
+
+    /// A witness mark's `fixture=` and `locked_on=`: attachments, or arguments refused.
+    fn witness_args(&mut self, tree: &SourceTree<'_>, w: &'a Applied<'a>, call: &Call) {
+        let bad = |what| At {
+            what,
+            file: w.file,
+            line: w.line,
+        };
+        for (key, value) in &call.kwargs {
+            match key.as_str() {
+                "fixture" => {
+                    let paths: Vec<Option<&str>> = match value {
+                        Ex::Str(s) => vec![Some(s.as_str())],
+                        Ex::List(items) | Ex::Tuple(items) => items
+                            .iter()
+                            .map(|i| match i {
+                                Ex::Str(s) => Some(s.as_str()),
+                                _ => None,
+                            })
+                            .collect(),
+                        _ => vec![None],
+                    };
+                    for p in paths {
+                        let refused = match p {
+                            None => Some(BadWitnessArg::FixtureNotText),
+                            Some(p) => self.fixture(tree, w.file, p),
+                        };
+                        if let Some(what) = refused {
+                            self.bad_witness_args.push(bad(what));
+                        }
+                    }
+                }
+                "locked_on" => match value {
+                    Ex::Str(s) if lane_core::clock::parse_date(s).is_ok() => {
+                        self.attachments.locked_on = Some(s.as_str().to_owned())
+                    }
+                    _ => self.bad_witness_args.push(bad(BadWitnessArg::BadLockDate)),
+                },
+                _ => {}
+            }
+        }
+    }
+
+    /// Fixture path `p`, written in `file`, resolved against that file's folder and added to
+    /// the attachments; `Some` when it is refused.
+    fn fixture(&mut self, tree: &SourceTree<'_>, file: &str, p: &str) -> Option<BadWitnessArg> {
+        let test_dir = file.rsplit_once('/').map_or("", |(dir, _)| dir);
+        let mut parts: Vec<&str> = test_dir.split('/').filter(|s| !s.is_empty()).collect();
+        let mut escapes = p.starts_with('/');
+        for seg in p.split('/') {
+            match seg {
+                "" | "." => {}
+                ".." => {
+                    if parts.pop().is_none() {
+                        escapes = true;
+                    }
+                }
+                s => parts.push(s),
+            }
+        }
+        let rel = parts.join("/");
+        if escapes || rel.is_empty() {
+            return Some(BadWitnessArg::FixtureOutside(p.to_string()));
+        }
+        let missing = (!tree.root.join(&rel).is_file()).then(|| rel.clone());
+        let fixtures = &mut self.attachments.fixtures;
+        if !fixtures.contains(&rel) {
+            fixtures.push(rel);
+            fixtures.sort();
+        }
+        missing.map(BadWitnessArg::FixtureMissing)
+    }
+}
+
+fn kwarg<'c>(call: &'c Call, name: &str) -> Option<&'c Ex> {
+    call.kwargs.iter().find(|(k, _)| k == name).map(|(_, v)| v)
+}
+
+fn skipif(call: Option<&Call>) -> Effect {
+    let Some(call) = call else {
+        return Effect::Skip;
+    };
+    match call.args.first().or_else(|| kwarg(call, "condition")) {
+        // skipif() without a condition skips unconditionally.
+        None if !call.starred => Effect::Skip,
+        None => Effect::ConditionalSkip,
+        Some(c) => condition_effect(Some(c), true),
+    }
+}
+
+/// A skip whose condition is a literal: `skip_when` is the truth value that skips.
+fn condition_effect(condition: Option<&Ex>, skip_when: bool) -> Effect {
+    let truth = match condition {
+        Some(Ex::Const(b)) => Some(*b),
+        // pytest evaluates string conditions as Python; a literal "True" is still constant.
+        Some(Ex::Str(s)) => match s.trim() {
+            "True" | "1" => Some(true),
+            "False" | "0" | "None" | "" => Some(false),
+            _ => None,
+        },
+        _ => None,
+    };
+    match truth {
+        Some(t) if t == skip_when => Effect::Skip,
+        Some(_) => Effect::None,
+        None => Effect::ConditionalSkip,
+    }
+}
+
+/// `owner: X` / `shrinking: ...` fields of a docstring, in one pass: each key's first `key:`
+/// line (the key in any case) gives the rest of that line, or the next non-empty line when
+/// the rest is empty, as if each key were looked for alone. Keys must be ASCII.
+fn docstring_fields<const N: usize>(doc: &str, keys: [&str; N]) -> [Option<String>; N] {
+    /// Where the search for one key stands.
+    #[derive(Clone, Copy)]
+    enum State<'d> {
+        Looking,
+        /// `key:` ended its line: the value is the next non-empty line.
+        NextLine,
+        Found(&'d str),
+    }
+    let mut states = [State::Looking; N];
+    let mut start = 0;
+    let ends = memchr::memchr_iter(b'\n', doc.as_bytes()).chain([doc.len()]);
+    for end in ends {
+        // Trimmed at the end only when it is a value.
+        let line = doc[start..end].trim_start();
+        start = end + 1;
+        if line.is_empty() {
+            continue;
+        }
+        let mut done = true;
+        for (state, key) in states.iter_mut().zip(keys) {
+            match state {
+                State::Looking => match field_rest(line, key) {
+                    Some("") => *state = State::NextLine,
+                    Some(rest) => *state = State::Found(rest),
+                    None => {}
+                },
+                State::NextLine => *state = State::Found(line.trim_end()),
+                State::Found(_) => {}
+            }
+            done &= matches!(state, State::Found(_));
+        }
+        if done {
+            break;
+        }
+    }
+    states.map(|state| match state {
+        State::Found(value) => Some(value.to_string()),
+        State::Looking | State::NextLine => None,
+    })
+}
+
+/// The rest of a docstring line `key: rest` (trimmed at the start), trimmed, when the line
+/// is one.
+fn field_rest<'d>(line: &'d str, key: &str) -> Option<&'d str> {
+    // An ASCII key matched byte for byte ends on a character boundary.
+    let head = line.as_bytes().get(..key.len())?;
+    if !head.eq_ignore_ascii_case(key.as_bytes()) {
+        return None;
+    }
+    Some(line[key.len()..].trim_start().strip_prefix(':')?.trim())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn doc_fields() {
+        let doc = "Round trip.\n\n    owner: billing-team\n    Shrinking:\n      toward zero\n";
+        assert_eq!(
+            docstring_fields(doc, ["owner", "shrinking"]),
+            [Some("billing-team".into()), Some("toward zero".into())]
+        );
+        assert_eq!(docstring_fields("ownership: x", ["owner"]), [None]);
+    }
+
+    /// `doc_field` as it was when it read one key per pass: `docstring_fields` must agree with it.
+    fn doc_field_alone(doc: &str, key: &str) -> Option<String> {
+        let mut lines = doc.lines().map(str::trim);
+        while let Some(line) = lines.next() {
+            let Some(head) = line.get(..key.len()) else {
+                continue;
+            };
+            if !head.eq_ignore_ascii_case(key) {
+                continue;
+            }
+            let Some(rest) = line[key.len()..].trim_start().strip_prefix(':') else {
+                continue;
+            };
+            let rest = rest.trim();
+            if !rest.is_empty() {
+                return Some(rest.to_string());
+            }
+            return lines.find(|l| !l.is_empty()).map(str::to_string);
+        }
+        None
+    }
+
+    #[test]
+    fn docstring_fields_in_one_pass() {
+        let both = |doc: &str| docstring_fields(doc, ["owner", "shrinking"]);
+        // A key whose value is on the next line does not hide a key on that line.
+        assert_eq!(
+            both("OWNER:\n\n  shrinking : toward zero \r\n"),
+            [
+                Some("shrinking : toward zero".to_string()),
+                Some("toward zero".to_string())
+            ]
+        );
+        // Only each key's first line counts, even when it has no value.
+        assert_eq!(
+            both("Shrinking:\n\t\n\nowner: a\nowner: b\nshrinking: c"),
+            [Some("a".to_string()), Some("owner: a".to_string())]
+        );
+        assert_eq!(both("owner:\n \n"), [None, None]);
+        // Unicode spaces are trimmed; a key split by a character is not a key.
+        assert_eq!(
+            both("\u{a0}owner:\u{2003}x\u{a0}\nshrinkingé: y"),
+            [Some("x".to_string()), None]
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn docstring_fields_agree_with_one_key_at_a_time(
+            parts in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "owner", "Owner", "SHRINKING", "shrinking", "ownership", ":", " ", "\t",
+                    "\n", "\r\n", "\r", "x", "é", "\u{a0}", "\u{2003}",
+                ]),
+                0..24,
+            )
+        ) {
+            let doc = parts.concat();
+            let [owner, shrinking] = docstring_fields(&doc, ["owner", "shrinking"]);
+            proptest::prop_assert_eq!(owner, doc_field_alone(&doc, "owner"));
+            proptest::prop_assert_eq!(shrinking, doc_field_alone(&doc, "shrinking"));
+        }
+    }
+
+    #[test]
+    fn skip_conditions() {
+        let cases: &[(Option<Ex>, bool, &str)] = &[
+            (Some(Ex::Const(true)), true, "skip"),
+            (Some(Ex::Const(false)), true, "none"),
+            (Some(Ex::Str("True".into())), true, "skip"),
+            (
+                Some(Ex::Str("sys.platform == 'win32'".into())),
+                true,
+                "conditional",
+            ),
+            (Some(Ex::Name("FLAG".into())), true, "conditional"),
+            (Some(Ex::Const(false)), false, "skip"),
+        ];
+        for (cond, when, want) in cases {
+            let got = match condition_effect(cond.as_ref(), *when) {
+                Effect::Skip => "skip",
+                Effect::ConditionalSkip => "conditional",
+                _ => "none",
+            };
+            assert_eq!(got, *want, "{cond:?}");
+        }
+    }
+}

@@ -1,0 +1,243 @@
+//! The rules of DESIGN.md §4 as detectors: each takes the facts it needs and pushes the
+//! problems it finds. A test's facts are gathered once ([`facts`]); what a lane allows and
+//! requires is one table ([`lanes`]).
+//!
+//! A new rule: its catalogue entry in lane-core's `rule.rs`, one detector file here (or a
+//! function in the file of its close family), its line in one of the lists below, its tests.
+
+mod addopts_retry;
+mod assertions;
+pub mod facts;
+mod lane_budget;
+mod lane_count;
+pub mod lanes;
+mod markers;
+mod missing_attachment;
+mod param_marks;
+mod runtime_hooks;
+mod skips;
+mod unresolved_marker;
+mod voting_lane;
+mod witness_args;
+
+use lane_core::scan::{Counts, ScanTest};
+use lane_core::{Problem, Rule};
+
+use crate::collect::TestFound;
+use crate::config::Config;
+use crate::marks::{ModuleFile, SourceTree};
+
+pub use facts::TestFacts;
+
+/// A detector judging one test.
+type TestDetector = fn(&TestFacts, &mut Vec<Problem>);
+
+/// The detectors run on every collected test.
+const TEST_DETECTORS: &[TestDetector] = &[
+    skips::check,
+    voting_lane::check,
+    unresolved_marker::check,
+    param_marks::check,
+    witness_args::check,
+    lane_count::check,
+    missing_attachment::check,
+    assertions::check,
+];
+
+/// A detector judging the suite as a whole.
+type SuiteDetector = fn(&SuiteFacts, &mut Vec<Problem>);
+
+/// The detectors run once per scan, after every test is counted.
+const SUITE_DETECTORS: &[SuiteDetector] =
+    &[markers::check, addopts_retry::check, lane_budget::check];
+
+/// Checks one collected test: its record, and its problems pushed to `problems`.
+pub fn check_test(tree: &SourceTree, found: TestFound, problems: &mut Vec<Problem>) -> ScanTest {
+    let test = {
+        let facts = TestFacts::gather(tree, &found);
+        for detect in TEST_DETECTORS {
+            detect(&facts, problems);
+        }
+        ScanTest {
+            id: String::new(),
+            file: facts.file.to_string(),
+            line: facts.func.line,
+            lane: facts.lane,
+            lanes: facts.lanes,
+            marks: facts.marks,
+            parametrized: facts.parametrized,
+            attachments: facts.attachments,
+        }
+    };
+    ScanTest {
+        id: found.id,
+        ..test
+    }
+}
+
+/// A conftest.py's problems of its own (hooks that act at run time).
+pub fn check_conftest(module: &ModuleFile, problems: &mut Vec<Problem>) {
+    runtime_hooks::check(module, problems);
+}
+
+/// What the suite detectors judge: the configuration and the lanes' sizes.
+pub struct SuiteFacts<'a> {
+    pub config: &'a Config,
+    /// The configuration file, root-relative.
+    pub config_rel: Option<String>,
+    pub counts: &'a Counts,
+}
+
+impl SuiteFacts<'_> {
+    /// `p` placed at `line` of the configuration file (at the file when the line is unknown).
+    fn locate(&self, p: Problem, line: Option<u64>) -> Problem {
+        match (&self.config_rel, line) {
+            (Some(f), Some(l)) if l > 0 => p.at(f, l),
+            (Some(f), _) => p.file(f),
+            _ => p,
+        }
+    }
+}
+
+/// Checks the suite as a whole.
+pub fn check_suite(config: &Config, counts: &Counts, problems: &mut Vec<Problem>) {
+    let facts = SuiteFacts {
+        config,
+        config_rel: config
+            .file
+            .as_ref()
+            .and_then(|f| lane_core::paths::relative_to(f, &config.rootdir)),
+        counts,
+    };
+    for detect in SUITE_DETECTORS {
+        detect(&facts, problems);
+    }
+}
+
+impl TestFacts<'_> {
+    /// A problem of this test at `file:line`.
+    fn problem(&self, rule: Rule, msg: String, file: &str, line: u64) -> Problem {
+        Problem::new(rule, msg).at(file, line).test(self.id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use lane_core::scan::Lane;
+
+    use super::*;
+    use crate::python::{Asserts, Function};
+
+    fn function(asserts: Asserts) -> Function {
+        Function {
+            name: "test_x".into(),
+            line: 7,
+            decorators: Vec::new(),
+            docstring: None,
+            is_async: false,
+            asserts,
+            body_calls: Vec::new(),
+        }
+    }
+
+    /// The facts of a test `t.py::test_x` at line 7 in `lanes`, nothing else reaching it.
+    fn facts(func: &Function, lanes: &[Lane]) -> TestFacts<'static> {
+        // Leaked: a test's facts borrow what they describe.
+        let func: &'static Function = Box::leak(Box::new(func.clone()));
+        TestFacts {
+            id: "t.py::test_x",
+            func,
+            func_file: "t.py",
+            file: "t.py",
+            lane: if let [lane] = lanes {
+                Some(*lane)
+            } else {
+                None
+            },
+            lanes: lanes.to_vec(),
+            marks: Vec::new(),
+            parametrized: false,
+            given: false,
+            attachments: Default::default(),
+            effects: Vec::new(),
+            param_marks: Vec::new(),
+            bad_witness_args: Vec::new(),
+            body_skips: Vec::new(),
+            module_skip: None,
+        }
+    }
+
+    fn rules(detector: TestDetector, t: &TestFacts) -> Vec<(String, Option<u64>)> {
+        let mut problems = Vec::new();
+        detector(t, &mut problems);
+        problems.into_iter().map(|p| (p.rule, p.line)).collect()
+    }
+
+    fn asserts(asserts: u32, tautologies: u32, checks: u32) -> Asserts {
+        Asserts {
+            asserts,
+            tautologies,
+            first_tautology: (tautologies > 0).then_some(9),
+            checks,
+        }
+    }
+
+    #[test]
+    fn lane_count_wants_exactly_one_lane() {
+        let f = function(Asserts::default());
+        let of = |lanes: &[Lane]| rules(lane_count::check, &facts(&f, lanes));
+        assert_eq!(of(&[]), [("unmarked".to_string(), Some(7))]);
+        assert_eq!(of(&[Lane::Freeze]), []);
+        assert_eq!(
+            of(&[Lane::Merge, Lane::Freeze]),
+            [("multiple-lanes".to_string(), Some(7))]
+        );
+    }
+
+    #[test]
+    fn assertions_are_judged_only_where_the_lane_rights_say() {
+        let of = |a: Asserts, lanes: &[Lane]| rules(assertions::check, &facts(&function(a), lanes));
+        assert_eq!(
+            of(asserts(0, 0, 0), &[Lane::Merge]),
+            [("no-assertion".to_string(), Some(7))]
+        );
+        assert_eq!(
+            of(asserts(2, 2, 0), &[Lane::Merge]),
+            [("tautology".to_string(), Some(9))]
+        );
+        assert_eq!(of(asserts(2, 1, 0), &[Lane::Merge]), []);
+        assert_eq!(of(asserts(2, 2, 1), &[Lane::Merge]), []);
+        assert_eq!(of(asserts(0, 0, 1), &[Lane::Merge]), []);
+        for lanes in [
+            &[Lane::Witness][..],
+            &[Lane::Freeze],
+            &[],
+            &[Lane::Merge, Lane::Freeze],
+        ] {
+            assert_eq!(of(asserts(0, 0, 0), lanes), [], "{lanes:?}");
+        }
+    }
+
+    #[test]
+    fn missing_attachment_follows_each_lanes_needs() {
+        let f = function(Asserts::default());
+        let of = |t: &TestFacts| rules(missing_attachment::check, t);
+        let missing = [("missing-attachment".to_string(), Some(7))];
+        assert_eq!(of(&facts(&f, &[Lane::Merge])), missing);
+        assert_eq!(of(&facts(&f, &[Lane::Witness])), missing);
+        assert_eq!(of(&facts(&f, &[Lane::Freeze])), []);
+        let mut owned = facts(&f, &[Lane::Merge]);
+        owned.attachments.owner = Some("team".into());
+        assert_eq!(of(&owned), []);
+        // A property needs its domain and a shrinking note, not an owner.
+        owned.given = true;
+        assert_eq!(of(&owned), missing);
+        owned.attachments.domain = Some("st.integers()".into());
+        owned.attachments.shrinking = Some("toward zero".into());
+        owned.attachments.owner = None;
+        assert_eq!(of(&owned), []);
+        let mut dated = facts(&f, &[Lane::Witness]);
+        dated.attachments.locked_on = Some("2026-01-01".into());
+        assert_eq!(of(&dated), []);
+    }
+}

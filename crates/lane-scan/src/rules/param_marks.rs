@@ -1,0 +1,29 @@
+//! `pytest.param(..., marks=...)` inside a parametrize: a lane mark there (param-lane-mark),
+//! an unconditional skip, or marks that cannot be read (unresolved-marker).
+
+use lane_core::{Problem, Rule};
+
+use super::facts::{ParamMark, TestFacts};
+
+pub fn check(t: &TestFacts, problems: &mut Vec<Problem>) {
+    let id = t.id;
+    for mark in &t.param_marks {
+        let (rule, msg) = match &mark.what {
+            ParamMark::Lane(name) => (
+                Rule::ParamLaneMark,
+                format!(
+                    "{id}: a {name} mark inside pytest.param(marks=...): split the cases into separate tests"
+                ),
+            ),
+            ParamMark::Skip => (
+                Rule::UnconditionalSkip,
+                format!("{id}: a parameter set is skipped unconditionally"),
+            ),
+            ParamMark::Unresolved => (
+                Rule::UnresolvedMarker,
+                format!("{id}: pytest.param(marks=...) cannot be resolved statically"),
+            ),
+        };
+        problems.push(t.problem(rule, msg, mark.file, mark.line));
+    }
+}

@@ -1,0 +1,21 @@
+//! xfail-in-voting-lane and retry-in-voting-lane on a test: a lane that refuses expected
+//! failures or retries (the lane rights) gets neither.
+
+use lane_core::{Problem, Rule};
+
+use super::facts::{Effect, TestFacts};
+use super::lanes::rights;
+
+pub fn check(t: &TestFacts, problems: &mut Vec<Problem>) {
+    let Some(lane) = t.lane else { return };
+    let rights = rights(lane);
+    for (effect, a) in &t.effects {
+        let (rule, what) = match effect {
+            Effect::Xfail if rights.no_xfail => (Rule::XfailInVotingLane, "an expected failure"),
+            Effect::Retry if rights.no_retry => (Rule::RetryInVotingLane, "retried on failure"),
+            _ => continue,
+        };
+        let msg = format!("{} is {what} in the {lane} lane", t.id);
+        problems.push(t.problem(rule, msg, a.file, a.line));
+    }
+}
