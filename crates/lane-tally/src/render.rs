@@ -32,8 +32,8 @@ const TABLE_ROWS: &[(Lane, &str, &str, &str, &str)] = &[
     ),
 ];
 
-/// Rules that make a suite illegal (the table's last row).
-const ILLEGAL: &[&str] = &["unconditional-skip", "unmarked", "multiple-lanes"];
+// Rules that make a suite illegal (the table's last row): the catalogue's.
+use lane_core::rule::ILLEGAL;
 
 pub fn markdown(section: &TallySection, upstream_illegal: usize) -> String {
     let mut out = String::new();
@@ -115,7 +115,7 @@ pub fn markdown(section: &TallySection, upstream_illegal: usize) -> String {
 }
 
 pub fn is_illegal(p: &Problem) -> bool {
-    p.is_error() && ILLEGAL.contains(&p.rule.as_str())
+    p.is_error() && ILLEGAL.iter().any(|r| r.id() == p.rule)
 }
 
 /// One annotation per reason, then lane-tally's own warnings.
