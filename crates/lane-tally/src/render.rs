@@ -118,9 +118,14 @@ pub fn is_illegal(p: &Problem) -> bool {
     p.is_error() && ILLEGAL.iter().any(|r| r.id() == p.rule)
 }
 
-/// One annotation per reason, then lane-tally's own warnings.
-pub fn github(section: &TallySection) -> String {
+/// What the tally shows (annotates, summarizes): the reasons, then its own warnings.
+pub fn shown(section: &TallySection) -> Vec<Problem> {
     let mut all: Vec<Problem> = section.reasons.clone();
     all.extend(section.problems.iter().filter(|p| !p.is_error()).cloned());
-    github::annotations(&all)
+    all
+}
+
+/// One annotation per reason, then lane-tally's own warnings.
+pub fn github(section: &TallySection) -> String {
+    github::annotations(&shown(section))
 }
