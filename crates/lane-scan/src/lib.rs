@@ -19,7 +19,7 @@ use rayon::prelude::*;
 
 use crate::config::{Config, matches_prefix_or_glob};
 use crate::marks::{ModuleFile, Tree, Val};
-use crate::python::{Call, Class, Function, Located};
+use crate::python::{Class, Function, Located};
 
 /// Stack for parser threads: the parser and the AST's drop are recursive, and hostile input
 /// can nest deeply. The memory is reserved, not touched.
@@ -796,15 +796,6 @@ fn count<'a>(tests: impl Iterator<Item = &'a ScanTest>) -> Counts {
         }
     }
     counts
-}
-
-/// The call of a mark or decorator, when it has one.
-pub fn call_of<'a>(val: &Val<'a>) -> Option<&'a Call> {
-    match val {
-        Val::Mark(m) => m.call,
-        Val::CallOf(_, c) => Some(c),
-        _ => None,
-    }
 }
 
 #[cfg(test)]

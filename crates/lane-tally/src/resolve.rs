@@ -95,10 +95,6 @@ impl<'s> Resolver<'s> {
         }
     }
 
-    pub fn tests(&self) -> &'s [ScanTest] {
-        self.tests
-    }
-
     /// The scanned file a classname's module part names (the longest known dotted prefix),
     /// to place a problem about a case that matches no test.
     pub fn file_of_classname(&self, classname: &str) -> Option<&str> {
