@@ -4,7 +4,7 @@ use lane_core::paths::display_name;
 use std::path::{Path, PathBuf};
 
 use clap::{CommandFactory, Parser, Subcommand};
-use lane_core::cli::{DocumentArgs, Generate};
+use lane_core::cli::{DocumentArgs, ToolArgs};
 use lane_core::scan::ScanSection;
 use lane_core::{Error, Status, clock};
 
@@ -52,15 +52,8 @@ pub struct Cli {
     /// The ledger file (default: <rootdir>/freeze_ledger.json).
     #[arg(long, value_name = "FILE", global = true)]
     pub ledger: Option<PathBuf>,
-    /// The project root: capsule paths are relative to it (default: the current folder).
-    #[arg(long, value_name = "DIR", global = true)]
-    pub rootdir: Option<PathBuf>,
-    /// Explain a rule id and exit.
-    #[arg(long, value_name = "RULE")]
-    pub explain: Option<String>,
-    /// Write shell completions or a man page to stdout.
-    #[arg(long, value_enum, hide = true)]
-    pub generate: Option<Generate>,
+    #[command(flatten)]
+    pub common: ToolArgs,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -176,18 +169,15 @@ pub fn command() -> clap::Command {
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Result<Status, Error> {
-    if let Some(rule) = &cli.explain {
-        return lane_core::cli::explain(rule);
-    }
-    if let Some(what) = cli.generate {
-        return lane_core::cli::generate(command(), what);
+    if let Some(done) = cli.common.meta(command) {
+        return done;
     }
     let Some(command) = &cli.command else {
         return Err(Error::usage(
             "no command given: use check, add, renew, remove, list or diff (see --help)",
         ));
     };
-    let root = lane_core::cli::rootdir(cli.rootdir.as_deref())?;
+    let root = cli.common.rootdir()?;
     let ledger_path = cli
         .ledger
         .clone()

@@ -1,30 +1,11 @@
 //! The capsule: the replay input a ticket names by `input_path` and pins by `input_sha256`.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
-
-/// SHA-256 of a file's bytes as 64 lowercase hex digits, read in chunks (capsules can be big).
+/// SHA-256 of a regular file's bytes as 64 lowercase hex digits (lane-core's one hasher; capsules
+/// can be big: it streams).
 pub fn sha256_file(path: &Path) -> std::io::Result<String> {
-    let meta = std::fs::metadata(path)?;
-    if !meta.is_file() {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "not a regular file",
-        ));
-    }
-    let mut file = std::fs::File::open(path)?;
-    let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 256 * 1024];
-    loop {
-        let n = file.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf[..n]);
-    }
-    Ok(lane_core::hex::encode(&hasher.finalize()))
+    lane_core::io::sha256_file(path).map(|(digest, _)| digest)
 }
 
 /// Checks that the root-relative `input_path` stays inside `root` and hashes to `expected`;

@@ -15,9 +15,7 @@ use crate::ledger::{Ledger, Row, Ticket};
 
 pub const SECTION: &str = "ledger";
 pub const TOOL: &str = "freeze-ledger";
-/// A ticket expiring within this many days (0 = today) draws an `expiring-soon` warning.
-pub const SOON_DAYS: i64 = 7;
-pub const DEFAULT_MAX_DAYS: u32 = 90;
+pub use lane_core::rule::{DEFAULT_MAX_DAYS, SOON_DAYS};
 
 /// The `ledger` section.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -620,19 +620,12 @@ fn clip(text: &str) -> String {
 
 /// Line and column (1-based) of the first non-whitespace byte.
 fn first_token(bytes: &[u8]) -> (usize, usize) {
-    let mut line = 1;
-    let mut column = 1;
-    for &b in bytes {
-        match b {
-            b'\n' => {
-                line += 1;
-                column = 1;
-            }
-            b' ' | b'\t' | b'\r' => column += 1,
-            _ => break,
-        }
-    }
-    (line, column)
+    let first = bytes
+        .iter()
+        .position(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+        .unwrap_or(bytes.len());
+    let at = lane_core::Position::of(bytes, first);
+    (at.line, at.column)
 }
 
 /// The 1-based line on which each element of the top-level array starts. The input must

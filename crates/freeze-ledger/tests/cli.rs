@@ -2,12 +2,97 @@
 #![allow(clippy::unwrap_used)]
 
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use freeze_ledger::check::LedgerSection;
-use freeze_ledger::diff::LedgerDiffSection;
+use schema::{LedgerDiffSection, LedgerSection};
+
+/// The `ledger` and `ledger_diff` sections' schemas, written out here and independent of the
+/// crate's types: a field added, renamed or retyped by accident fails these tests.
+#[allow(dead_code)] // Fields are read by serde to pin the schema, not all by the tests.
+mod schema {
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct LedgerSection {
+        pub tool: String,
+        pub ledger: String,
+        pub exists: bool,
+        pub today: String,
+        pub max_days: u32,
+        pub matched_scan: bool,
+        pub tickets: Vec<TicketStatus>,
+        pub problems: Vec<Problem>,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct TicketStatus {
+        pub test_id: Option<String>,
+        pub status: Status,
+        pub line: Option<u64>,
+        pub expires_on: Option<String>,
+        pub days_left: Option<i64>,
+    }
+
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+    #[serde(rename_all = "kebab-case")]
+    pub enum Status {
+        Invalid,
+        Duplicate,
+        Missing,
+        Orphan,
+        CapsuleMismatch,
+        Expired,
+        ExpiryTooFar,
+        ExpiringSoon,
+        Ok,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct LedgerDiffSection {
+        pub tool: String,
+        pub base: String,
+        pub head: String,
+        pub added: Vec<String>,
+        pub removed: Vec<String>,
+        pub renewed: Vec<TicketChange>,
+        pub changed: Vec<TicketChange>,
+        pub edited: Vec<TicketChange>,
+        pub unchanged: u64,
+        pub problems: Vec<Problem>,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct TicketChange {
+        pub test_id: String,
+        pub fields: Vec<String>,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Problem {
+        #[serde(default)]
+        pub file: Option<String>,
+        #[serde(default)]
+        pub line: Option<u64>,
+        pub message: String,
+        pub rule: String,
+        pub severity: Severity,
+        #[serde(default)]
+        pub test: Option<String>,
+    }
+
+    #[derive(Debug, PartialEq, Eq, Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum Severity {
+        Error,
+        Warning,
+    }
+}
 use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_freeze-ledger");
@@ -48,24 +133,11 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn run_env(dir: &Path, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Out {
-    let mut cmd = Command::new(BIN);
-    cmd.args(args)
-        .current_dir(dir)
-        .env_remove("LANES_TODAY")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    let mut cmd = lane_testkit::Cmd::new(BIN).args(args).dir(dir).stdin(stdin);
     for (k, v) in env {
-        cmd.env(k, v);
+        cmd = cmd.env(*k, *v);
     }
-    let mut child = cmd.spawn().expect("spawn freeze-ledger");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = cmd.output();
     Out {
         code: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -271,7 +343,7 @@ fn each_check_rule() {
     assert_eq!(found("expired-ticket", "t.py::test_expired").line, Some(6));
     found("expiry-too-far", "t.py::test_far");
     let soon = found("expiring-soon", "t.py::test_soon");
-    assert_eq!(soon.severity, lane_core::Severity::Warning);
+    assert_eq!(soon.severity, schema::Severity::Warning);
     assert!(
         found("orphan-ticket", "t.py::test_orphan")
             .message

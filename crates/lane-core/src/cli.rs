@@ -21,7 +21,51 @@ pub enum Format {
     Github,
 }
 
-/// `--input`, `--output`, `--format`, `--verbose`: flatten into every tool's arguments.
+/// The flags every binary takes, flattened into its arguments: the document's
+/// ([`DocumentArgs`]) and the tool's ([`ToolArgs`]). freeze-ledger, whose `add --input` names a
+/// capsule, takes [`ToolArgs`] at the top and [`DocumentArgs`] in the commands that read and
+/// write the document.
+#[derive(Debug, Clone, clap::Args)]
+pub struct CommonArgs {
+    #[command(flatten)]
+    pub document: DocumentArgs,
+    #[command(flatten)]
+    pub tool: ToolArgs,
+}
+
+/// `--rootdir`, `--explain RULE` and the hidden `--generate`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ToolArgs {
+    /// The project's root: test ids, locked paths, capsules and replay artifacts are relative
+    /// to it (default: the current folder; lane-scan finds it from the pytest config, as pytest
+    /// does).
+    #[arg(long, value_name = "DIR", global = true)]
+    pub rootdir: Option<PathBuf>,
+    /// Print what a rule means and how to fix it, then exit.
+    #[arg(long, value_name = "RULE")]
+    pub explain: Option<String>,
+    /// Write shell completions or a man page to stdout.
+    #[arg(long, value_enum, hide = true)]
+    pub generate: Option<Generate>,
+}
+
+impl ToolArgs {
+    /// `--explain` or `--generate`, when given: the whole run, before anything is read.
+    /// `command` is the binary's clap command (for `--generate`).
+    pub fn meta(&self, command: impl FnOnce() -> clap::Command) -> Option<Result<Status, Error>> {
+        if let Some(rule) = &self.explain {
+            return Some(explain(rule));
+        }
+        self.generate.map(|what| generate(command(), what))
+    }
+
+    /// `--rootdir`, checked to be a folder, or the current folder.
+    pub fn rootdir(&self) -> Result<PathBuf, Error> {
+        rootdir(self.rootdir.as_deref())
+    }
+}
+
+/// `--input`, `--output`, `--format`, `--verbose`: the document's flags.
 #[derive(Debug, Clone, clap::Args)]
 pub struct DocumentArgs {
     /// Read the evidence document from FILE instead of stdin ('-' is stdin).
@@ -54,13 +98,28 @@ impl DocumentArgs {
         section: &str,
         markdown: Option<String>,
     ) -> Result<(), Error> {
+        self.emit_shown(tool, doc, section, markdown, None)
+    }
+
+    /// [`DocumentArgs::emit`], annotating and summarizing `shown` instead of the section's
+    /// problems when given (lane-tally shows the reasons of its decision and its warnings).
+    pub fn emit_shown(
+        &self,
+        tool: &str,
+        doc: &Document,
+        section: &str,
+        markdown: Option<String>,
+        shown: Option<&[Problem]>,
+    ) -> Result<(), Error> {
         let written = self.write_output(|| doc.to_bytes())?;
         // The section was just written by the tool, so its problems are only read back when
         // something shows them (a large scan section is not parsed twice for nothing).
-        let problems = if self.format != Format::Json || self.wants_summary() {
-            doc.problems_of(section, "<document>")?
-        } else {
-            Vec::new()
+        let problems = match shown {
+            Some(shown) => shown.to_vec(),
+            None if self.format != Format::Json || self.wants_summary() => {
+                doc.problems_of(section, "<document>")?
+            }
+            None => Vec::new(),
         };
         self.show(tool, section, &problems, markdown, |out| match &written {
             Some(bytes) => out.write_all(bytes),

@@ -176,12 +176,6 @@ impl Document {
         self.root.insert(name.to_string(), text);
     }
 
-    pub fn remove_section(&mut self, name: &str) -> Option<Value> {
-        self.root
-            .remove(name)
-            .and_then(|raw| serde_json::from_str(&raw).ok())
-    }
-
     /// The problems of one section; a missing or malformed `problems` list gives an error
     /// (fail closed: a section whose problems cannot be read is not a clean section).
     pub fn problems_of(&self, name: &str, source_name: &str) -> Result<Vec<Problem>, Error> {

@@ -31,20 +31,31 @@ pub fn read_document(input: Option<&Path>) -> Result<Document, Error> {
     }
 }
 
-/// Reads a whole file, refusing anything that is not a regular file (a FIFO or a device would
-/// block or never end) before opening it: opening a FIFO releases its writer, opening a device
-/// can act on it. The handle is checked again, in case the path changed in between.
-pub fn read_file(path: &Path) -> Result<Vec<u8>, Error> {
-    let not_regular = || {
-        Error::io(
-            path,
-            io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"),
-        )
-    };
-    if !fs::metadata(path)
-        .map_err(|e| Error::io(path, e))?
-        .is_file()
-    {
+/// Why [`open_regular`] refused a path: it names something other than a regular file.
+#[derive(Debug)]
+struct NotRegular;
+
+impl std::fmt::Display for NotRegular {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("not a regular file")
+    }
+}
+
+impl std::error::Error for NotRegular {}
+
+/// Whether `e` is [`open_regular`]'s refusal of something that is not a regular file.
+pub fn is_not_regular(e: &io::Error) -> bool {
+    e.get_ref().is_some_and(|inner| inner.is::<NotRegular>())
+}
+
+/// Opens a regular file for reading, the one way any lanes tool opens a file it reads. Anything
+/// else (a FIFO or a device would block or never end; a folder) is refused before it is opened:
+/// opening a FIFO releases its writer, opening a device can act on it. The file is opened with
+/// `O_NONBLOCK | O_NOCTTY` and the handle is checked again, in case the path changed in between.
+/// A refusal is an `InvalidInput` error reading "not a regular file" ([`is_not_regular`]).
+pub fn open_regular(path: &Path) -> io::Result<fs::File> {
+    let not_regular = || io::Error::new(io::ErrorKind::InvalidInput, NotRegular);
+    if !fs::metadata(path)?.is_file() {
         return Err(not_regular());
     }
     let mut options = fs::OpenOptions::new();
@@ -56,11 +67,17 @@ pub fn read_file(path: &Path) -> Result<Vec<u8>, Error> {
         // writer, do not become its controlling terminal. No effect on a regular file.
         options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
     }
-    let mut file = options.open(path).map_err(|e| Error::io(path, e))?;
-    let meta = file.metadata().map_err(|e| Error::io(path, e))?;
-    if !meta.is_file() {
+    let file = options.open(path)?;
+    if !file.metadata()?.is_file() {
         return Err(not_regular());
     }
+    Ok(file)
+}
+
+/// Reads a whole regular file ([`open_regular`]).
+pub fn read_file(path: &Path) -> Result<Vec<u8>, Error> {
+    let mut file = open_regular(path).map_err(|e| Error::io(path, e))?;
+    let meta = file.metadata().map_err(|e| Error::io(path, e))?;
     // One byte more than the size, so that the read reaching the end needs no larger buffer;
     // a size that cannot be allocated is an error, not an abort.
     let mut bytes = Vec::new();
@@ -73,6 +90,43 @@ pub fn read_file(path: &Path) -> Result<Vec<u8>, Error> {
     file.read_to_end(&mut bytes)
         .map_err(|e| Error::io(path, e))?;
     Ok(bytes)
+}
+
+/// Size of the per-thread buffer [`sha256_file`] reads through.
+pub const HASH_BUFFER_SIZE: usize = 1 << 20;
+
+thread_local! {
+    static HASH_BUFFER: std::cell::RefCell<Vec<u8>> = std::cell::RefCell::new(vec![0; HASH_BUFFER_SIZE]);
+}
+
+/// The SHA-256 of a byte slice as 64 lowercase hex digits.
+pub fn sha256_bytes(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    crate::hex::encode(&sha2::Sha256::digest(bytes))
+}
+
+/// The SHA-256 (64 lowercase hex digits) and size in bytes of a regular file
+/// ([`open_regular`]), read with a plain `read` loop (no mmap) through one reused buffer per
+/// thread, so hashing many files on many threads allocates once per thread.
+pub fn sha256_file(path: &Path) -> io::Result<(String, u64)> {
+    use sha2::Digest as _;
+    let mut file = open_regular(path)?;
+    HASH_BUFFER.with(|cell| {
+        let mut buf = cell.borrow_mut();
+        let mut hasher = sha2::Sha256::new();
+        let mut total: u64 = 0;
+        loop {
+            let n = match file.read(&mut buf[..]) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            hasher.update(&buf[..n]);
+            total += n as u64;
+        }
+        Ok((crate::hex::encode(&hasher.finalize()), total))
+    })
 }
 
 /// Writes `bytes` to stdout. A closed pipe is not an error: the reader stopped listening.
@@ -152,6 +206,39 @@ mod tests {
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir).unwrap();
         dir
+    }
+
+    #[test]
+    fn the_one_hasher_and_reader() {
+        let dir = scratch("hash");
+        fs::write(dir.join("abc"), b"abc").unwrap();
+        let big: Vec<u8> = (0..HASH_BUFFER_SIZE + 7).map(|i| (i % 251) as u8).collect();
+        fs::write(dir.join("big"), &big).unwrap();
+        assert_eq!(
+            sha256_file(&dir.join("abc")).unwrap(),
+            (
+                "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad".to_string(),
+                3
+            )
+        );
+        assert_eq!(
+            sha256_file(&dir.join("big")).unwrap(),
+            (sha256_bytes(&big), big.len() as u64)
+        );
+        assert_eq!(read_file(&dir.join("big")).unwrap(), big);
+        let folder = sha256_file(&dir).unwrap_err();
+        assert!(is_not_regular(&folder), "{folder}");
+        assert_eq!(folder.to_string(), "not a regular file");
+        let missing = open_regular(&dir.join("gone")).unwrap_err();
+        assert_eq!(missing.kind(), io::ErrorKind::NotFound);
+        assert!(!is_not_regular(&missing));
+        #[cfg(unix)]
+        for device in ["/dev/zero", "/dev/null"] {
+            assert!(is_not_regular(
+                &open_regular(Path::new(device)).unwrap_err()
+            ));
+        }
+        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

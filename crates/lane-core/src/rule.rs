@@ -1,11 +1,27 @@
-//! The rule catalogue: every rule id any lanes tool reports, with its severity, the tool that
-//! reports it, a one-line summary and an explanation with the fix. `--explain RULE` on every
-//! binary prints an entry; docs/evidence.md documents each id (a test keeps the two in step).
+//! The rule catalogue: the one place a rule lives. Every rule id any lanes tool reports, with
+//! its severity, the tool that reports it, a one-line summary, an explanation, how to fix it and
+//! whether an acknowledgment may let it pass (DESIGN §9.3), and the constants its detection
+//! names. `--explain RULE` on every binary prints an entry; the rule sections of
+//! docs/evidence.md are generated from here (`evidence_md`), and a test fails when they drift.
+//!
+//! Adding a rule: one entry below (and a constant beside it if the rule names one), its detector
+//! in the tool that reports it, and its tests; then `LANES_WRITE_DOCS=1 cargo test -p lane-core
+//! --test rules_documented` rewrites the docs.
 
 use crate::problem::Severity;
 
+/// `expiring-soon`: a ticket expiring within this many days (0 = today) draws the warning.
+pub const SOON_DAYS: i64 = 7;
+
+/// `expiry-too-far`: the default horizon of freeze-ledger's `--max-days`.
+pub const DEFAULT_MAX_DAYS: u32 = 90;
+
+/// The rules that make a suite illegal (the tally table's last row): they reject the job.
+pub const ILLEGAL: &[Rule] = &[Rule::UnconditionalSkip, Rule::Unmarked, Rule::MultipleLanes];
+
 macro_rules! rules {
-    ($( $variant:ident = $id:literal, $sev:ident, $tool:literal, $summary:literal, $explain:literal; )*) => {
+    ($( $variant:ident = $id:literal, $sev:ident, $tool:literal, acknowledgeable: $ack:literal,
+        summary: $summary:literal, explanation: $explain:literal, fix: $fix:literal; )*) => {
         /// A rule id. `Rule::id()` is the kebab-case id written into documents.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum Rule { $( $variant, )* }
@@ -27,12 +43,25 @@ macro_rules! rules {
                 match self { $( Rule::$variant => $tool, )* }
             }
 
+            /// One line: when the rule fires.
             pub fn summary(self) -> &'static str {
                 match self { $( Rule::$variant => $summary, )* }
             }
 
+            /// Why it matters, after the summary.
             pub fn explanation(self) -> &'static str {
                 match self { $( Rule::$variant => $explain, )* }
+            }
+
+            /// How to fix it.
+            pub fn fix(self) -> &'static str {
+                match self { $( Rule::$variant => $fix, )* }
+            }
+
+            /// Whether the rule flags a change for review rather than a broken invariant, so an
+            /// acknowledgment from outside the patch may let it pass (DESIGN §9.3).
+            pub fn acknowledgeable(self) -> bool {
+                match self { $( Rule::$variant => $ack, )* }
             }
 
             pub fn from_id(id: &str) -> Option<Rule> {
@@ -44,171 +73,225 @@ macro_rules! rules {
 
 rules! {
     // ---- lane-scan ----
-    Unmarked = "unmarked", Error, "lane-scan",
-        "a collected test has no lane",
-        "Every test pytest collects must carry exactly one of the marks merge, witness or freeze. A test without a lane is not a default merge vote: the gate cannot know what it is evidence of. Fix: add @pytest.mark.merge (a property or a human-written oracle), @pytest.mark.witness (locked bytes) or @pytest.mark.freeze (a known flake with a ledger row), or delete the test.";
-    MultipleLanes = "multiple-lanes", Error, "lane-scan",
-        "more than one distinct lane reaches a test",
-        "Lanes are exclusive. Marks from the function, its classes, base classes and pytestmark all reach a test; when two different lanes arrive the test would both vote and not vote. Fix: keep one lane, usually by moving the test out of the marked class or module.";
-    ParamLaneMark = "param-lane-mark", Error, "lane-scan",
-        "a lane mark inside pytest.param(..., marks=...)",
-        "A lane mark given to one parameter set splits a single test id across lanes, and test ids in the evidence have no parameters. Fix: split the cases into separate test functions, one per lane.";
-    UnconditionalSkip = "unconditional-skip", Error, "lane-scan",
-        "a test is skipped unconditionally",
-        "A skip deletes evidence. pytest.mark.skip, unittest.skip, skipif with a constant-true condition, pytest.skip() at the top of a test body or at module level, and skip marks in pytestmark or pytest.param all hide a test from the vote. Fix: move a flaky test to the freeze lane with a ledger row, or delete it.";
-    ConditionalSkip = "conditional-skip", Warning, "lane-scan",
-        "skipif with a real condition",
-        "A test skipped on some platforms is fine, but a skipped merge test does not vote: lane-tally reports merge-skipped when it does not run where the gate runs. Make sure the condition is false on the gate's runner.";
-    XfailInVotingLane = "xfail-in-voting-lane", Error, "lane-scan",
-        "xfail or expectedFailure on a merge or witness test",
-        "An expected failure in a voting lane turns a failing voter into a silent pass. Fix: make the test pass, delete it, or move the known failure to the freeze lane with a ledger row.";
-    RetryInVotingLane = "retry-in-voting-lane", Error, "lane-scan",
-        "a retry reaches a merge or witness test",
-        "A voter that passes on its second try has not passed. A flaky mark (pytest-rerunfailures, flaky) or --reruns / --force-flaky in the configuration's addopts reaches merge and witness tests. Fix: remove the retry; a genuinely intermittent test belongs in the freeze lane.";
-    UnresolvedMarker = "unresolved-marker", Error, "lane-scan",
-        "a mark expression cannot be resolved statically",
-        "lane-scan never runs the code it reads, so a decorator or pytestmark value computed at run time (pytestmark = make_marks(), getattr(pytest.mark, name)) could carry any lane or skip. Fix: write the marks literally, e.g. pytestmark = [pytest.mark.merge].";
-    MissingAttachment = "missing-attachment", Error, "lane-scan",
-        "a test lacks the attachment its lane requires",
-        "merge property tests (@given) need a 'shrinking:' note in the docstring; human-written merge tests need an 'owner:' line in the docstring; witness tests need fixture= (golden bytes, locked in lanes.lock) or locked_on= (characterization date). Fix: add the attachment the message names.";
-    MissingFixture = "missing-fixture", Error, "lane-scan",
-        "a witness fixture= path does not exist",
-        "The golden file a witness test names (relative to the test file's folder) is not on disk, so its bytes cannot be locked. Fix: correct the path or add the file and lock it with lane-lock lock.";
-    Tautology = "tautology", Error, "lane-scan",
-        "a merge test whose assertions cannot fail",
-        "assert True, assert x == x and similar assertions pass whatever the code does, so the test cannot fail a wrong patch and must not vote. Fix: assert a property of the code under test (a round trip, an inverse, a known input/output pair).";
-    NoAssertion = "no-assertion", Warning, "lane-scan",
-        "a merge test with no assertion",
-        "A merge test without assert, pytest.raises / pytest.warns or self.assert* only proves the code does not crash. Consider asserting the behaviour you rely on.";
-    ParseError = "parse-error", Error, "lane-scan",
-        "a Python file does not parse",
-        "A test file that cannot be parsed cannot be scanned, so its tests are unknown and the gate fails closed. The other files are still scanned. Fix the syntax error at the reported line and column.";
-    RuntimeHook = "runtime-hook", Warning, "lane-scan",
-        "a conftest.py hook can change marks or outcomes at run time",
-        "Hooks such as pytest_collection_modifyitems or pytest_runtest_makereport can add marks, deselect tests or rewrite results after lane-scan has read the source. The tally still matches every reported case against the scan, but review these hooks by hand.";
-    UnregisteredMarker = "unregistered-marker", Error, "lane-scan",
-        "merge, witness and freeze are not all registered markers",
-        "The gate runs pytest with --strict-markers, which fails on unregistered marks. Fix: register them in the pytest configuration, e.g. markers = merge: votes / witness: locked bytes / freeze: ledger-backed flake.";
-    EmptyMergeLane = "empty-merge-lane", Error, "lane-scan",
-        "no merge test at all",
-        "Only merge tests can approve a patch; with none, nothing can vote and the gate fails closed. Fix: write at least one property or human-written oracle in the merge lane.";
-    FreezeOverBudget = "freeze-over-budget", Error, "lane-scan",
-        "more freeze tests than merge tests",
-        "Freeze count is a queue length. When it outgrows the merge lane the suite is parking failures instead of specifying behaviour. Fix: replay and promote or delete frozen tests; do not raise the budget.";
+    Unmarked = "unmarked", Error, "lane-scan", acknowledgeable: false,
+        summary: "a collected test has no lane",
+        explanation: "Every test pytest collects must carry exactly one of the marks merge, witness or freeze. A test without a lane is not a default merge vote: the gate cannot know what it is evidence of.",
+        fix: "add @pytest.mark.merge (a property or a human-written oracle), @pytest.mark.witness (locked bytes) or @pytest.mark.freeze (a known flake with a ledger row), or delete the test.";
+    MultipleLanes = "multiple-lanes", Error, "lane-scan", acknowledgeable: false,
+        summary: "more than one distinct lane reaches a test",
+        explanation: "Lanes are exclusive. Marks from the function, its classes, base classes and pytestmark all reach a test; when two different lanes arrive the test would both vote and not vote.",
+        fix: "keep one lane, usually by moving the test out of the marked class or module.";
+    ParamLaneMark = "param-lane-mark", Error, "lane-scan", acknowledgeable: false,
+        summary: "a lane mark inside pytest.param(..., marks=...)",
+        explanation: "A lane mark given to one parameter set splits a single test id across lanes, and test ids in the evidence have no parameters.",
+        fix: "split the cases into separate test functions, one per lane.";
+    UnconditionalSkip = "unconditional-skip", Error, "lane-scan", acknowledgeable: false,
+        summary: "a test is skipped unconditionally",
+        explanation: "A skip deletes evidence. pytest.mark.skip, unittest.skip, skipif with a constant-true condition, pytest.skip() at the top of a test body or at module level, and skip marks in pytestmark or pytest.param all hide a test from the vote.",
+        fix: "move a flaky test to the freeze lane with a ledger row, or delete it.";
+    ConditionalSkip = "conditional-skip", Warning, "lane-scan", acknowledgeable: false,
+        summary: "skipif with a real condition",
+        explanation: "A test skipped on some platforms is fine, but a skipped merge test does not vote: lane-tally reports merge-skipped when it does not run where the gate runs. Make sure the condition is false on the gate's runner.",
+        fix: "Nothing, if the condition is false where the gate runs. If it can be true on the gate's runner, the test will not vote there (`merge-skipped`); drop the condition or run the gate where it holds.";
+    XfailInVotingLane = "xfail-in-voting-lane", Error, "lane-scan", acknowledgeable: false,
+        summary: "xfail or expectedFailure on a merge or witness test",
+        explanation: "An expected failure in a voting lane turns a failing voter into a silent pass.",
+        fix: "make the test pass, delete it, or move the known failure to the freeze lane with a ledger row.";
+    RetryInVotingLane = "retry-in-voting-lane", Error, "lane-scan", acknowledgeable: false,
+        summary: "a retry reaches a merge or witness test",
+        explanation: "A voter that passes on its second try has not passed. A flaky mark (pytest-rerunfailures, flaky) or --reruns / --force-flaky in the configuration's addopts reaches merge and witness tests.",
+        fix: "remove the retry; a genuinely intermittent test belongs in the freeze lane.";
+    UnresolvedMarker = "unresolved-marker", Error, "lane-scan", acknowledgeable: false,
+        summary: "a mark expression cannot be resolved statically",
+        explanation: "lane-scan never runs the code it reads, so a decorator or pytestmark value computed at run time (pytestmark = make_marks(), getattr(pytest.mark, name)) could carry any lane or skip.",
+        fix: "write the marks literally, e.g. pytestmark = [pytest.mark.merge].";
+    MissingAttachment = "missing-attachment", Error, "lane-scan", acknowledgeable: false,
+        summary: "a test lacks the attachment its lane requires",
+        explanation: "merge property tests (@given) need a 'shrinking:' note in the docstring; human-written merge tests need an 'owner:' line in the docstring; witness tests need fixture= (golden bytes, locked in lanes.lock) or locked_on= (characterization date).",
+        fix: "add the attachment the message names.";
+    MissingFixture = "missing-fixture", Error, "lane-scan", acknowledgeable: false,
+        summary: "a witness fixture= path does not exist",
+        explanation: "The golden file a witness test names (relative to the test file's folder) is not on disk, so its bytes cannot be locked.",
+        fix: "correct the path or add the file and lock it with lane-lock lock.";
+    Tautology = "tautology", Error, "lane-scan", acknowledgeable: false,
+        summary: "a merge test whose assertions cannot fail",
+        explanation: "assert True, assert x == x and similar assertions pass whatever the code does, so the test cannot fail a wrong patch and must not vote.",
+        fix: "assert a property of the code under test (a round trip, an inverse, a known input/output pair).";
+    NoAssertion = "no-assertion", Warning, "lane-scan", acknowledgeable: false,
+        summary: "a merge test with no assertion",
+        explanation: "A merge test without assert, pytest.raises / pytest.warns or self.assert* only proves the code does not crash. Consider asserting the behaviour you rely on.",
+        fix: "Assert the behaviour the test relies on (`assert`, `pytest.raises`, `pytest.warns`, `self.assert*`). A warning only: it does not fail the gate.";
+    ParseError = "parse-error", Error, "lane-scan", acknowledgeable: false,
+        summary: "a Python file does not parse",
+        explanation: "A test file that cannot be parsed cannot be scanned, so its tests are unknown and the gate fails closed. The other files are still scanned. Fix the syntax error at the reported line and column.",
+        fix: "Fix the syntax error at the reported line and column; lane-scan parses Python 3 source without importing it.";
+    RuntimeHook = "runtime-hook", Warning, "lane-scan", acknowledgeable: false,
+        summary: "a conftest.py hook can change marks or outcomes at run time",
+        explanation: "Hooks such as pytest_collection_modifyitems or pytest_runtest_makereport can add marks, deselect tests or rewrite results after lane-scan has read the source. The tally still matches every reported case against the scan, but review these hooks by hand.",
+        fix: "Review the hook by hand. If it only adds logging, leave it; if it changes marks, deselects tests or rewrites outcomes, remove it — lanes reads marks from the source.";
+    UnregisteredMarker = "unregistered-marker", Error, "lane-scan", acknowledgeable: false,
+        summary: "merge, witness and freeze are not all registered markers",
+        explanation: "The gate runs pytest with --strict-markers, which fails on unregistered marks.",
+        fix: "register them in the pytest configuration, e.g. markers = merge: votes / witness: locked bytes / freeze: ledger-backed flake.";
+    EmptyMergeLane = "empty-merge-lane", Error, "lane-scan", acknowledgeable: false,
+        summary: "no merge test at all",
+        explanation: "Only merge tests can approve a patch; with none, nothing can vote and the gate fails closed.",
+        fix: "write at least one property or human-written oracle in the merge lane.";
+    FreezeOverBudget = "freeze-over-budget", Error, "lane-scan", acknowledgeable: false,
+        summary: "more freeze tests than merge tests",
+        explanation: "Freeze count is a queue length. When it outgrows the merge lane the suite is parking failures instead of specifying behaviour.",
+        fix: "replay and promote or delete frozen tests; do not raise the budget.";
     // ---- lane-lock ----
-    DigestMoved = "digest-moved", Error, "lane-lock",
-        "a locked file's SHA-256 no longer matches",
-        "The bytes of a locked fixture changed. Witness tests corroborate locked bytes, and only a human moves the lock. If the change is intended, re-lock it with lane-lock lock in a separate, reviewed change and say why the bytes changed.";
-    MissingFile = "missing-file", Error, "lane-lock",
-        "a locked file is gone",
-        "The lock names a file that does not exist (or is not a regular file). Restore it, or remove its entry in a reviewed lock change.";
-    UnlockedFixture = "unlocked-fixture", Error, "lane-lock",
-        "a witness fixture has no lock entry",
-        "A witness test names a fixture whose digest is in neither lanes.lock nor a .sha256 sidecar, so nothing pins its bytes. Fix: lane-lock lock PATH --today DATE, and review the new entry.";
-    OrphanLock = "orphan-lock", Warning, "lane-lock",
-        "a lock entry that no witness test names",
-        "The locked file is not a fixture of any witness test in the scan. It may be left over; remove it or name it in a witness test's fixture=.";
-    UnsafePath = "unsafe-path", Error, "lane-lock",
-        "a path that leaves the root",
-        "Absolute paths, '..' components and symlinks resolving outside the root are never read. Fix: use a root-relative path to a file inside the repository.";
-    LockEntryMoved = "lock-entry-moved", Error, "lane-lock",
-        "a lock entry's digest changed between base and head",
-        "The patch changes locked bytes. Lock edits are a separate review surface: a human must confirm the new bytes are right.";
-    LockEntryRemoved = "lock-entry-removed", Error, "lane-lock",
-        "a lock entry was removed between base and head",
-        "The patch drops a locked file from the lock, so its bytes are no longer witnessed. Review the removal.";
-    LockBatchedWithBehavior = "lock-batched-with-behavior", Error, "lane-lock",
-        "a patch moves digests and changes code in the same change",
-        "When the same patch rewrites a golden file, its lock and the code it witnesses, the witness proves nothing. Split the lock edit into its own change, or pass --reason TEXT explaining why the bytes changed.";
+    DigestMoved = "digest-moved", Error, "lane-lock", acknowledgeable: false,
+        summary: "a locked file's SHA-256 no longer matches",
+        explanation: "The bytes of a locked fixture changed. Witness tests corroborate locked bytes, and only a human moves the lock. If the change is intended, re-lock it with lane-lock lock in a separate, reviewed change and say why the bytes changed.",
+        fix: "If the change is unintended, restore the file (`git checkout -- FILE`). If intended, re-lock it with `lane-lock lock FILE --today DATE` in its own change and explain why the bytes changed; a reviewer approves the new digest.";
+    MissingFile = "missing-file", Error, "lane-lock", acknowledgeable: false,
+        summary: "a locked file is gone",
+        explanation: "The lock names a file that does not exist (or is not a regular file). Restore it, or remove its entry in a reviewed lock change.",
+        fix: "Restore the file, or remove its entry from `lanes.lock` in a reviewed change.";
+    UnlockedFixture = "unlocked-fixture", Error, "lane-lock", acknowledgeable: false,
+        summary: "a witness fixture has no lock entry",
+        explanation: "A witness test names a fixture whose digest is in neither lanes.lock nor a .sha256 sidecar, so nothing pins its bytes.",
+        fix: "lane-lock lock PATH --today DATE, and review the new entry.";
+    OrphanLock = "orphan-lock", Warning, "lane-lock", acknowledgeable: false,
+        summary: "a lock entry that no witness test names",
+        explanation: "The locked file is not a fixture of any witness test in the scan. It may be left over; remove it or name it in a witness test's fixture=.",
+        fix: "Remove the entry from `lanes.lock`, or name the file in a witness test's `fixture=`. A warning only.";
+    UnsafePath = "unsafe-path", Error, "lane-lock", acknowledgeable: false,
+        summary: "a path that leaves the root",
+        explanation: "Absolute paths, '..' components and symlinks resolving outside the root are never read.",
+        fix: "use a root-relative path to a file inside the repository.";
+    LockEntryMoved = "lock-entry-moved", Error, "lane-lock", acknowledgeable: true,
+        summary: "a lock entry's digest changed between base and head",
+        explanation: "The patch changes locked bytes. Lock edits are a separate review surface: a human must confirm the new bytes are right.",
+        fix: "Review the new bytes of the file the entry names. Land lock edits as their own change, so the reviewer sees only the moved digest and the reason for it.";
+    LockEntryRemoved = "lock-entry-removed", Error, "lane-lock", acknowledgeable: true,
+        summary: "a lock entry was removed between base and head",
+        explanation: "The patch drops a locked file from the lock, so its bytes are no longer witnessed. Review the removal.",
+        fix: "Review the removal: if the witness test that used the file is gone too, land both as their own change; otherwise restore the entry.";
+    LockBatchedWithBehavior = "lock-batched-with-behavior", Error, "lane-lock", acknowledgeable: true,
+        summary: "a patch moves digests and changes code in the same change",
+        explanation: "When the same patch rewrites a golden file, its lock and the code it witnesses, the witness proves nothing. Split the lock edit into its own change, or pass --reason TEXT explaining why the bytes changed.",
+        fix: "Split the patch: first the code change (which must pass against the old golden bytes, or fail honestly), then the lock edit on its own. If the bytes truly must change with the code, pass `--reason TEXT` to `lane-lock diff` so a reviewer reads why.";
     // ---- freeze-ledger ----
-    InvalidTicket = "invalid-ticket", Error, "freeze-ledger",
-        "a ledger row has a bad or missing field",
-        "Each row needs test_id, seed (an integer), input_sha256 (64 lowercase hex digits), expires_on (YYYY-MM-DD) and last_replay_job (an http(s) URL); unknown fields are refused because they are usually typos. Fix the fields the message names.";
-    DuplicateTicket = "duplicate-ticket", Error, "freeze-ledger",
-        "two ledger rows for the same test",
-        "A freeze test has exactly one ticket. Remove the extra row.";
-    MissingTicket = "missing-ticket", Error, "freeze-ledger",
-        "a freeze test without a ledger row",
-        "A freeze without a capsule is a skip with extra steps. Add a row with freeze-ledger add (seed, input digest, expiry, replay job), or move the test to another lane.";
-    OrphanTicket = "orphan-ticket", Error, "freeze-ledger",
-        "a ledger row whose test is not in the freeze lane",
-        "The row's test does not exist or is not a freeze test. Remove the row with freeze-ledger remove.";
-    ExpiredTicket = "expired-ticket", Error, "freeze-ledger",
-        "a freeze ticket is past its expiry",
-        "Frozen evidence that never comes back is a skip. Replay the flake and promote or delete the test, or renew the ticket with the new replay job that justifies it.";
-    ExpiryTooFar = "expiry-too-far", Error, "freeze-ledger",
-        "a ticket expires beyond the allowed horizon",
-        "Tickets expire within --max-days (90 by default) of today. Choose an earlier expiry.";
-    CapsuleMismatch = "capsule-mismatch", Error, "freeze-ledger",
-        "the capsule file does not hash to input_sha256",
-        "The replay input at input_path changed or is missing, so the flake can no longer be replayed as recorded. Restore the capsule, or record a new one with freeze-ledger renew.";
-    ExpiringSoon = "expiring-soon", Warning, "freeze-ledger",
-        "a ticket expires within 7 days",
-        "Replay the flake and promote or delete the test before the ticket expires and starts failing the gate.";
-    TicketAdded = "ticket-added", Error, "freeze-ledger",
-        "the patch adds a freeze ticket",
-        "The agent does not write freeze tickets. A human reviews every new ticket, as a separate change.";
-    TicketRenewed = "ticket-renewed", Error, "freeze-ledger",
-        "the patch renews a freeze ticket",
-        "A renewal extends how long a flake may stay out of the vote. A human reviews it, with the replay job that justifies it.";
-    TicketChanged = "ticket-changed", Error, "freeze-ledger",
-        "the patch changes a freeze ticket's seed, input or capsule",
-        "A ticket whose capsule changes is a new ticket in disguise. A human reviews it.";
+    InvalidTicket = "invalid-ticket", Error, "freeze-ledger", acknowledgeable: false,
+        summary: "a ledger row has a bad or missing field",
+        explanation: "Each row needs test_id, seed (an integer), input_sha256 (64 lowercase hex digits), expires_on (YYYY-MM-DD) and last_replay_job (an http(s) URL); unknown fields are refused because they are usually typos. Fix the fields the message names.",
+        fix: "Fix the fields the message names: `seed` an integer, `input_sha256` 64 lowercase hex digits, `expires_on` `YYYY-MM-DD`, `last_replay_job` an `http(s)` URL, no unknown fields. `freeze-ledger add` writes valid rows.";
+    DuplicateTicket = "duplicate-ticket", Error, "freeze-ledger", acknowledgeable: false,
+        summary: "two ledger rows for the same test",
+        explanation: "A freeze test has exactly one ticket. Remove the extra row.",
+        fix: "Keep one row per test id; remove the other (`freeze-ledger remove TEST_ID` and add it again, or edit the file).";
+    MissingTicket = "missing-ticket", Error, "freeze-ledger", acknowledgeable: false,
+        summary: "a freeze test without a ledger row",
+        explanation: "A freeze without a capsule is a skip with extra steps. Add a row with freeze-ledger add (seed, input digest, expiry, replay job), or move the test to another lane.",
+        fix: "`freeze-ledger add TEST_ID --seed N --input CAPSULE --expires DATE --replay-job URL --today DATE`, or move the test to another lane.";
+    OrphanTicket = "orphan-ticket", Error, "freeze-ledger", acknowledgeable: false,
+        summary: "a ledger row whose test is not in the freeze lane",
+        explanation: "The row's test does not exist or is not a freeze test. Remove the row with freeze-ledger remove.",
+        fix: "`freeze-ledger remove TEST_ID`, or put the test back in the freeze lane if it was moved by mistake.";
+    ExpiredTicket = "expired-ticket", Error, "freeze-ledger", acknowledgeable: false,
+        summary: "a freeze ticket is past its expiry",
+        explanation: "Frozen evidence that never comes back is a skip. Replay the flake and promote or delete the test, or renew the ticket with the new replay job that justifies it.",
+        fix: "Replay the flake from its capsule and fix it: promote the test to the merge lane (or delete it) and remove the row. If it must stay frozen, `freeze-ledger renew TEST_ID --expires DATE --replay-job URL --today DATE` with the new replay job, as its own reviewed change.";
+    ExpiryTooFar = "expiry-too-far", Error, "freeze-ledger", acknowledgeable: false,
+        summary: "a ticket expires beyond the allowed horizon",
+        explanation: "Tickets expire within --max-days (90 by default) of today. Choose an earlier expiry.",
+        fix: "Choose an expiry within `--max-days` (90 by default) of today.";
+    CapsuleMismatch = "capsule-mismatch", Error, "freeze-ledger", acknowledgeable: false,
+        summary: "the capsule file does not hash to input_sha256",
+        explanation: "The replay input at input_path changed or is missing, so the flake can no longer be replayed as recorded. Restore the capsule, or record a new one with freeze-ledger renew.",
+        fix: "Restore the capsule file at `input_path`, or record the new capsule with `freeze-ledger renew` so its digest is reviewed.";
+    ExpiringSoon = "expiring-soon", Warning, "freeze-ledger", acknowledgeable: false,
+        summary: "a ticket expires within 7 days",
+        explanation: "Replay the flake and promote or delete the test before the ticket expires and starts failing the gate.",
+        fix: "Replay the flake and promote or delete the test before the expiry; a warning only.";
+    TicketAdded = "ticket-added", Error, "freeze-ledger", acknowledgeable: true,
+        summary: "the patch adds a freeze ticket",
+        explanation: "The agent does not write freeze tickets. A human reviews every new ticket, as a separate change.",
+        fix: "Land the new ticket as a separate change a human reviews; an agent's patch does not add freeze tickets.";
+    TicketRenewed = "ticket-renewed", Error, "freeze-ledger", acknowledgeable: true,
+        summary: "the patch renews a freeze ticket",
+        explanation: "A renewal extends how long a flake may stay out of the vote. A human reviews it, with the replay job that justifies it.",
+        fix: "Land the renewal as a separate change, with the replay job that justifies it.";
+    TicketChanged = "ticket-changed", Error, "freeze-ledger", acknowledgeable: true,
+        summary: "the patch changes a freeze ticket's seed, input or capsule",
+        explanation: "A ticket whose capsule changes is a new ticket in disguise. A human reviews it.",
+        fix: "Land the changed ticket as a separate change; a reviewer checks the new seed, input digest and capsule.";
     // ---- lane-tally ----
-    MergeFailed = "merge-failed", Error, "lane-tally",
-        "a merge test failed or errored",
-        "A voter said no. Fix the code (or, if the test is wrong, the test, in a reviewed change).";
-    MergeSkipped = "merge-skipped", Error, "lane-tally",
-        "a merge test was skipped at run time",
-        "A skip deletes evidence: a merge test that did not run did not vote for the patch.";
-    FlakyVoter = "flaky-voter", Error, "lane-tally",
-        "a merge test both failed and passed, or carries rerun evidence",
-        "A voter that passes on a retry has not passed. Remove reruns from the merge lane; a genuinely intermittent test belongs in the freeze lane.";
-    MissingVote = "missing-vote", Error, "lane-tally",
-        "a merge test has no case in the merge reports",
-        "The test exists in the scan but did not run in the merge lane (deselected with -k, a shard missing, a report from another run). Every merge test must vote.";
-    WitnessFailed = "witness-failed", Error, "lane-tally",
-        "a witness test failed or errored",
-        "The bytes a witness test corroborates no longer match what the code produces.";
-    WitnessSkipped = "witness-skipped", Error, "lane-tally",
-        "a witness test was skipped at run time",
-        "A skipped witness corroborates nothing; it must run.";
-    MissingWitness = "missing-witness", Error, "lane-tally",
-        "a witness test has no case in the witness reports",
-        "The test exists in the scan but did not run in the witness lane.";
-    MissingFreezeRun = "missing-freeze-run", Error, "lane-tally",
-        "a freeze test did not run, or was skipped",
-        "Freeze tests do not vote, but they must run and record; a freeze that does not run is a skip.";
-    FreezeFailed = "freeze-failed", Warning, "lane-tally",
-        "a freeze test failed (recorded, not a vote)",
-        "The known flake failed again. It does not vote; its replay artifact is recorded for whoever works the freeze queue.";
-    MissingReplayArtifact = "missing-replay-artifact", Error, "lane-tally",
-        "a failed freeze case recorded no replay artifact",
-        "A failing freeze test must record where its replay capsule is: record_property(\"replay\", path) naming an existing file.";
-    LaneMismatch = "lane-mismatch", Error, "lane-tally",
-        "a case in one lane's report belongs to another lane",
-        "Each lane runs in its own pytest invocation (-m merge, -m witness, -m freeze). A report holding another lane's tests was produced with a wider selection and cannot be counted.";
-    UnknownTest = "unknown-test", Error, "lane-tally",
-        "a report case matches no scanned test",
-        "The report holds a test that lane-scan did not see (generated at run time, from another tree, or from an earlier run). Unknown evidence is a rejection, never ignored.";
-    CollectionError = "collection-error", Error, "lane-tally",
-        "pytest could not collect a module",
-        "A collection error means some tests never existed in the run. Fix the import or syntax error the report shows.";
-    NoScanEvidence = "no-scan-evidence", Error, "lane-tally",
-        "the evidence document has no scan section",
-        "lane-tally matches cases against lane-scan's list of tests; without it nothing can be counted. Run lane-scan first in the pipeline.";
-    NoLockEvidence = "no-lock-evidence", Error, "lane-tally",
-        "witness tests exist but the lock section is absent",
-        "Witness tests corroborate locked digests; without lane-lock verify in the pipeline, the digests were never checked.";
-    NoLedgerEvidence = "no-ledger-evidence", Error, "lane-tally",
-        "freeze tests exist but the ledger section is absent",
-        "Freeze tests need valid, unexpired tickets; without freeze-ledger check in the pipeline, the tickets were never checked.";
-    MergeTestRemoved = "merge-test-removed", Error, "lane-tally",
-        "a merge test of the base is gone or left the merge lane",
-        "Deleting or renaming a failing voter is the cheapest way to pass a gate. If the removal is intended, acknowledge it with --reason TEXT so a reviewer sees it.";
-    LaneChanged = "lane-changed", Error, "lane-tally",
-        "a test moved from merge to witness or freeze",
-        "Moving a voter out of the merge lane removes its vote. A human reviews lane changes; acknowledge an intended one with --reason TEXT.";
+    MergeFailed = "merge-failed", Error, "lane-tally", acknowledgeable: false,
+        summary: "a merge test failed or errored",
+        explanation: "A voter said no. Fix the code (or, if the test is wrong, the test, in a reviewed change).",
+        fix: "Fix the code so the property or oracle holds. If the test itself is wrong, change it in a separate change a human reviews.";
+    MergeSkipped = "merge-skipped", Error, "lane-tally", acknowledgeable: false,
+        summary: "a merge test was skipped at run time",
+        explanation: "A skip deletes evidence: a merge test that did not run did not vote for the patch.",
+        fix: "Make the test run where the gate runs: remove the runtime `pytest.skip()`, a failing `importorskip`, or a `skipif` condition that is true on the runner.";
+    FlakyVoter = "flaky-voter", Error, "lane-tally", acknowledgeable: false,
+        summary: "a merge test both failed and passed, or carries rerun evidence",
+        explanation: "A voter that passes on a retry has not passed. Remove reruns from the merge lane; a genuinely intermittent test belongs in the freeze lane.",
+        fix: "Remove reruns from the merge run (`--reruns`, `flaky` marks), and make the test deterministic. An intermittent test belongs in the freeze lane with a ledger row.";
+    MissingVote = "missing-vote", Error, "lane-tally", acknowledgeable: false,
+        summary: "a merge test has no case in the merge reports",
+        explanation: "The test exists in the scan but did not run in the merge lane (deselected with -k, a shard missing, a report from another run). Every merge test must vote.",
+        fix: "Run the whole merge lane (`pytest -m merge`, no `-k`/`--deselect`), with every shard's report passed to `lane-tally --junit merge=...`.";
+    WitnessFailed = "witness-failed", Error, "lane-tally", acknowledgeable: false,
+        summary: "a witness test failed or errored",
+        explanation: "The bytes a witness test corroborates no longer match what the code produces.",
+        fix: "If the code is wrong, fix the code. If the golden bytes must change, update the fixture and re-lock it in a separate, reviewed change.";
+    WitnessSkipped = "witness-skipped", Error, "lane-tally", acknowledgeable: false,
+        summary: "a witness test was skipped at run time",
+        explanation: "A skipped witness corroborates nothing; it must run.",
+        fix: "Remove the runtime skip so the witness runs where the gate runs.";
+    MissingWitness = "missing-witness", Error, "lane-tally", acknowledgeable: false,
+        summary: "a witness test has no case in the witness reports",
+        explanation: "The test exists in the scan but did not run in the witness lane.",
+        fix: "Run the whole witness lane (`pytest -m witness`) and pass its report with `--junit witness=...`.";
+    MissingFreezeRun = "missing-freeze-run", Error, "lane-tally", acknowledgeable: false,
+        summary: "a freeze test did not run, or was skipped",
+        explanation: "Freeze tests do not vote, but they must run and record; a freeze that does not run is a skip.",
+        fix: "Run the freeze lane (`pytest -m freeze`) and pass its report with `--junit freeze=...`; do not skip freeze tests at run time.";
+    FreezeFailed = "freeze-failed", Warning, "lane-tally", acknowledgeable: false,
+        summary: "a freeze test failed (recorded, not a vote)",
+        explanation: "The known flake failed again. It does not vote; its replay artifact is recorded for whoever works the freeze queue.",
+        fix: "Nothing for the gate (a warning only). Whoever works the freeze queue replays the recorded capsule.";
+    MissingReplayArtifact = "missing-replay-artifact", Error, "lane-tally", acknowledgeable: false,
+        summary: "a failed freeze case recorded no replay artifact",
+        explanation: "A failing freeze test must record where its replay capsule is: record_property(\"replay\", path) naming an existing file.",
+        fix: "Call `record_property(\"replay\", \"PATH\")` in the freeze test, with the root-relative path of the capsule the failure can be replayed from, and make sure that file exists.";
+    LaneMismatch = "lane-mismatch", Error, "lane-tally", acknowledgeable: false,
+        summary: "a case in one lane's report belongs to another lane",
+        explanation: "Each lane runs in its own pytest invocation (-m merge, -m witness, -m freeze). A report holding another lane's tests was produced with a wider selection and cannot be counted.",
+        fix: "Run each lane in its own pytest invocation with `-m merge`, `-m witness` or `-m freeze`, and pass each report under its own lane.";
+    UnknownTest = "unknown-test", Error, "lane-tally", acknowledgeable: false,
+        summary: "a report case matches no scanned test",
+        explanation: "The report holds a test that lane-scan did not see (generated at run time, from another tree, or from an earlier run). Unknown evidence is a rejection, never ignored.",
+        fix: "Run pytest on the same tree lane-scan scanned, with the same rootdir, and pass only this run's reports. Tests generated at run time cannot be gated: write them statically.";
+    CollectionError = "collection-error", Error, "lane-tally", acknowledgeable: false,
+        summary: "pytest could not collect a module",
+        explanation: "A collection error means some tests never existed in the run. Fix the import or syntax error the report shows.",
+        fix: "Fix the import or syntax error shown in the report so pytest collects the module.";
+    NoScanEvidence = "no-scan-evidence", Error, "lane-tally", acknowledgeable: false,
+        summary: "the evidence document has no scan section",
+        explanation: "lane-tally matches cases against lane-scan's list of tests; without it nothing can be counted. Run lane-scan first in the pipeline.",
+        fix: "Start the pipeline with `lane-scan` and feed its document to `lane-tally` on stdin or with `--input`.";
+    NoLockEvidence = "no-lock-evidence", Error, "lane-tally", acknowledgeable: false,
+        summary: "witness tests exist but the lock section is absent",
+        explanation: "Witness tests corroborate locked digests; without lane-lock verify in the pipeline, the digests were never checked.",
+        fix: "Put `lane-lock verify` in the pipeline before `lane-tally`.";
+    NoLedgerEvidence = "no-ledger-evidence", Error, "lane-tally", acknowledgeable: false,
+        summary: "freeze tests exist but the ledger section is absent",
+        explanation: "Freeze tests need valid, unexpired tickets; without freeze-ledger check in the pipeline, the tickets were never checked.",
+        fix: "Put `freeze-ledger check --today DATE` in the pipeline before `lane-tally`.";
+    MergeTestRemoved = "merge-test-removed", Error, "lane-tally", acknowledgeable: true,
+        summary: "a merge test of the base is gone or left the merge lane",
+        explanation: "Deleting or renaming a failing voter is the cheapest way to pass a gate. If the removal is intended, acknowledge it with --reason TEXT so a reviewer sees it.",
+        fix: "Restore the test. If the removal is intended, pass `--reason TEXT` to `lane-tally` so a reviewer sees why.";
+    LaneChanged = "lane-changed", Error, "lane-tally", acknowledgeable: true,
+        summary: "a test moved from merge to witness or freeze",
+        explanation: "Moving a voter out of the merge lane removes its vote. A human reviews lane changes; acknowledge an intended one with --reason TEXT.",
+        fix: "Move the test back to the merge lane. If the change is intended, pass `--reason TEXT` to `lane-tally` and have it reviewed.";
 }
 
 impl std::fmt::Display for Rule {
@@ -221,11 +304,17 @@ impl std::fmt::Display for Rule {
 pub fn explain(id: &str) -> Result<String, crate::Error> {
     match Rule::from_id(id) {
         Some(rule) => Ok(format!(
-            "{id} ({severity}, reported by {tool})\n  {summary}\n\n{text}\n",
+            "{id} ({severity}, reported by {tool})\n  {summary}\n\n{text}\n\n{fix}\n\nAcknowledgeable: {ack}\n",
             severity = rule.severity().as_str(),
             tool = rule.tool(),
             summary = rule.summary(),
             text = wrap(rule.explanation(), 92),
+            fix = wrap(&format!("Fix: {}", rule.fix()), 92),
+            ack = if rule.acknowledgeable() {
+                "yes (it flags a change for review, not a broken invariant)"
+            } else {
+                "no"
+            },
         )),
         None => {
             let ids: Vec<&str> = Rule::ALL.iter().map(|r| r.id()).collect();
@@ -235,6 +324,38 @@ pub fn explain(id: &str) -> Result<String, crate::Error> {
             )))
         }
     }
+}
+
+/// The generated rule sections of docs/evidence.md: per tool a `## tool` heading, then per rule
+/// its `### id` section (severity, tool, when, how to fix, and whether it is acknowledgeable).
+pub fn evidence_md() -> String {
+    let mut out = String::new();
+    let mut tool = "";
+    for rule in Rule::ALL {
+        if rule.tool() != tool {
+            if !tool.is_empty() {
+                out.push('\n');
+            }
+            tool = rule.tool();
+            out.push_str(&format!("## {tool}\n\n"));
+        }
+        out.push_str(&format!(
+            "### {id}\n\n- **Severity:** {severity}\n- **Tool:** `{tool}`\n\
+             - **When:** {summary}. {explanation}\n- **How to fix:** {fix}\n",
+            id = rule.id(),
+            severity = rule.severity().as_str(),
+            summary = rule.summary(),
+            explanation = rule.explanation(),
+            fix = rule.fix(),
+        ));
+        if rule.acknowledgeable() {
+            out.push_str(
+                "- **Acknowledgeable:** yes: it flags a change for review, not a broken invariant.\n",
+            );
+        }
+        out.push('\n');
+    }
+    out
 }
 
 fn wrap(text: &str, width: usize) -> String {
@@ -300,5 +421,72 @@ mod tests {
         assert!(err.contains("missing-vote"));
         let ok = explain("missing-vote").unwrap();
         assert!(ok.starts_with("missing-vote (error, reported by lane-tally)"));
+    }
+
+    #[test]
+    fn explain_prints_every_field() {
+        for rule in Rule::ALL {
+            let text = explain(rule.id()).unwrap();
+            let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+            let flat = words(&text);
+            assert!(flat.contains(&words(rule.summary())), "{}", rule.id());
+            assert!(flat.contains(&words(rule.explanation())), "{}", rule.id());
+            assert!(
+                flat.contains(&format!("Fix: {}", words(rule.fix()))),
+                "{}",
+                rule.id()
+            );
+            let ack = if rule.acknowledgeable() {
+                "Acknowledgeable: yes"
+            } else {
+                "Acknowledgeable: no"
+            };
+            assert!(text.contains(ack), "{}", rule.id());
+        }
+    }
+
+    #[test]
+    fn acknowledgeable_rules_are_the_review_surface() {
+        let ack: Vec<&str> = Rule::ALL
+            .iter()
+            .filter(|r| r.acknowledgeable())
+            .map(|r| r.id())
+            .collect();
+        assert_eq!(
+            ack,
+            [
+                "lock-entry-moved",
+                "lock-entry-removed",
+                "lock-batched-with-behavior",
+                "ticket-added",
+                "ticket-renewed",
+                "ticket-changed",
+                "merge-test-removed",
+                "lane-changed"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_texts_name_the_constants_defined_beside_them() {
+        assert!(
+            Rule::ExpiringSoon
+                .summary()
+                .contains(&format!("within {SOON_DAYS} days"))
+        );
+        assert!(
+            Rule::ExpiryTooFar
+                .fix()
+                .contains(&format!("({DEFAULT_MAX_DAYS} by default)"))
+        );
+        assert!(
+            Rule::ExpiryTooFar
+                .explanation()
+                .contains(&format!("({DEFAULT_MAX_DAYS} by default)"))
+        );
+        for rule in ILLEGAL {
+            assert_eq!(rule.severity(), Severity::Error, "{rule}");
+            assert_eq!(rule.tool(), "lane-scan", "{rule}");
+        }
     }
 }

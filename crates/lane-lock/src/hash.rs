@@ -1,24 +1,17 @@
 //! SHA-256 of files: one reusable read buffer per thread, a plain `read` loop (no mmap), and
 //! many files hashed in parallel on every core.
 //!
-//! Only regular files are ever read: a file is opened without blocking and checked with
-//! `fstat` on the open handle before the first read, so a FIFO or a device named in a lock
-//! can neither block the tool nor feed it endless bytes.
+//! Only regular files are ever read (lane-core's `open_regular`, which also hashes: one reader,
+//! one hasher for every tool), so a FIFO or a device named in a lock can neither block the tool
+//! nor feed it endless bytes.
 
-use std::cell::RefCell;
-use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
-use sha2::{Digest as _, Sha256};
 
 /// Size of the per-thread read buffer.
-pub const BUFFER_SIZE: usize = 1 << 20;
-
-thread_local! {
-    static BUFFER: RefCell<Vec<u8>> = RefCell::new(vec![0; BUFFER_SIZE]);
-}
+pub use lane_core::io::HASH_BUFFER_SIZE as BUFFER_SIZE;
 
 /// A file's digest (64 lowercase hex digits) and size in bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,6 +45,8 @@ impl From<io::Error> for HashError {
     fn from(e: io::Error) -> Self {
         if e.kind() == io::ErrorKind::NotFound {
             HashError::NotFound
+        } else if lane_core::io::is_not_regular(&e) {
+            HashError::NotRegular
         } else {
             HashError::Io(e)
         }
@@ -59,61 +54,20 @@ impl From<io::Error> for HashError {
 }
 
 /// The digest of a byte slice.
-pub fn sha256_bytes(bytes: &[u8]) -> String {
-    lane_core::hex::encode(&Sha256::digest(bytes))
-}
-
-#[cfg(unix)]
-fn open_regular(path: &Path) -> Result<File, HashError> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)?;
-    if !file.metadata()?.is_file() {
-        return Err(HashError::NotRegular);
-    }
-    Ok(file)
-}
-
-#[cfg(not(unix))]
-fn open_regular(path: &Path) -> Result<File, HashError> {
-    if !std::fs::metadata(path)?.is_file() {
-        return Err(HashError::NotRegular);
-    }
-    Ok(File::open(path)?)
-}
+pub use lane_core::io::sha256_bytes;
 
 /// Reads a whole regular file (a small one: a lock or a sidecar), never a FIFO or device.
 pub fn read_regular(path: &Path) -> Result<Vec<u8>, HashError> {
-    let mut file = open_regular(path)?;
+    let mut file = lane_core::io::open_regular(path)?;
     let mut out = Vec::new();
     file.read_to_end(&mut out).map_err(HashError::Io)?;
     Ok(out)
 }
 
-/// Hashes one file with this thread's buffer.
+/// Hashes one file with this thread's buffer (lane-core's one hasher).
 pub fn hash_file(path: &Path) -> Result<FileDigest, HashError> {
-    let mut file = open_regular(path)?;
-    BUFFER.with(|cell| {
-        let mut buf = cell.borrow_mut();
-        let mut hasher = Sha256::new();
-        let mut total: u64 = 0;
-        loop {
-            let n = match file.read(&mut buf[..]) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(HashError::Io(e)),
-            };
-            hasher.update(&buf[..n]);
-            total += n as u64;
-        }
-        Ok(FileDigest {
-            sha256: lane_core::hex::encode(&hasher.finalize()),
-            bytes: total,
-        })
-    })
+    let (sha256, bytes) = lane_core::io::sha256_file(path)?;
+    Ok(FileDigest { sha256, bytes })
 }
 
 /// Hashes every path on all cores; results are in the order of `paths`.

@@ -160,16 +160,8 @@ fn value_start(bytes: &[u8], line: usize, column: usize) -> Option<(usize, usize
         }
         i
     };
-    let line_start = bytes[..start]
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |i| i + 1);
-    let line_no = bytes[..start].iter().filter(|&&b| b == b'\n').count() + 1;
-    let col = String::from_utf8_lossy(&bytes[line_start..start])
-        .chars()
-        .count()
-        + 1;
-    Some((line_no, col))
+    let at = lane_core::Position::of(bytes, start);
+    Some((at.line, at.column))
 }
 
 #[derive(Deserialize)]

@@ -2,7 +2,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
-use lane_core::cli::{DocumentArgs, Generate};
+use lane_core::cli::CommonArgs;
 use lane_core::{Document, Error, Status};
 use lane_lock::{LockPaths, TOOL, diff, update, verify};
 
@@ -33,19 +33,10 @@ Example pipeline:
 #[command(name = "lane-lock", version, after_help = AFTER_HELP)]
 struct Cli {
     #[command(flatten)]
-    doc: DocumentArgs,
+    common: CommonArgs,
     /// The lock file [default: <rootdir>/lanes.lock].
     #[arg(long, value_name = "FILE", global = true)]
     lock: Option<PathBuf>,
-    /// The root every locked path is relative to [default: .].
-    #[arg(long, value_name = "DIR", global = true)]
-    rootdir: Option<PathBuf>,
-    /// Print what a rule means and how to fix it, then exit.
-    #[arg(long, value_name = "RULE")]
-    explain: Option<String>,
-    /// Write shell completions or a man page to stdout.
-    #[arg(long, value_enum, hide = true)]
-    generate: Option<Generate>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -87,18 +78,16 @@ fn main() -> ExitCode {
 }
 
 fn body(cli: Cli) -> Result<Status, Error> {
-    if let Some(what) = cli.generate {
-        return lane_core::cli::generate(Cli::command(), what);
-    }
-    if let Some(rule) = &cli.explain {
-        return lane_core::cli::explain(rule);
+    if let Some(done) = cli.common.tool.meta(Cli::command) {
+        return done;
     }
     let Some(command) = cli.command else {
         return Err(Error::usage(
             "a command is needed: lock, verify or diff (see lane-lock --help)",
         ));
     };
-    let root = lane_core::cli::rootdir(cli.rootdir.as_deref())?;
+    let root = cli.common.tool.rootdir()?;
+    let doc_args = &cli.common.document;
     let place = LockPaths::new(root, cli.lock.clone());
     match command {
         Command::Lock {
@@ -112,13 +101,13 @@ fn body(cli: Cli) -> Result<Status, Error> {
                 today,
                 sidecar,
             };
-            let doc = update::run(&place, &opts, cli.doc.input.as_deref())?;
-            cli.doc.emit(TOOL, &doc, update::SECTION, None)?;
+            let doc = update::run(&place, &opts, doc_args.input.as_deref())?;
+            doc_args.emit(TOOL, &doc, update::SECTION, None)?;
             Ok(Status::Clean)
         }
         Command::Verify => {
-            let (doc, section) = verify::verify(&place, cli.doc.read()?)?;
-            cli.doc.emit(TOOL, &doc, verify::SECTION, None)?;
+            let (doc, section) = verify::verify(&place, doc_args.read()?)?;
+            doc_args.emit(TOOL, &doc, verify::SECTION, None)?;
             Ok(Status::from_problems(&section.problems))
         }
         Command::Diff {
@@ -128,7 +117,7 @@ fn body(cli: Cli) -> Result<Status, Error> {
             reason,
         } => {
             let doc = if base == "-" || head == "-" {
-                match cli.doc.input.as_deref() {
+                match doc_args.input.as_deref() {
                     Some(p) if p.as_os_str() == "-" => {
                         return Err(Error::usage(
                             "stdin is BASE or HEAD: give the document with --input FILE",
@@ -138,7 +127,7 @@ fn body(cli: Cli) -> Result<Status, Error> {
                     None => Document::empty(),
                 }
             } else {
-                cli.doc.read()?
+                doc_args.read()?
             };
             let opts = diff::DiffOptions {
                 base,
@@ -147,7 +136,7 @@ fn body(cli: Cli) -> Result<Status, Error> {
                 reason,
             };
             let (doc, section) = diff::diff(&place, &opts, doc)?;
-            cli.doc.emit(TOOL, &doc, diff::SECTION, None)?;
+            doc_args.emit(TOOL, &doc, diff::SECTION, None)?;
             Ok(Status::from_problems(&section.problems))
         }
     }

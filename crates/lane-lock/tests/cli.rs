@@ -1,13 +1,125 @@
 //! The real `lane-lock` binary on real files in temporary folders.
 
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use lane_lock::diff::DiffSection;
-use lane_lock::update::UpdateSection;
-use lane_lock::verify::{FileStatus, LockSection};
+use schema::{DiffSection, FileStatus, LockSection, UpdateSection};
+
+/// The `lock`, `lock_update` and `lock_diff` sections' schemas, written out here and
+/// independent of the crate's types: a field added, renamed or retyped by accident fails these
+/// tests.
+#[allow(dead_code)] // Fields are read by serde to pin the schema, not all by the tests.
+mod schema {
+    use serde::Deserialize;
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct LockSection {
+        pub tool: String,
+        pub lock: Option<String>,
+        pub files: Vec<FileCheck>,
+        pub problems: Vec<Problem>,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct FileCheck {
+        pub path: String,
+        pub expected: String,
+        pub actual: Option<String>,
+        pub bytes: Option<u64>,
+        pub source: String,
+        pub status: FileStatus,
+    }
+
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum FileStatus {
+        Ok,
+        Moved,
+        Missing,
+        Unsafe,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct UpdateSection {
+        pub tool: String,
+        pub lock: String,
+        pub added: Vec<Entry>,
+        pub changed: Vec<Changed>,
+        pub unchanged: Vec<Entry>,
+        pub sidecars: Vec<String>,
+        pub problems: Vec<Problem>,
+    }
+
+    #[derive(Debug, PartialEq, Eq, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Entry {
+        pub path: String,
+        pub sha256: String,
+        pub bytes: u64,
+        pub locked_on: String,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Changed {
+        pub path: String,
+        pub previous_sha256: String,
+        pub previous_bytes: u64,
+        pub sha256: String,
+        pub bytes: u64,
+        pub locked_on: String,
+    }
+
+    #[derive(Debug, PartialEq, Eq, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct DiffSection {
+        pub tool: String,
+        pub base: String,
+        pub head: String,
+        pub added: Vec<Entry>,
+        pub removed: Vec<Entry>,
+        pub moved: Vec<Moved>,
+        pub unchanged: u64,
+        pub behavior_changes: Option<Vec<String>>,
+        pub reason: Option<String>,
+        pub problems: Vec<Problem>,
+    }
+
+    #[derive(Debug, PartialEq, Eq, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Moved {
+        pub path: String,
+        pub base_sha256: String,
+        pub base_bytes: u64,
+        pub head_sha256: String,
+        pub head_bytes: u64,
+    }
+
+    #[derive(Debug, PartialEq, Eq, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Problem {
+        #[serde(default)]
+        pub file: Option<String>,
+        #[serde(default)]
+        pub line: Option<u64>,
+        pub message: String,
+        pub rule: String,
+        pub severity: Severity,
+        #[serde(default)]
+        pub test: Option<String>,
+    }
+
+    #[derive(Debug, PartialEq, Eq, Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum Severity {
+        Error,
+        Warning,
+    }
+}
 use serde_json::{Value, json};
 
 const ABC: &str = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
@@ -45,22 +157,11 @@ impl Out {
 }
 
 fn run_in(dir: &Path, args: &[&str], stdin: &[u8]) -> Out {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_lane-lock"))
+    let out = lane_testkit::Cmd::new(env!("CARGO_BIN_EXE_lane-lock"))
         .args(args)
-        .current_dir(dir)
-        .env_remove("LANES_TODAY")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn lane-lock");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin)
-        .expect("write stdin");
-    let out = child.wait_with_output().expect("wait");
+        .dir(dir)
+        .stdin(stdin)
+        .output();
     Out {
         code: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),

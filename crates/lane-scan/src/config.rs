@@ -240,15 +240,8 @@ fn toml_section(path: &Path, text: &str, keys: &[&str]) -> Result<Option<Entries
 }
 
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let col = before
-        .rsplit('\n')
-        .next()
-        .map(|l| l.chars().count())
-        .unwrap_or(0)
-        + 1;
-    (line, col)
+    let at = lane_core::Position::of(text.as_bytes(), offset);
+    (at.line, at.column)
 }
 
 /// The line where `key =` is written (first match), for locating problems in TOML configs.

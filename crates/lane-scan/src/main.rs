@@ -2,7 +2,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
-use lane_core::cli::{self, DocumentArgs, Generate};
+use lane_core::cli::{self, CommonArgs};
 use lane_core::{Status, scan::ScanSection};
 
 #[global_allocator]
@@ -25,35 +25,24 @@ Explain a rule: lane-scan --explain unconditional-skip";
 struct Args {
     /// Files and folders to scan, as given to pytest (default: testpaths, or the current folder).
     paths: Vec<PathBuf>,
-    /// The rootdir test ids are relative to (default: found from the pytest config, as pytest does).
-    #[arg(long, value_name = "DIR")]
-    rootdir: Option<PathBuf>,
-    /// Print what a rule means and how to fix it, then exit.
-    #[arg(long, value_name = "RULE")]
-    explain: Option<String>,
-    #[arg(long, value_enum, hide = true)]
-    generate: Option<Generate>,
     #[command(flatten)]
-    doc: DocumentArgs,
+    common: CommonArgs,
 }
 
 fn main() -> ExitCode {
     let args: Args = cli::parse("lane-scan");
     cli::run("lane-scan", || {
-        if let Some(rule) = &args.explain {
-            return cli::explain(rule);
+        if let Some(done) = args.common.tool.meta(Args::command) {
+            return done;
         }
-        if let Some(what) = args.generate {
-            return cli::generate(Args::command(), what);
-        }
-        let doc = args.doc.read()?;
+        let doc = args.common.document.read()?;
         let scan = lane_scan::scan(&lane_scan::Options {
             paths: args.paths.clone(),
-            rootdir: args.rootdir.clone(),
+            rootdir: args.common.tool.rootdir.clone(),
         })?;
         let status = Status::from_problems(&scan.section.problems);
         // Serialized straight to stdout: the section is never held as text.
-        args.doc.emit_split_section(
+        args.common.document.emit_split_section(
             "lane-scan",
             &doc,
             ScanSection::NAME,

@@ -146,38 +146,21 @@ pub struct Module {
     pub function_dunder_test: Vec<(CompactString, bool)>,
 }
 
-/// Maps byte offsets to 1-based lines and columns.
-struct Lines {
-    starts: Vec<usize>,
-}
+/// Maps byte offsets to 1-based lines and columns (lane-core's line index, with Python's line
+/// ends).
+struct Lines(lane_core::position::LineIndex);
 
 impl Lines {
     fn new(source: &str) -> Lines {
-        let bytes = source.as_bytes();
-        let mut starts = Vec::with_capacity(bytes.len() / 32 + 1);
-        starts.push(0);
-        for i in memchr::memchr2_iter(b'\n', b'\r', bytes) {
-            // A `\r` ends a line unless a `\n` follows it (which then ends it).
-            if bytes[i] == b'\n' || bytes.get(i + 1) != Some(&b'\n') {
-                starts.push(i + 1);
-            }
-        }
-        Lines { starts }
+        Lines(lane_core::position::LineIndex::universal(source.as_bytes()))
     }
 
     fn line(&self, offset: TextSize) -> u64 {
-        let off = offset.to_usize();
-        (self.starts.partition_point(|&s| s <= off)) as u64
+        self.0.line(offset.to_usize()) as u64
     }
 
     fn column(&self, source: &str, offset: TextSize) -> u64 {
-        let off = offset.to_usize().min(source.len());
-        let line = self.line(offset) as usize;
-        let start = self.starts[line - 1].min(off);
-        source
-            .get(start..off)
-            .map(|s| s.chars().count() as u64 + 1)
-            .unwrap_or(1)
+        self.0.position(source.as_bytes(), offset.to_usize()).column as u64
     }
 }
 
@@ -832,7 +815,7 @@ mod tests {
             ['a', 'b', 'c', 'd'].map(line_of),
             [1, 2, 3, 5],
             "{:?}",
-            lines.starts
+            lines.0
         );
     }
 

@@ -51,12 +51,10 @@ impl Drop for Suite {
 }
 
 fn run(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lane-scan"))
+    lane_testkit::Cmd::new(env!("CARGO_BIN_EXE_lane-scan"))
         .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
+        .dir(dir)
         .output()
-        .unwrap()
 }
 
 fn scan(suite: &Suite) -> (i32, Value) {

@@ -9,7 +9,6 @@
 //!
 //! A DOCTYPE (and with it any entity declaration) is refused, never expanded.
 
-use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 
@@ -102,19 +101,12 @@ pub fn read_path(
     display: &str,
     sink: impl FnMut(&Case<'_>),
 ) -> Result<ReadStats, lane_core::Error> {
-    let meta = std::fs::metadata(path).map_err(|e| lane_core::Error::io(path, e))?;
-    if !meta.is_file() {
-        return Err(lane_core::Error::io(
-            path,
-            io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"),
-        ));
-    }
-    let file = File::open(path).map_err(|e| lane_core::Error::io(path, e))?;
+    let file = lane_core::io::open_regular(path).map_err(|e| lane_core::Error::io(path, e))?;
     match read(BufReader::with_capacity(256 * 1024, file), sink) {
         Ok(stats) => Ok(stats),
         Err(JunitError::Io(e)) => Err(lane_core::Error::io(path, e)),
         Err(JunitError::Syntax { offset, message }) => {
-            let (line, col) = File::open(path)
+            let (line, col) = lane_core::io::open_regular(path)
                 .and_then(|f| line_col(BufReader::new(f), offset))
                 .unwrap_or((0, 0));
             Err(lane_core::Error::parse(display, line, col, message))
@@ -138,30 +130,9 @@ pub fn read_bytes(
     }
 }
 
-/// 1-based line and column (in bytes) of `offset`, counted by streaming `input` again.
-pub fn line_col(mut input: impl BufRead, offset: u64) -> io::Result<(usize, usize)> {
-    let mut line = 1usize;
-    let mut col = 1usize;
-    let mut left = offset;
-    while left > 0 {
-        let buf = input.fill_buf()?;
-        if buf.is_empty() {
-            break;
-        }
-        let take = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
-        let chunk = &buf[..take];
-        let newlines = memchr::memchr_iter(b'\n', chunk).count();
-        if newlines > 0 {
-            line += newlines;
-            let last = memchr::memrchr(b'\n', chunk).unwrap_or(0);
-            col = take - last;
-        } else {
-            col += take;
-        }
-        input.consume(take);
-        left -= take as u64;
-    }
-    Ok((line, col))
+/// 1-based line and column (in characters) of `offset`, counted by streaming `input` again.
+pub fn line_col(input: impl BufRead, offset: u64) -> io::Result<(usize, usize)> {
+    lane_core::Position::of_reader(input, offset).map(|at| (at.line, at.column))
 }
 
 /// Where an element sits, which decides what its children mean.

@@ -13,7 +13,7 @@ pub mod vote;
 use std::path::PathBuf;
 
 use clap::{CommandFactory, Parser};
-use lane_core::cli::{DocumentArgs, Format, Generate};
+use lane_core::cli::{CommonArgs, Format};
 use lane_core::scan::Lane;
 use lane_core::{Error, Status};
 
@@ -42,10 +42,6 @@ pub struct Args {
     /// several lanes, and for several shards of one lane.
     #[arg(long = "junit", value_name = "LANE=PATH", value_parser = parse_junit)]
     pub junit: Vec<Report>,
-    /// The root that `replay` properties of freeze cases are resolved in (default: the
-    /// current folder).
-    #[arg(long, value_name = "DIR")]
-    pub rootdir: Option<PathBuf>,
     /// The base branch's evidence document (with its scan section): report merge tests that
     /// are gone or moved, and the per-lane change.
     #[arg(long, value_name = "FILE")]
@@ -54,13 +50,8 @@ pub struct Args {
     /// warnings, with this text).
     #[arg(long, value_name = "TEXT")]
     pub reason: Option<String>,
-    /// Print the explanation of a rule and exit.
-    #[arg(long, value_name = "RULE")]
-    pub explain: Option<String>,
-    #[arg(long, value_enum, hide = true)]
-    pub generate: Option<Generate>,
     #[command(flatten)]
-    pub document: DocumentArgs,
+    pub common: CommonArgs,
 }
 
 fn parse_junit(text: &str) -> Result<Report, String> {
@@ -82,14 +73,11 @@ fn parse_junit(text: &str) -> Result<Report, String> {
 
 /// The whole tool: read, vote, write. Returns approve (Clean) or reject (Findings).
 pub fn run(args: Args) -> Result<Status, Error> {
-    if let Some(rule) = &args.explain {
-        return lane_core::cli::explain(rule);
+    if let Some(done) = args.common.tool.meta(Args::command) {
+        return done;
     }
-    if let Some(what) = args.generate {
-        return lane_core::cli::generate(Args::command(), what);
-    }
-    let rootdir = lane_core::cli::rootdir(args.rootdir.as_deref())?;
-    let mut doc = args.document.read()?;
+    let rootdir = args.common.tool.rootdir()?;
+    let mut doc = args.common.document.read()?;
     let base = match &args.base {
         Some(path) => Some(lane_core::Document::parse(
             &lane_core::io::read_file(path)?,
@@ -120,20 +108,12 @@ pub fn run(args: Args) -> Result<Status, Error> {
         .filter(|p| render::is_illegal(p))
         .count();
     doc.set_section(vote::SECTION, &section);
-    let bytes = doc.to_bytes();
-    if let Some(path) = &args.document.output {
-        lane_core::io::atomic_write(path, &bytes)?;
-    }
-    match args.document.format {
-        Format::Json => lane_core::io::write_stdout(&bytes)?,
-        Format::Markdown => {
-            lane_core::io::write_stdout(render::markdown(&section, illegal).as_bytes())?
-        }
-        Format::Github => lane_core::io::write_stdout(render::github(&section).as_bytes())?,
-    }
-    let mut shown = section.reasons.clone();
-    shown.extend(section.problems.iter().filter(|p| !p.is_error()).cloned());
-    args.document.summarize(vote::TOOL, &shown);
+    let document = &args.common.document;
+    let markdown =
+        (document.format == Format::Markdown).then(|| render::markdown(&section, illegal));
+    // Annotated and summarized: the reasons of the decision, then the tally's own warnings.
+    let shown = render::shown(&section);
+    document.emit_shown(vote::TOOL, &doc, vote::SECTION, markdown, Some(&shown))?;
     Ok(match section.decision {
         Decision::Approve => Status::Clean,
         Decision::Reject => Status::Findings,

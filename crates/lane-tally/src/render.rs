@@ -8,8 +8,8 @@ use lane_core::scan::Lane;
 use crate::rights::{RIGHTS, Shown};
 use crate::vote::{Decision, TallySection};
 
-/// Rules that make a suite illegal (the table's last row).
-const ILLEGAL: &[&str] = &["unconditional-skip", "unmarked", "multiple-lanes"];
+// Rules that make a suite illegal (the table's last row): the catalogue's.
+use lane_core::rule::ILLEGAL;
 
 pub fn markdown(section: &TallySection, upstream_illegal: usize) -> String {
     let mut out = String::new();
@@ -98,12 +98,17 @@ pub fn markdown(section: &TallySection, upstream_illegal: usize) -> String {
 }
 
 pub fn is_illegal(p: &Problem) -> bool {
-    p.is_error() && ILLEGAL.contains(&p.rule.as_str())
+    p.is_error() && ILLEGAL.iter().any(|r| r.id() == p.rule)
+}
+
+/// What the tally shows (annotates, summarizes): the reasons, then its own warnings.
+pub fn shown(section: &TallySection) -> Vec<Problem> {
+    let mut all: Vec<Problem> = section.reasons.clone();
+    all.extend(section.problems.iter().filter(|p| !p.is_error()).cloned());
+    all
 }
 
 /// One annotation per reason, then lane-tally's own warnings.
 pub fn github(section: &TallySection) -> String {
-    let mut all: Vec<Problem> = section.reasons.clone();
-    all.extend(section.problems.iter().filter(|p| !p.is_error()).cloned());
-    github::annotations(&all)
+    github::annotations(&shown(section))
 }

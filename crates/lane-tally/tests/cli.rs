@@ -1,10 +1,110 @@
 //! The real binary: exit codes, stdout/stderr shapes, formats and the pinned JSON schema.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
-use lane_tally::TallySection;
+/// The `tally` section's schema, written out here and independent of the crate's types: a field
+/// added, renamed or retyped by accident fails these tests.
+#[allow(dead_code)] // Fields are read by serde to pin the schema, not all by the tests.
+mod schema {
+    use serde::Deserialize;
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct TallySection {
+        pub tool: String,
+        pub decision: Decision,
+        pub lanes: Lanes,
+        pub reports: Vec<Report>,
+        #[serde(default)]
+        pub delta: Option<Delta>,
+        #[serde(default)]
+        pub reason: Option<String>,
+        pub reasons: Vec<Problem>,
+        pub problems: Vec<Problem>,
+    }
+
+    #[derive(Debug, PartialEq, Eq, Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum Decision {
+        Approve,
+        Reject,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Lanes {
+        pub merge: LaneCounts,
+        pub witness: LaneCounts,
+        pub freeze: LaneCounts,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct LaneCounts {
+        pub tests: u64,
+        pub cases: u64,
+        pub passed: u64,
+        pub failed: u64,
+        pub errors: u64,
+        pub skipped: u64,
+        pub missing: u64,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Report {
+        pub lane: Lane,
+        pub path: String,
+    }
+
+    #[derive(Debug, PartialEq, Eq, Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum Lane {
+        Merge,
+        Witness,
+        Freeze,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Delta {
+        pub merge: LaneDelta,
+        pub witness: LaneDelta,
+        pub freeze: LaneDelta,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct LaneDelta {
+        pub base: u64,
+        pub head: u64,
+        pub change: i64,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct Problem {
+        #[serde(default)]
+        pub file: Option<String>,
+        #[serde(default)]
+        pub line: Option<u64>,
+        pub message: String,
+        pub rule: String,
+        pub severity: Severity,
+        #[serde(default)]
+        pub test: Option<String>,
+    }
+
+    #[derive(Debug, PartialEq, Eq, Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum Severity {
+        Error,
+        Warning,
+    }
+}
+
+use schema::TallySection;
 
 const BIN: &str = env!("CARGO_BIN_EXE_lane-tally");
 
@@ -23,25 +123,12 @@ fn scratch(name: &str) -> Dir {
 }
 
 fn run(dir: &Path, args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .env_remove("LANES_TODAY")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn lane-tally");
     // A run that stops before reading stdin (a usage error) closes the pipe: not a failure.
-    if let Err(e) = child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-    {
-        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "write stdin: {e}");
-    }
-    child.wait_with_output().expect("wait")
+    lane_testkit::Cmd::new(BIN)
+        .args(args)
+        .dir(dir)
+        .stdin(stdin)
+        .output()
 }
 
 const DOC: &str = r#"{"version":1,"scan":{"tool":"lane-scan","tests":[
@@ -69,7 +156,7 @@ fn approve_and_reject() {
         String::from_utf8_lossy(&ok.stderr)
     );
     let s = section(&ok);
-    assert_eq!(s.decision.as_str(), "approve");
+    assert_eq!(s.decision, schema::Decision::Approve);
     assert_eq!(s.lanes.merge.cases, 2);
     assert_eq!(s.reports[0].path, "pass.xml");
     // The rest of the document travels.
@@ -83,7 +170,7 @@ fn approve_and_reject() {
     );
     assert_eq!(bad.status.code(), Some(1));
     let s = section(&bad);
-    assert_eq!(s.decision.as_str(), "reject");
+    assert_eq!(s.decision, schema::Decision::Reject);
     assert_eq!(s.reasons[0].rule, "flaky-voter");
     assert_eq!(s.reasons[0].file.as_deref(), Some("tests/test_m.py"));
     assert_eq!(s.reasons[0].line, Some(4));
