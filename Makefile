@@ -5,7 +5,7 @@ PREFIX ?= $(HOME)/.local
 VENV := .venv
 VPY := $(VENV)/bin/python
 BIN := target/release
-TOOLS := lane-scan lane-lock freeze-ledger lane-tally
+TOOLS := lane-scan lane-lock freeze-ledger lane-tally lane-gate
 
 .PHONY: all build venv test test-rust test-e2e demo demo-patch docs install clean
 
@@ -31,10 +31,11 @@ test-e2e: venv build
 
 # The bundled example, gated with a pinned clock and the venv's python first on PATH: APPROVE.
 DEMO_TODAY := 2026-12-01
-DEMO_ENV := PATH="$(abspath $(VENV))/bin:$$PATH" LANES_BIN_DIR="$(abspath $(BIN))" LANES_TODAY=$(DEMO_TODAY)
+DEMO_ENV := PATH="$(abspath $(VENV))/bin:$$PATH" LANES_TODAY=$(DEMO_TODAY)
+GATE := "$(abspath $(BIN))/lane-gate"
 
 demo: venv build
-	cd examples/invoice && $(DEMO_ENV) "$(CURDIR)/scripts/lane-gate"
+	cd examples/invoice && $(DEMO_ENV) $(GATE)
 
 # An agent's patch to the example (examples/agent-patch/agent.patch) in a throwaway git repo,
 # gated against the base commit: REJECT (the status 1 is the expected outcome, not a failure).
@@ -46,7 +47,7 @@ demo-patch: venv build
 	git -c commit.gpgsign=false -c user.name=lanes -c user.email=lanes@example.invalid commit -q -m base; \
 	git apply "$(CURDIR)/examples/agent-patch/agent.patch"; git add -A; \
 	git -c commit.gpgsign=false -c user.name=agent -c user.email=agent@example.invalid commit -q -m "agent: early-payment bonus"; \
-	st=0; $(DEMO_ENV) "$(CURDIR)/scripts/lane-gate" --base HEAD~1 || st=$$?; \
+	st=0; $(DEMO_ENV) $(GATE) --base HEAD~1 || st=$$?; \
 	rm -rf "$(CURDIR)/target/demo-patch"; cp -R out/lanes "$(CURDIR)/target/demo-patch"; \
 	if [ $$st -eq 1 ]; then echo "demo-patch: rejected, as it should be"; else echo "demo-patch: expected a rejection (exit 1), got exit $$st" >&2; exit 1; fi
 

@@ -14,7 +14,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 BIN_DIR = Path(os.environ.get("LANES_BIN_DIR", REPO / "target" / "release"))
-TOOLS = ("lane-scan", "lane-lock", "freeze-ledger", "lane-tally")
+TOOLS = ("lane-scan", "lane-lock", "freeze-ledger", "lane-tally", "lane-gate")
 # The interpreter running these tests has the pinned pytest and hypothesis.
 PYTHON = sys.executable
 

@@ -87,7 +87,7 @@ def test_the_locale_does_not_change_the_bytes(tmp_path: Path, turkish: dict):
     assert c == utf8 == other
 
 
-# ---- scripts/lane-gate, --base and all, as a CI job runs it ----
+# ---- lane-gate, --base and all, as a CI job runs it ----
 
 GATE_OUT = ("evidence.json", "base-evidence.json", "verdict.json", "verdict.md", "pytest-status")
 

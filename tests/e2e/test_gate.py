@@ -1,5 +1,5 @@
-"""scripts/lane-gate, `make demo` / `make demo-patch` and the GitHub recipe of docs/ci.md, run for
-real: the four binaries, real git, real pytest on copies of examples/invoice."""
+"""lane-gate, `make demo` / `make demo-patch` and the CI recipes of docs/ci.md, run for real: the
+binary, real git, real pytest on copies of examples/invoice."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ import pytest
 
 from conftest import BIN_DIR, PYTHON, REPO, TOOLS, copy_tree, tool_path
 
-GATE = REPO / "scripts" / "lane-gate"
 PATCH = REPO / "examples" / "agent-patch" / "agent.patch"
 TODAY = "2026-12-01"
 VENV_BIN = str(Path(PYTHON).parent)
@@ -23,24 +22,29 @@ VENV_BIN = str(Path(PYTHON).parent)
 def gate_env(**extra: str) -> dict:
     for tool in TOOLS:
         tool_path(tool)
-    env = {k: v for k, v in os.environ.items() if k not in ("LANES_TODAY", "PYTEST")}
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("LANES_TODAY", "LANES_ACK", "LANES_SEED", "PYTEST")}
     env["PATH"] = VENV_BIN + os.pathsep + env.get("PATH", "")
-    env["LANES_BIN_DIR"] = str(BIN_DIR)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env.update(extra)
     return env
 
 
 def gate(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["sh", str(GATE), *args], cwd=cwd, capture_output=True, text=True,
-                          env=gate_env(**env), timeout=900)
+    return subprocess.run([str(tool_path("lane-gate")), *args], cwd=cwd, capture_output=True,
+                          text=True, env=gate_env(**env), timeout=900)
+
+
+# Commits on a fixed date: the same patch gives the same commit ids, so the same seed and bytes.
+GIT_DATES = {"GIT_AUTHOR_DATE": "2026-11-30T12:00:00+0000",
+             "GIT_COMMITTER_DATE": "2026-11-30T12:00:00+0000"}
 
 
 def git(cwd: Path, *args: str) -> str:
     proc = subprocess.run(
         ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid",
-         "-c", "commit.gpgsign=false", *args],
-        cwd=cwd, capture_output=True, text=True, check=True)
+         "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", *args],
+        cwd=cwd, capture_output=True, text=True, check=True, env={**os.environ, **GIT_DATES})
     return proc.stdout
 
 
@@ -76,8 +80,10 @@ def test_gate_approves_the_bundled_example(invoice: Path):
         assert (out / f"{lane}.xml").stat().st_size > 0
     # the evidence before pytest is left for review, and the verdict carries it unchanged
     evidence = json.loads((out / "evidence.json").read_text())
-    assert set(evidence) == {"version", "scan", "lock", "ledger"}
-    for section in ("scan", "lock", "ledger"):
+    assert set(evidence) == {"version", "scan", "lock", "ledger", "gate"}
+    assert evidence["gate"]["voting_tree"] == "working-tree"
+    assert evidence["gate"]["seed"] == {"from": "default", "value": 0}
+    for section in ("scan", "lock", "ledger", "gate"):
         assert verdict[section] == evidence[section], section
 
 
@@ -89,9 +95,13 @@ def test_gate_rejects_the_agent_patch_with_each_reason(invoice: Path):
     assert verdict["tally"]["decision"] == "reject"
     rules = reason_rules(verdict)
     for expected in ("unconditional-skip", "lock-batched-with-behavior", "expired-ticket",
-                     "lock-entry-moved", "merge-failed", "merge-skipped"):
+                     "lock-entry-moved", "merge-failed", "witness-failed",
+                     "test-surface-changed"):
         assert expected in rules, (expected, sorted(rules))
         assert f"`{expected}`" in proc.stdout
+    # the base's property voted: the patch's skip never reached the vote
+    assert "merge-skipped" not in rules
+    assert verdict["gate"]["voting_tree"] == "base-test-surface"
     # the merge lane failed (exit 1), and that is recorded, not OR-ed into the gate's status
     assert "merge 1\n" in (repo / "out" / "lanes" / "pytest-status").read_text()
 
@@ -156,117 +166,54 @@ def test_gate_unknown_argument_is_a_usage_error(invoice: Path):
     assert "--bogus" in proc.stderr
 
 
-# ---- the GitHub recipe of docs/ci.md, step by step, against lane-gate's single run ----
+# ---- the CI recipes of docs/ci.md ----
 
-def github_lane_steps() -> list[tuple[str, str, bool]]:
-    """(name, run script, continue-on-error) of each `lanes:` step of the workflow in docs/ci.md."""
+def ci_block(heading: str, lang: str = "yaml") -> str:
     text = (REPO / "docs" / "ci.md").read_text()
-    block = re.search(r"## GitHub Actions.*?```yaml\n(.*?)```", text, re.S).group(1)
-    steps = []
-    for chunk in re.split(r"\n      - ", "\n" + block)[1:]:
-        name = re.match(r'name: "?([^"\n]*)"?', chunk)
-        if not name or not name.group(1).startswith("lanes:"):
-            continue
-        m = re.search(r"\n        run: \|\n((?:          .*\n?)+)", chunk)
-        if m:
-            script = "\n".join(line[10:] for line in m.group(1).splitlines())
-        else:
-            script = re.search(r"\n        run: (.*)", chunk).group(1)
-        steps.append((name.group(1), script, "continue-on-error: true" in chunk))
-    return steps
+    return re.search(rf"## {heading}.*?```{lang}\n(.*?)```", text, re.S).group(1)
 
 
-def run_github_steps(repo: Path, summary: Path, extra: dict[str, str] | None = None
-                     ) -> subprocess.CompletedProcess:
-    """Runs the `lanes:` steps in order, each in its own shell with only files between them;
-    `extra` maps a step name to a script run right before it. Returns the tally step."""
-    env = gate_env(LANES_TODAY=TODAY, GITHUB_STEP_SUMMARY=str(summary))
-    env["PATH"] = str(BIN_DIR) + os.pathsep + env["PATH"]
-    for name, script, may_fail in github_lane_steps():
-        for before in ([extra[name]] if extra and name in extra else []) + [script]:
-            # GitHub runs `run:` with bash -e -o pipefail
-            proc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c",
-                                   before], cwd=repo, capture_output=True, text=True, env=env,
-                                  timeout=600)
-            if name == "lanes: tally" and before is script:
-                return proc
-            if proc.returncode != 0 and not may_fail:
-                raise AssertionError(f"step {name!r} failed: {proc.stderr}")
-    raise AssertionError("the workflow has no `lanes: tally` step")
+def github_gate_script() -> str:
+    block = ci_block("GitHub Actions")
+    m = re.search(r'name: "lanes: gate"\n        run: \|\n((?:          .*\n?)+)', block)
+    return "\n".join(line[10:] for line in m.group(1).splitlines())
 
 
-def test_github_recipe_has_the_three_lanes_as_steps():
-    names = [name for name, _, _ in github_lane_steps()]
-    assert names == ["lanes: evidence", "lanes: merge", "lanes: witness", "lanes: freeze",
-                     "lanes: tally"]
+def test_ci_recipes_pin_the_clock_to_the_run_not_a_commit():
+    text = (REPO / "docs" / "ci.md").read_text()
+    assert "git log" not in re.sub(r"never a date from `git log`", "", text)
+    assert 'echo "LANES_TODAY=$(date -u +%F)" >> "$GITHUB_ENV"' in ci_block("GitHub Actions")
+    assert 'LANES_TODAY="${CI_PIPELINE_CREATED_AT%%T*}"' in ci_block("GitLab CI")
 
 
 @pytest.mark.parametrize("patched", [False, True], ids=["example", "agent-patch"])
-def test_github_steps_give_the_same_tally_as_lane_gate(tmp_path: Path, patched: bool):
+def test_github_gate_step_is_lane_gate(tmp_path: Path, patched: bool):
     src = REPO / "examples" / "invoice"
-    one = copy_tree(src, tmp_path / "one")
-    steps = copy_tree(src, tmp_path / "steps")
-    if patched:
-        patched_repo(one)
-        patched_repo(steps)
-    single = gate(one, "--today", TODAY)
-    summary = tmp_path / "summary.md"
-    tally = run_github_steps(steps, summary)
-    assert tally.returncode == single.returncode, single.stderr + tally.stderr
-    gated = json.loads((one / "out" / "lanes" / "verdict.json").read_text())
-    stepped = json.loads((steps / "out" / "lanes" / "verdict.json").read_text())
-    assert stepped["tally"] == gated["tally"]
-    for section in ("scan", "lock", "ledger"):
-        assert stepped[section] == gated[section], section
-    # the step summary holds the markdown verdict lane-gate printed
-    assert summary.read_text() == single.stdout
-    assert gated["tally"]["decision"] == ("reject" if patched else "approve")
-    # --format github: one workflow annotation per error that decided, nothing else on stdout
-    lines = tally.stdout.splitlines()
-    assert all(line.startswith("::") for line in lines), lines
-    errors = [line for line in lines if line.startswith("::error ")]
-    assert len(errors) == len(gated["tally"]["reasons"]), lines
-    for reason in gated["tally"]["reasons"]:
-        assert any(f"title={reason['rule']}::" in line for line in errors), reason
-        if "file" in reason:
-            assert any(f"file={reason['file']}" in line for line in errors), reason
-    if patched:
-        assert any(line.startswith("::error file=tests/test_invoice_merge.py,line=")
-                   and "title=unconditional-skip::" in line for line in errors), errors
-
-
-def test_github_review_step_sees_the_lock_and_ledger_edits(tmp_path: Path):
-    # The optional "Review lock and ledger edits" step of docs/ci.md, run before the tally with
-    # the pull request's base as HEAD~1: the same lock_diff and ledger_diff as lane-gate --base.
-    text = (REPO / "docs" / "ci.md").read_text()
-    block = re.search(r"To review lock and ledger edits.*?```yaml\n(.*?)```", text, re.S).group(1)
-    script = "\n".join(line[10:] for line in
-                       re.search(r"\n        run: \|\n((?:          .*\n?)+)", block)
-                       .group(1).splitlines())
+    one = committed(copy_tree(src, tmp_path / "one"), patched)
+    step = committed(copy_tree(src, tmp_path / "step"), patched)
+    single = gate(one, "--base", "HEAD~1" if patched else "HEAD", "--today", TODAY)
+    script = github_gate_script()
     assert "${{ github.base_ref }}" in script
-    script = script.replace("origin/${{ github.base_ref }}", "HEAD~1")
-    src = REPO / "examples" / "invoice"
-    one = patched_repo(copy_tree(src, tmp_path / "one"))
-    steps = patched_repo(copy_tree(src, tmp_path / "steps"))
-    single = gate(one, "--base", "HEAD~1", "--today", TODAY)
-    assert single.returncode == 1, single.stderr
-    tally = run_github_steps(steps, tmp_path / "summary.md", {"lanes: tally": script})
-    assert tally.returncode == 1, tally.stderr
-    gated = json.loads((one / "out" / "lanes" / "verdict.json").read_text())
-    stepped = json.loads((steps / "out" / "lanes" / "verdict.json").read_text())
-    for section in ("scan", "lock", "ledger"):
-        assert stepped[section] == gated[section], section
-    for section in ("lock_diff", "ledger_diff"):
-        # the files compared are named as each was given (the gate's base is a temporary file)
-        for doc in (stepped, gated):
-            doc[section].pop("base", None)
-            doc[section].pop("head", None)
-        assert stepped[section] == gated[section], section
-    rules = reason_rules(stepped)
-    assert {"lock-batched-with-behavior", "lock-entry-moved", "ticket-renewed",
-            "expired-ticket", "unconditional-skip"} <= rules, rules
-    assert any("title=lock-batched-with-behavior::" in line
-               for line in tally.stdout.splitlines()), tally.stdout
+    script = script.replace('"origin/${{ github.base_ref }}"', "HEAD~1" if patched else "HEAD")
+    summary = tmp_path / "summary.md"
+    env = gate_env(LANES_TODAY=TODAY, GITHUB_STEP_SUMMARY=str(summary))
+    env["PATH"] = str(BIN_DIR) + os.pathsep + env["PATH"]
+    proc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script],
+                          cwd=step, capture_output=True, text=True, env=env, timeout=900)
+    assert proc.returncode == single.returncode == (1 if patched else 0), proc.stderr
+    assert summary.read_text() == single.stdout == proc.stdout
+    stepped = (step / "out" / "lanes" / "verdict.json").read_bytes()
+    assert stepped == (one / "out" / "lanes" / "verdict.json").read_bytes()
+
+
+def test_github_acknowledgment_comes_from_a_label_or_the_author():
+    block = ci_block("GitHub Actions")
+    assert "contains(github.event.pull_request.labels.*.name, 'lanes-ack')" in block
+    assert "types: [opened, synchronize, reopened, labeled, unlabeled]" in block
+    text = (REPO / "docs" / "ci.md").read_text()
+    assert "github.event.pull_request.user.login != " in text
+    assert "never from a file in the patch" in text.lower() or \
+        "may never come from a file in the patch" in text
 
 
 # ---- the Makefile's demo targets ----
@@ -370,10 +317,8 @@ def test_gate_rejects_when_pytest_cannot_run(invoice: Path):
 # ---- the GitLab recipe of docs/ci.md, as the runner would run it ----
 
 def gitlab_job() -> tuple[dict[str, str], list[str]]:
-    """(variables, commands) of the `lanes:` job in docs/ci.md: before_script then script, each
-    item with its folded continuation lines joined by a space."""
-    text = (REPO / "docs" / "ci.md").read_text()
-    block = re.search(r"## GitLab CI.*?```yaml\n(.*?)```", text, re.S).group(1)
+    """(variables, commands) of the `lanes:` job in docs/ci.md: before_script then script."""
+    block = ci_block("GitLab CI")
     variables: dict[str, str] = {}
     commands: list[str] = []
     key = None
@@ -383,11 +328,8 @@ def gitlab_job() -> tuple[dict[str, str], list[str]]:
         elif key == "variables" and re.match(r"    [A-Z_]+: ", line):
             name, value = line.strip().split(": ", 1)
             variables[name] = value.strip('"')
-        elif key in ("before_script", "script"):
-            if line.startswith("    - "):
-                commands.append(line[6:])
-            elif line.startswith("        ") and commands:
-                commands[-1] += " " + line.strip()
+        elif key in ("before_script", "script") and line.startswith("    - "):
+            commands.append(line[6:])
     return variables, commands
 
 
@@ -402,37 +344,34 @@ def committed(repo: Path, patched: bool) -> Path:
 
 @pytest.mark.parametrize("shell", [["sh", "-e", "-c"], ["bash", "-eo", "pipefail", "-c"]],
                          ids=["sh", "bash"])
-@pytest.mark.parametrize("patched", [False, True], ids=["example", "agent-patch"])
-def test_gitlab_job_gives_the_same_verdict_as_lane_gate(tmp_path: Path, monkeypatch,
-                                                        patched: bool, shell: list[str]):
+@pytest.mark.parametrize("labels", ["", "bug,lanes-ack"], ids=["no-label", "ack-label"])
+def test_gitlab_job_gives_the_same_verdict_as_lane_gate(tmp_path: Path, labels: str,
+                                                        shell: list[str]):
     if shutil.which(shell[0]) is None:
         pytest.skip(f"{shell[0]} is not installed")
-    # The recipe pins the clock to the commit's date: commit on the demo's date.
-    monkeypatch.setenv("GIT_COMMITTER_DATE", f"{TODAY}T12:00:00+0000")
     src = REPO / "examples" / "invoice"
-    one = committed(copy_tree(src, tmp_path / "one"), patched)
-    job = committed(copy_tree(src, tmp_path / "job"), patched)
-    single = gate(one, "--today", TODAY)
+    one = committed(copy_tree(src, tmp_path / "one"), True)
+    job = committed(copy_tree(src, tmp_path / "job"), True)
     variables, commands = gitlab_job()
-    assert variables == {"PYTHONHASHSEED": "0", "TZ": "UTC"}
-    # the image's pip install is done already: the venv's python is first on PATH
+    assert variables == {"GIT_DEPTH": "0"}
     commands = [c for c in commands if not c.startswith("python -m pip install")]
-    assert any(c.startswith("lane-tally ") for c in commands)
-    env = gate_env(**variables)
+    ack = ["--ack", "label lanes-ack on !7"] if labels else []
+    single = gate(one, "--base", "HEAD~1", "--today", TODAY, *ack, LANES_SEED="41")
+    env = gate_env(CI_PIPELINE_CREATED_AT=f"{TODAY}T08:15:00Z", CI_PIPELINE_ID="41",
+                   CI_MERGE_REQUEST_LABELS=labels, CI_MERGE_REQUEST_IID="7",
+                   CI_MERGE_REQUEST_TARGET_BRANCH_NAME="main")
     env["PATH"] = str(BIN_DIR) + os.pathsep + env["PATH"]
-    proc = subprocess.run([*shell, "\n".join(commands)], cwd=job, capture_output=True, text=True,
-                          env=env, timeout=600)
-    assert proc.returncode == single.returncode == (1 if patched else 0), \
-        proc.stdout + proc.stderr
-    gated = json.loads((one / "out" / "lanes" / "verdict.json").read_text())
+    script = "\n".join(commands).replace('"origin/$CI_MERGE_REQUEST_TARGET_BRANCH_NAME"',
+                                         "HEAD~1")
+    proc = subprocess.run([*shell, script], cwd=job, capture_output=True, text=True, env=env,
+                          timeout=900)
+    assert proc.returncode == single.returncode, proc.stdout + proc.stderr
     jobbed = json.loads((job / "out" / "lanes" / "verdict.json").read_text())
-    for section in ("scan", "lock", "ledger", "tally"):
-        assert jobbed[section] == gated[section], section
-    # the job log ends with the verdict lane-gate printed, and the artifacts are there
-    assert proc.stdout.endswith(single.stdout)
-    assert (job / "out" / "lanes" / "verdict.md").read_text() == single.stdout
-    for lane in ("merge", "witness", "freeze"):
-        assert (job / "out" / "lanes" / f"{lane}.xml").stat().st_size > 0
+    gated = json.loads((one / "out" / "lanes" / "verdict.json").read_text())
+    assert jobbed == gated
+    assert proc.stdout == single.stdout
+    assert jobbed["gate"]["ack"] == ("label lanes-ack on !7" if labels else None)
+    assert jobbed["gate"]["seed"] == {"from": "LANES_SEED", "value": 41}
 
 
 def test_gate_base_sees_a_deleted_lock(invoice: Path):
@@ -455,32 +394,50 @@ def test_gate_base_sees_a_deleted_lock(invoice: Path):
 
 
 def test_gate_runs_pytest_once_per_lane_with_the_pinned_environment(invoice: Path, tmp_path: Path):
-    # $PYTEST is a command line: a wrapper records each run's arguments and environment, then
-    # runs the real pytest.
+    # --python names a wrapper that records each pytest run's arguments and environment, then
+    # runs the real interpreter.
     log = tmp_path / "runs.jsonl"
-    wrapper = tmp_path / "pytest-wrapper"
+    wrapper = tmp_path / "python-wrapper"
+    keys = ["PYTHONHASHSEED", "TZ", "PYTHONDONTWRITEBYTECODE", "PYTEST_DISABLE_PLUGIN_AUTOLOAD",
+            "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTHONPATH"]
     wrapper.write_text(
         "#!/bin/sh\n"
-        f"\"{PYTHON}\" -c 'import json, os, sys; print(json.dumps({{\"args\": sys.argv[1:], "
-        "\"hashseed\": os.environ.get(\"PYTHONHASHSEED\"), \"tz\": os.environ.get(\"TZ\")}))' "
-        f"\"$@\" >> \"{log}\"\n"
-        f"exec \"{PYTHON}\" -m pytest \"$@\"\n")
+        "case \" $* \" in *\" -m pytest \"*)\n"
+        f"\"{PYTHON}\" -I -c 'import json, os, sys; print(json.dumps({{\"args\": sys.argv[1:], "
+        f"\"env\": {{k: os.environ.get(k) for k in {json.dumps(keys)}}}}}))' \"$@\" >> \"{log}\";;\n"
+        "esac\n"
+        f"exec \"{PYTHON}\" \"$@\"\n")
     wrapper.chmod(0o755)
     # the caller's own settings must not reach pytest
-    proc = gate(invoice, "--today", TODAY, "--", "-q", PYTEST=f"{wrapper}",
-                PYTHONHASHSEED="random", TZ="Europe/Paris")
+    proc = gate(invoice, "--today", TODAY, "--python", str(wrapper), "--", "-q",
+                PYTHONHASHSEED="random", TZ="Europe/Paris", PYTEST_ADDOPTS="-p rig",
+                PYTEST_PLUGINS="rig")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     runs = [json.loads(line) for line in log.read_text().splitlines()]
-    assert [r["args"][r["args"].index("-m") + 1] for r in runs] == ["merge", "witness", "freeze"]
+    assert len(runs) == 3, runs
     for run, lane in zip(runs, ("merge", "witness", "freeze")):
-        assert run["hashseed"] == "0" and run["tz"] == "UTC", run
         args = run["args"]
-        assert "--strict-markers" in args and "-q" in args, args
-        assert args[args.index("-p") + 1] == "no:cacheprovider", args
-        assert f"--junitxml=out/lanes/{lane}.xml" in args, args
+        assert args[:3] == ["-P", "-m", "pytest"], args
+        assert args[3:5] == ["-m", lane], args
+        assert run["env"] == {"PYTHONHASHSEED": "0", "TZ": "UTC", "PYTHONDONTWRITEBYTECODE": "1",
+                              "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTEST_ADDOPTS": None,
+                              "PYTEST_PLUGINS": None, "PYTHONPATH": None}, run
+        assert "--strict-markers" in args and args[-1] == "-q", args
+        assert "no:cacheprovider" in args and "junit_family=xunit1" in args, args
+        assert "_hypothesis_pytestplugin" in args and "--hypothesis-seed=0" in args, args
+        # pytest-xdist is installed but not named by the example's requirements: not loaded
+        assert "xdist.plugin" not in args
+        # the report goes to a fresh temporary file, never into the tree
+        report = next(a for a in args if a.startswith("--junitxml="))[len("--junitxml="):]
+        assert report.endswith(f"{lane}.xml") and not report.startswith(str(invoice)), report
+    verdict = json.loads((invoice / "out" / "lanes" / "verdict.json").read_text())
+    not_loaded = {p["distribution"] for p in verdict["gate"]["plugins"]["not_loaded"]}
+    assert "pytest-xdist" in not_loaded
+    assert any(p["rule"] == "plugin-not-loaded" for p in verdict["gate"]["problems"])
+    assert "`plugin-not-loaded`" in proc.stdout
 
 
-# ---- what the script itself promises ----
+# ---- what the gate itself promises ----
 
 def test_gate_takes_an_empty_lane_for_what_it_is(invoice: Path):
     # No freeze test: pytest -m freeze exits 5. That is recorded, not a crash: the gate goes on,
@@ -509,36 +466,6 @@ def test_gate_status_is_the_tally_s_not_pytest_s(invoice: Path):
     verdict = json.loads((out / "verdict.json").read_text())
     assert proc.returncode == 1 and verdict["tally"]["decision"] == "reject"
     assert "merge-failed" in reason_rules(verdict)
-
-
-@pytest.mark.parametrize("shell", [["dash"], ["bash", "--posix"], ["busybox", "sh"]],
-                         ids=["dash", "bash-posix", "busybox"])
-def test_gate_runs_under_plain_posix_shells(tmp_path: Path, shell: list[str]):
-    if shutil.which(shell[0]) is None:
-        pytest.skip(f"{shell[0]} is not installed")
-    repo = patched_repo(copy_tree(REPO / "examples" / "invoice", tmp_path / "invoice"))
-    proc = subprocess.run([*shell, str(GATE), "--base", "HEAD~1", "--today", TODAY], cwd=repo,
-                          capture_output=True, text=True, env=gate_env(), timeout=900)
-    assert proc.returncode == 1, proc.stdout + proc.stderr
-    verdict = json.loads((repo / "out" / "lanes" / "verdict.json").read_text())
-    assert {"unconditional-skip", "lock-batched-with-behavior", "expired-ticket",
-            "ticket-renewed"} <= reason_rules(verdict)
-    assert proc.stdout == (repo / "out" / "lanes" / "verdict.md").read_text()
-
-
-def test_gate_script_is_plain_posix_sh():
-    script = GATE.read_text()
-    assert script.startswith("#!/bin/sh\n")
-    code = "\n".join(line for line in script.splitlines() if not line.lstrip().startswith("#"))
-    for bashism in ("[[", "function ", "local ", "pipefail", "<<<", "$'", "declare ", "${!",
-                    "source ", "&>", "$RANDOM", "==", "echo -e", "shopt", "let "):
-        assert bashism not in code, bashism
-    if shutil.which("dash"):
-        assert subprocess.run(["dash", "-n", str(GATE)]).returncode == 0
-    # the commands it runs: the shell's builtins, POSIX utilities, git and the four tools
-    # (through $SCAN, $LOCK, $LEDGER, $TALLY); nothing else, e.g. no python, jq or tar
-    for tool in ("python3", "jq", "tar ", "curl", "perl", "awk", "realpath", "readlink"):
-        assert tool not in code, tool
 
 
 def test_gate_output_files_are_exactly_the_promised_ones(invoice: Path):

@@ -292,6 +292,23 @@ rules! {
         summary: "a test moved from merge to witness or freeze",
         explanation: "Moving a voter out of the merge lane removes its vote. A human reviews lane changes; acknowledge an intended one with --reason TEXT.",
         fix: "Move the test back to the merge lane. If the change is intended, pass `--reason TEXT` to `lane-tally` and have it reviewed.";
+    // ---- lane-gate ----
+    TestSurfaceChanged = "test-surface-changed", Error, "lane-gate", acknowledgeable: true,
+        summary: "the patch changes the test surface",
+        explanation: "Tests, conftest.py files, pytest configuration, the lock, sidecars, the ledger, capsules, golden files, plugin modules, files that change what Python imports before the product does (new top-level modules, *.pth, *.dist-info, sitecustomize.py, __pycache__) and dependency manifests decide the vote; a patch that changes them could approve itself. With --base the base's test surface votes on the patch's code, and every test-surface change is listed for review.",
+        fix: "Send test changes as their own reviewed change, or have a maintainer acknowledge them (`--ack TEXT`, set by CI from a maintainer-only label): the patch's own tree then votes.";
+    LaneTimeout = "lane-timeout", Error, "lane-gate", acknowledgeable: false,
+        summary: "a lane's pytest run did not finish in time",
+        explanation: "lane-gate kills a lane's pytest process group after --lane-timeout seconds. A run that hangs did not vote, and a hang can hide a failure.",
+        fix: "Fix the hang, or raise `--lane-timeout` in CI when the suite is genuinely slow.";
+    PluginNotLoaded = "plugin-not-loaded", Warning, "lane-gate", acknowledgeable: false,
+        summary: "an installed pytest plugin was not loaded",
+        explanation: "lane-gate runs pytest with plugin autoloading off and loads only the plugins the base's dependency manifests or required_plugins name (and hypothesis). An installed plugin nobody named could come from a dependency the patch slipped in.",
+        fix: "Name the plugin in the project's dependencies (or `required_plugins`) if the suite needs it. A warning only.";
+    CandidateFailed = "candidate-failed", Warning, "lane-gate", acknowledgeable: false,
+        summary: "a test the patch added or changed failed in the patch's own tree",
+        explanation: "The patch's new or changed tests run after the vote as non-voting candidates. A failing candidate does not decide, but the patch's own tests disagree with its code.",
+        fix: "Review the patch before acknowledging its test changes: either the code or its new test is wrong. A warning only.";
 }
 
 impl std::fmt::Display for Rule {
@@ -409,7 +426,9 @@ mod tests {
                 "runtime-hook",
                 "orphan-lock",
                 "expiring-soon",
-                "freeze-failed"
+                "freeze-failed",
+                "plugin-not-loaded",
+                "candidate-failed"
             ]
         );
     }
@@ -462,7 +481,8 @@ mod tests {
                 "ticket-renewed",
                 "ticket-changed",
                 "merge-test-removed",
-                "lane-changed"
+                "lane-changed",
+                "test-surface-changed"
             ]
         );
     }

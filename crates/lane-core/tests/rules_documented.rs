@@ -101,7 +101,13 @@ fn rule_ids_named_in_the_rules_part_are_known() {
     // be a rule of the catalogue, so a renamed rule cannot linger in another rule's advice.
     let doc = evidence_md();
     let start = doc.find("\n## Rules").expect("a '## Rules' section");
-    let tools = ["lane-scan", "lane-lock", "freeze-ledger", "lane-tally"];
+    let tools = [
+        "lane-scan",
+        "lane-lock",
+        "freeze-ledger",
+        "lane-tally",
+        "lane-gate",
+    ];
     for line in doc[start..].lines() {
         for (i, span) in line.split('`').enumerate() {
             let looks_like_rule = i % 2 == 1

@@ -73,29 +73,10 @@ pub fn load(args: &[PathBuf], rootdir_flag: Option<&Path>, cwd: &Path) -> Result
             if !path.is_file() {
                 continue;
             }
-            let text = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
-            let text = String::from_utf8(text)
-                .map_err(|_| Error::parse(path.display().to_string(), 0, 0, "not valid UTF-8"))?;
-            let entries = match *name {
-                "pytest.ini" | ".pytest.ini" => {
-                    // pytest.ini is the config even without a [pytest] section.
-                    Some(ini::section(&path, &text, "pytest")?.unwrap_or_default())
-                }
-                "pytest.toml" | ".pytest.toml" => {
-                    // pytest 9's own TOML file: a [pytest] table, the config even when empty.
-                    Some(toml_section(&path, &text, &["pytest"])?.unwrap_or_default())
-                }
-                "pyproject.toml" => {
-                    first_pyproject.get_or_insert_with(|| path.clone());
-                    match toml_section(&path, &text, &["tool", "pytest", "ini_options"])? {
-                        Some(entries) => Some(entries),
-                        None => toml_section(&path, &text, &["tool", "pytest"])?,
-                    }
-                }
-                "tox.ini" => ini::section(&path, &text, "pytest")?,
-                "setup.cfg" => ini::section(&path, &text, "tool:pytest")?,
-                _ => None,
-            };
+            if *name == "pyproject.toml" {
+                first_pyproject.get_or_insert_with(|| path.clone());
+            }
+            let entries = file_entries(&path)?;
             if let Some(entries) = entries {
                 found = Some((path, entries));
                 break 'search;
@@ -148,6 +129,48 @@ pub fn load(args: &[PathBuf], rootdir_flag: Option<&Path>, cwd: &Path) -> Result
         }
     }
     Ok(config)
+}
+
+/// One ini value of the config file pytest would use (`config.file`) as pytest's "args" type
+/// (shell-split string or TOML list); empty when the file or the key is absent. For lane-gate,
+/// which reads `required_plugins` and `pythonpath` without importing anything.
+pub fn ini_args(config: &Config, key: &str) -> Result<Vec<String>, Error> {
+    let Some(path) = &config.file else {
+        return Ok(Vec::new());
+    };
+    let entries = file_entries(path)?;
+    Ok(entries
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|(k, _, _)| k == key)
+        .flat_map(|(_, v, _)| v.args())
+        .collect())
+}
+
+/// The pytest entries of one config file, None when the file is not pytest's config (a
+/// pyproject.toml, tox.ini or setup.cfg without a pytest section). pytest.ini and pytest.toml
+/// are the config even when empty.
+fn file_entries(path: &Path) -> Result<Option<Entries>, Error> {
+    let text = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let text = String::from_utf8(text)
+        .map_err(|_| Error::parse(path.display().to_string(), 0, 0, "not valid UTF-8"))?;
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    Ok(match name {
+        "pytest.ini" | ".pytest.ini" => {
+            Some(ini::section(path, &text, "pytest")?.unwrap_or_default())
+        }
+        // pytest 9's own TOML file: a [pytest] table.
+        "pytest.toml" | ".pytest.toml" => {
+            Some(toml_section(path, &text, &["pytest"])?.unwrap_or_default())
+        }
+        "pyproject.toml" => match toml_section(path, &text, &["tool", "pytest", "ini_options"])? {
+            Some(entries) => Some(entries),
+            None => toml_section(path, &text, &["tool", "pytest"])?,
+        },
+        "tox.ini" => ini::section(path, &text, "pytest")?,
+        "setup.cfg" => ini::section(path, &text, "tool:pytest")?,
+        _ => None,
+    })
 }
 
 fn absolute(path: &Path, cwd: &Path) -> PathBuf {

@@ -100,17 +100,12 @@ pub fn run(args: Args) -> Result<Status, Error> {
         reason: args.reason.clone(),
     };
     let section = vote::tally(&doc, &options)?;
-    let illegal = doc
-        .all_problems("<evidence document>")?
-        .iter()
-        .filter(|(name, _)| name != vote::SECTION)
-        .flat_map(|(_, p)| p)
-        .filter(|p| render::is_illegal(p))
-        .count();
+    let markdown = match args.common.document.format {
+        Format::Markdown => Some(markdown_verdict(&doc, &section)?),
+        _ => None,
+    };
     doc.set_section(vote::SECTION, &section);
     let document = &args.common.document;
-    let markdown =
-        (document.format == Format::Markdown).then(|| render::markdown(&section, illegal));
     // Annotated and summarized: the reasons of the decision, then the tally's own warnings.
     let shown = render::shown(&section);
     document.emit_shown(vote::TOOL, &doc, vote::SECTION, markdown, Some(&shown))?;
@@ -118,4 +113,49 @@ pub fn run(args: Args) -> Result<Status, Error> {
         Decision::Approve => Status::Clean,
         Decision::Reject => Status::Findings,
     })
+}
+
+/// The markdown verdict of `section` over `doc` (the document the tally read): the decision
+/// table, every reason, and the warnings of every section.
+pub fn markdown_verdict(
+    doc: &lane_core::Document,
+    section: &TallySection,
+) -> Result<String, Error> {
+    let upstream: Vec<lane_core::Problem> = doc
+        .all_problems("<evidence document>")?
+        .into_iter()
+        .filter(|(name, _)| name != vote::SECTION)
+        .flat_map(|(_, p)| p)
+        .collect();
+    let illegal = upstream.iter().filter(|p| render::is_illegal(p)).count();
+    Ok(render::markdown_with_warnings(section, illegal, &upstream))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_markdown_verdict_shows_every_section_s_warnings() {
+        let doc = lane_core::Document::parse(
+            br#"{"version": 1,
+                "scan": {"tool": "lane-scan", "counts": {"freeze": 0, "merge": 0, "unmarked": 0,
+                         "witness": 0}, "files": [], "tests": [], "problems": [
+                  {"rule": "runtime-hook", "severity": "warning", "file": "conftest.py",
+                   "line": 3, "message": "conftest.py defines pytest_runtest_makereport"}]},
+                "lock": {"tool": "lane-lock", "problems": [
+                  {"rule": "orphan-lock", "severity": "warning", "file": "x.bin",
+                   "message": "no witness test names x.bin"}]}}"#,
+            "<test>",
+        )
+        .unwrap();
+        let section = vote::tally(&doc, &Options::default()).unwrap();
+        let md = markdown_verdict(&doc, &section).unwrap();
+        assert!(md.contains("`runtime-hook`"), "{md}");
+        assert!(md.contains("`orphan-lock`"), "{md}");
+        assert!(md.contains("2 warnings"), "{md}");
+        // the tally's own renderer alone does not know them
+        assert!(!render::markdown(&section, 0).contains("`runtime-hook`"));
+    }
 }

@@ -12,6 +12,16 @@ use crate::vote::{Decision, TallySection};
 use lane_core::rule::ILLEGAL;
 
 pub fn markdown(section: &TallySection, upstream_illegal: usize) -> String {
+    markdown_with_warnings(section, upstream_illegal, &[])
+}
+
+/// [`markdown`] that also shows every other section's warnings (`runtime-hook`,
+/// `no-assertion`, `orphan-lock`, ...): a warning is shown, never counted.
+pub fn markdown_with_warnings(
+    section: &TallySection,
+    upstream_illegal: usize,
+    upstream_warnings: &[Problem],
+) -> String {
     let mut out = String::new();
     let verdict = match section.decision {
         Decision::Approve => "**approve**",
@@ -80,12 +90,13 @@ pub fn markdown(section: &TallySection, upstream_illegal: usize) -> String {
         out.push_str(&format!("{n} reason{} to reject:\n\n", plural(n)));
         out.push_str(&markdown::problem_table(&section.reasons));
     }
-    let warnings: Vec<Problem> = section
-        .problems
+    let mut warnings: Vec<Problem> = upstream_warnings
         .iter()
+        .chain(section.problems.iter())
         .filter(|p| !p.is_error())
         .cloned()
         .collect();
+    lane_core::problem::normalize(&mut warnings);
     if !warnings.is_empty() {
         out.push_str(&format!(
             "\n{} warning{}:\n\n",

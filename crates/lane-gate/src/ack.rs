@@ -1,0 +1,107 @@
+//! Acknowledgment: a text from outside the patch (`--ack`, `LANES_ACK`, set by CI from
+//! something only a maintainer can do) that covers every rule flagging a change for human
+//! review rather than a broken invariant. Acknowledged problems stay listed, as warnings
+//! carrying the text.
+
+use lane_core::{Document, Problem, Severity};
+use lane_tally::{Decision, TallySection};
+
+use crate::GateError;
+
+/// Whether an acknowledgment covers `rule`: the catalogue's flag (DESIGN.md §9.3). Ids the
+/// catalogue does not know are never acknowledgeable.
+pub fn is_acknowledgeable(rule: &str) -> bool {
+    lane_core::rule::Rule::from_id(rule).is_some_and(|r| r.acknowledgeable())
+}
+
+/// Turns the acknowledgeable errors of `problems` into warnings that carry `text`; returns
+/// how many.
+pub fn acknowledge(problems: &mut [Problem], text: &str) -> usize {
+    let mut n = 0;
+    for p in problems.iter_mut() {
+        if p.is_error() && is_acknowledgeable(&p.rule) {
+            p.severity = Severity::Warning;
+            p.message = format!("{} (acknowledged: {text})", p.message);
+            n += 1;
+        }
+    }
+    n
+}
+
+/// [`acknowledge`] over every section of `doc` that carries problems, except the tally's.
+pub fn acknowledge_document(doc: &mut Document, text: &str) -> Result<usize, GateError> {
+    let mut n = 0;
+    for (name, mut problems) in doc.all_problems("<evidence document>")? {
+        if name == "tally" {
+            continue;
+        }
+        let changed = acknowledge(&mut problems, text);
+        if changed == 0 {
+            continue;
+        }
+        n += changed;
+        let Some(mut section) = doc.section(&name) else {
+            continue;
+        };
+        if let Some(obj) = section.as_object_mut() {
+            obj.insert(
+                "problems".into(),
+                serde_json::to_value(&problems)
+                    .map_err(|e| GateError::new(format!("cannot write problems: {e}")))?,
+            );
+        }
+        doc.set_section(&name, &section);
+    }
+    Ok(n)
+}
+
+/// The tally's own acknowledgeable errors as warnings, and the decision taken again.
+pub fn acknowledge_tally(section: &mut TallySection, text: &str) {
+    acknowledge(&mut section.problems, text);
+    section
+        .reasons
+        .retain(|p| !(p.is_error() && is_acknowledgeable(&p.rule)));
+    if section.reasons.is_empty() {
+        section.decision = Decision::Approve;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lane_core::Rule;
+
+    #[test]
+    fn only_review_rules_are_acknowledged() {
+        let mut problems = vec![
+            Problem::new(Rule::TestSurfaceChanged, "tests/test_a.py changed"),
+            Problem::new(Rule::LockEntryMoved, "moved"),
+            Problem::new(Rule::TicketRenewed, "renewed"),
+            Problem::new(Rule::MergeFailed, "failed"),
+            Problem::new(Rule::UnconditionalSkip, "skip"),
+            Problem::new(Rule::ExpiredTicket, "expired"),
+        ];
+        assert_eq!(
+            acknowledge(&mut problems, "label lanes-ack by @maintainer"),
+            3
+        );
+        let severities: Vec<Severity> = problems.iter().map(|p| p.severity).collect();
+        assert_eq!(
+            severities,
+            [
+                Severity::Warning,
+                Severity::Warning,
+                Severity::Warning,
+                Severity::Error,
+                Severity::Error,
+                Severity::Error
+            ]
+        );
+        assert!(
+            problems[0]
+                .message
+                .ends_with("(acknowledged: label lanes-ack by @maintainer)")
+        );
+        assert_eq!(problems[3].message, "failed");
+    }
+}

@@ -1,0 +1,126 @@
+//! lane-gate: the whole lanes workflow in one binary (DESIGN.md §9). It calls lane-scan,
+//! lane-lock, freeze-ledger and lane-tally in-process and spawns only git and pytest.
+//!
+//! With `--base REF` the vote runs in a copy of the working tree whose test surface is the
+//! base's ([`surface`], [`tree`]); the patch's own tree is scanned too and its new or changed
+//! tests run afterwards as non-voting candidates. `--ack TEXT` (from CI, never from the tree)
+//! lets the patch's own tree vote and turns acknowledgeable problems into warnings.
+
+#![cfg_attr(test, allow(clippy::unwrap_used))]
+
+pub mod ack;
+pub mod gate;
+pub mod git;
+pub mod pytest;
+pub mod python;
+pub mod section;
+pub mod surface;
+pub mod tree;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{CommandFactory, Parser};
+use lane_core::cli::Generate;
+use lane_core::{Error, Status};
+
+pub const TOOL: &str = "lane-gate";
+
+/// A failure that stops the gate (exit 2): one message, naming the place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GateError(pub String);
+
+impl GateError {
+    pub fn new(message: impl Into<String>) -> Self {
+        GateError(message.into())
+    }
+}
+
+impl std::fmt::Display for GateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<Error> for GateError {
+    fn from(e: Error) -> Self {
+        GateError(e.to_string())
+    }
+}
+
+/// A library error with the tool that raised it named first.
+pub fn from_tool(tool: &str) -> impl Fn(Error) -> GateError + '_ {
+    move |e| GateError(format!("{tool}: {e}"))
+}
+
+const AFTER_HELP: &str = "\
+What it does:
+  1. lane-scan, lane-lock verify and freeze-ledger check (in-process) -> OUT/evidence.json
+  2. with --base REF: classifies every path the patch changed as product code or test surface,
+     builds a vote tree (the working tree with the base's test surface), reviews lock and
+     ledger edits, scans the base (OUT/base-evidence.json) and the patch's own tree
+  3. three pytest runs, one per lane, in a pytest the patch cannot steer:
+     OUT/{merge,witness,freeze}.{xml,log}, OUT/pytest-status
+  4. the patch's new or changed tests as non-voting candidates (OUT/candidates.{xml,log})
+  5. lane-tally -> OUT/verdict.json, OUT/verdict.md (printed)
+
+Exit status: 0 approve, 1 reject, 2 the gate could not decide (one message on stderr).
+
+Example (CI pins the date once per run and grants --ack from a maintainer-only label):
+  LANES_TODAY=$(date -u +%F) lane-gate --base origin/main
+  lane-gate --base origin/main --ack \"fixture regenerated for the 2027 tax table\"";
+
+/// Gate a patch: the base's tests vote on the patch's code, in a pytest the patch cannot steer.
+#[derive(Debug, Parser)]
+#[command(name = "lane-gate", version, about, after_help = AFTER_HELP)]
+pub struct Args {
+    /// The pinned date [default: $LANES_TODAY]; the job's start, never a commit's date.
+    #[arg(long, value_name = "YYYY-MM-DD")]
+    pub today: Option<String>,
+    /// Where the evidence, reports, logs and verdict go.
+    #[arg(long, value_name = "DIR", default_value = "out/lanes")]
+    pub out: PathBuf,
+    /// The commit the patch is judged against (its merge base with HEAD): its test surface
+    /// votes.
+    #[arg(long, value_name = "REF")]
+    pub base: Option<String>,
+    /// An acknowledgment from outside the patch [default: $LANES_ACK]: the patch's own test
+    /// surface votes, acknowledgeable problems become warnings carrying TEXT.
+    #[arg(long, value_name = "TEXT", visible_alias = "reason")]
+    pub ack: Option<String>,
+    /// Seconds each lane's pytest run may take before its process group is killed.
+    #[arg(long, value_name = "SECS", default_value_t = 3600)]
+    pub lane_timeout: u64,
+    /// The interpreter the lanes run in [default: python on PATH].
+    #[arg(long, value_name = "PATH")]
+    pub python: Option<PathBuf>,
+    /// The hypothesis seed of every run [default: $LANES_SEED, else derived from the base
+    /// commit, else 0].
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Print what a rule means and how to fix it, then exit.
+    #[arg(long, value_name = "RULE")]
+    pub explain: Option<String>,
+    #[arg(long, value_enum, hide = true)]
+    pub generate: Option<Generate>,
+    /// Arguments for every pytest run (after `--`); they may not override the gate's own.
+    #[arg(last = true, value_name = "PYTEST_ARGS")]
+    pub pytest_args: Vec<String>,
+}
+
+/// Runs the gate and maps the outcome to the exit status once.
+pub fn main(args: Args) -> ExitCode {
+    if let Some(rule) = &args.explain {
+        return lane_core::cli::run(TOOL, || lane_core::cli::explain(rule));
+    }
+    if let Some(what) = args.generate {
+        return lane_core::cli::run(TOOL, || lane_core::cli::generate(Args::command(), what));
+    }
+    match gate::run(&args) {
+        Ok(status) => status.into(),
+        Err(e) => {
+            eprintln!("{TOOL}: error: {e}");
+            Status::Failure.into()
+        }
+    }
+}

@@ -1,0 +1,282 @@
+//! One pytest run the patch cannot steer: `python -P -m pytest` with plugin autoloading off and
+//! only named plugins loaded, the caller's pytest environment cleared, the gate's own options
+//! last-word (a user argument may not override them), a fresh report path, and a timeout that
+//! kills the whole process group.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::GateError;
+
+/// Options the gate sets itself: a user argument after `--` may not give them again.
+const GATE_LONG: &[&str] = &[
+    "--junitxml",
+    "--junit-xml",
+    "--junit-prefix",
+    "--override-ini",
+    "--config-file",
+    "--rootdir",
+    "--confcutdir",
+    "--hypothesis-seed",
+];
+/// Single-letter options of the gate's (`-m` lane, `-p` plugins, `-o` ini, `-c` config).
+const GATE_SHORT: &[char] = &['m', 'p', 'o', 'c'];
+/// Single-letter pytest options that take a value (the rest of the word, or the next word).
+const VALUE_SHORT: &[char] = &['k', 'r', 'W', 'n'];
+
+/// Refuses user arguments that would override one of the gate's own options.
+pub fn check_user_args(args: &[String]) -> Result<(), GateError> {
+    let refuse = |opt: &str, arg: &str| {
+        Err(GateError::new(format!(
+            "-- {arg}: {opt} is the gate's own pytest option; a user argument may not override \
+             it"
+        )))
+    };
+    let mut skip_value = false;
+    for arg in args {
+        if std::mem::take(&mut skip_value) {
+            continue;
+        }
+        if arg == "--" {
+            break;
+        }
+        if let Some(long) = arg.strip_prefix("--") {
+            let name = long.split('=').next().unwrap_or(long);
+            if name.is_empty() {
+                continue;
+            }
+            for own in GATE_LONG {
+                // pytest refuses abbreviations, but a prefix of one of the gate's options is
+                // refused all the same
+                if own[2..] == *name || (name.len() >= 3 && own[2..].starts_with(name)) {
+                    return refuse(own, arg);
+                }
+            }
+            continue;
+        }
+        if let Some(short) = arg.strip_prefix('-') {
+            for (i, c) in short.char_indices() {
+                if GATE_SHORT.contains(&c) {
+                    return refuse(&format!("-{c}"), arg);
+                }
+                if VALUE_SHORT.contains(&c) {
+                    skip_value = i + c.len_utf8() == short.len();
+                    break;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What every run of one gate shares.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    pub python: PathBuf,
+    /// Modules given to `-p`, in order.
+    pub plugins: Vec<String>,
+    /// `--hypothesis-seed` (only when hypothesis's plugin is loaded).
+    pub seed: Option<u64>,
+    pub user_args: Vec<String>,
+    pub timeout: Duration,
+    /// PYTHONPATH for the run (absolute folders), or none at all.
+    pub pythonpath: Vec<PathBuf>,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ended {
+    /// pytest's exit status (None when killed by a signal).
+    pub code: Option<i32>,
+    pub timed_out: bool,
+}
+
+impl Setup {
+    /// The arguments after `python`: the selection first, the gate's own options after it,
+    /// then the user's.
+    pub fn arguments(&self, select: &[String], report: &Path) -> Vec<String> {
+        let mut args: Vec<String> = vec!["-P".into(), "-m".into(), "pytest".into()];
+        args.extend(select.iter().cloned());
+        args.extend(
+            [
+                "-p",
+                "no:cacheprovider",
+                "--strict-markers",
+                "-o",
+                "junit_family=xunit1",
+            ]
+            .map(String::from),
+        );
+        args.push(format!("--junitxml={}", report.display()));
+        for p in &self.plugins {
+            args.push("-p".into());
+            args.push(p.clone());
+        }
+        if let Some(seed) = self.seed {
+            args.push(format!("--hypothesis-seed={seed}"));
+        }
+        args.extend(self.user_args.iter().cloned());
+        args
+    }
+
+    /// Runs pytest in `tree` with its output in `log`; kills the process group on timeout and
+    /// after the run (nothing the run started may write on afterwards).
+    pub fn run(
+        &self,
+        tree: &Path,
+        select: &[String],
+        report: &Path,
+        log: &Path,
+    ) -> Result<Ended, GateError> {
+        use std::os::unix::process::CommandExt;
+        let log_file = std::fs::File::create(log)
+            .map_err(|e| GateError::new(format!("cannot create {}: {e}", log.display())))?;
+        let err_file = log_file
+            .try_clone()
+            .map_err(|e| GateError::new(format!("cannot write {}: {e}", log.display())))?;
+        let mut cmd = Command::new(&self.python);
+        cmd.args(self.arguments(select, report))
+            .current_dir(tree)
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(log_file))
+            .stderr(Stdio::from(err_file))
+            .env_remove("PYTEST_ADDOPTS")
+            .env_remove("PYTEST_PLUGINS")
+            .env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+            .env("PYTHONHASHSEED", "0")
+            .env("TZ", "UTC")
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .process_group(0);
+        if self.pythonpath.is_empty() {
+            cmd.env_remove("PYTHONPATH");
+        } else {
+            let joined = std::env::join_paths(&self.pythonpath)
+                .map_err(|e| GateError::new(format!("cannot build PYTHONPATH: {e}")))?;
+            cmd.env("PYTHONPATH", joined);
+        }
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| GateError::new(format!("cannot run {}: {e}", self.python.display())))?;
+        let pid = rustix::process::Pid::from_raw(child.id() as i32);
+        let kill_group = || {
+            if let Some(pid) = pid {
+                // The group may be gone already: nothing left to stop.
+                let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+            }
+        };
+        let start = Instant::now();
+        let mut pause = Duration::from_millis(5);
+        loop {
+            match child.try_wait() {
+                Ok(Some(status)) => {
+                    kill_group();
+                    return Ok(Ended {
+                        code: status.code(),
+                        timed_out: false,
+                    });
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    kill_group();
+                    return Err(GateError::new(format!("cannot wait for pytest: {e}")));
+                }
+            }
+            if start.elapsed() >= self.timeout {
+                kill_group();
+                let _ = child.wait();
+                return Ok(Ended {
+                    code: None,
+                    timed_out: true,
+                });
+            }
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_millis(100));
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn user_arguments_may_not_override_the_gate() {
+        let refused: &[&[&str]] = &[
+            &["-m", "merge or witness"],
+            &["-mmerge"],
+            &["-q", "-m", "x"],
+            &["-qm", "x"],
+            &["-p", "rig"],
+            &["-prig"],
+            &["-o", "junit_family=xunit2"],
+            &["-c", "other.ini"],
+            &["--junitxml=elsewhere.xml"],
+            &["--junitxml", "elsewhere.xml"],
+            &["--junit-xml=x"],
+            &["--override-ini=x=y"],
+            &["--rootdir=/"],
+            &["--config-file", "x.ini"],
+            &["--confcutdir=/"],
+            &["--hypothesis-seed=1"],
+            &["--junit=x"],
+        ];
+        for case in refused {
+            let err = check_user_args(&args(case)).unwrap_err().to_string();
+            assert!(err.contains("gate's own"), "{case:?}: {err}");
+        }
+        let allowed: &[&[&str]] = &[
+            &["-q"],
+            &["-x", "-v"],
+            &["-k", "not test_credit_examples"],
+            &["-kmerge"],
+            &["-k", "-m"],
+            &["-n", "2"],
+            &["--tb=short"],
+            &["--no-such-pytest-option"],
+            &["tests/test_a.py"],
+            &["-W", "error"],
+        ];
+        for case in allowed {
+            assert!(check_user_args(&args(case)).is_ok(), "{case:?}");
+        }
+    }
+
+    #[test]
+    fn the_gate_s_options_come_after_the_selection_and_before_the_user_s() {
+        let setup = Setup {
+            python: "python".into(),
+            plugins: vec!["_hypothesis_pytestplugin".into()],
+            seed: Some(7),
+            user_args: args(&["-q"]),
+            timeout: Duration::from_secs(1),
+            pythonpath: vec![],
+        };
+        let got = setup.arguments(&args(&["-m", "merge"]), Path::new("/tmp/r.xml"));
+        assert_eq!(
+            got,
+            args(&[
+                "-P",
+                "-m",
+                "pytest",
+                "-m",
+                "merge",
+                "-p",
+                "no:cacheprovider",
+                "--strict-markers",
+                "-o",
+                "junit_family=xunit1",
+                "--junitxml=/tmp/r.xml",
+                "-p",
+                "_hypothesis_pytestplugin",
+                "--hypothesis-seed=7",
+                "-q"
+            ])
+        );
+    }
+}

@@ -1,0 +1,354 @@
+"""lane-gate --base: the base's tests vote on the patch's code. Real git, real pytest, copies of
+examples/invoice; each test names the rule that must decide."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import PYTHON, REPO, copy_tree, run_tool
+from test_gate import PATCH, TODAY, gate, git, patched_repo, reason_rules
+
+ACK = "label lanes-ack on #12 by @maintainer"
+WRONG_LIBRARY = ("return max(total - credit, Decimal(\"0.00\"))",
+                 "return max(_money(total - credit * Decimal(\"1.02\")), Decimal(\"0.00\"))")
+NEW_ORACLE = '''
+
+@pytest.mark.merge
+def test_credit_of_zero_changes_nothing():
+    """owner: billing-team"""
+    assert apply_credit(Decimal("10.00"), Decimal("0.00")) == Decimal("10.00")
+'''
+
+
+def based(repo: Path) -> Path:
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    return repo
+
+
+def commit(repo: Path, message: str = "patch") -> None:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, (path, old)
+    path.write_text(text.replace(old, new, 1))
+
+
+def verdict_of(repo: Path) -> dict:
+    return json.loads((repo / "out" / "lanes" / "verdict.json").read_text())
+
+
+def surface(verdict: dict) -> dict[str, dict]:
+    return {e["path"]: e for e in verdict["gate"]["surface"] if e["class"] == "test-surface"}
+
+
+def warnings(verdict: dict, rule: str) -> list[dict]:
+    return [p for name, section in verdict.items() if isinstance(section, dict)
+            for p in section.get("problems", []) if p["rule"] == rule
+            and p["severity"] == "warning"]
+
+
+def add_oracle(repo: Path) -> None:
+    merge = repo / "tests" / "test_invoice_merge.py"
+    merge.write_text(merge.read_text() + NEW_ORACLE)
+
+
+# ---- a test-only patch ----
+
+def test_a_test_only_patch_is_rejected_for_its_test_surface_alone(invoice: Path):
+    repo = based(invoice)
+    add_oracle(repo)
+    commit(repo)
+    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    verdict = verdict_of(repo)
+    assert reason_rules(verdict) == {"test-surface-changed"}, verdict["tally"]["reasons"]
+    assert surface(verdict)["tests/test_invoice_merge.py"]["change"] == "changed"
+    # the base's two merge tests voted; the patch's third ran as a candidate, not counted
+    assert verdict["tally"]["lanes"]["merge"]["tests"] == 2
+    files = verdict["gate"]["candidates"]["files"]
+    assert files == [{"file": "tests/test_invoice_merge.py", "passed": 3, "failed": 0,
+                      "errors": 0, "skipped": 0}], files
+    assert (repo / "out" / "lanes" / "candidates.xml").stat().st_size > 0
+
+
+@pytest.mark.parametrize("how", ["flag", "env", "reason-alias"])
+def test_an_acknowledged_test_only_patch_is_judged_on_its_own_tree(invoice: Path, how: str):
+    repo = based(invoice)
+    add_oracle(repo)
+    commit(repo)
+    args, env = {"flag": (["--ack", ACK], {}), "env": ([], {"LANES_ACK": ACK}),
+                 "reason-alias": (["--reason", ACK], {})}[how]
+    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY, *args, **env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    verdict = verdict_of(repo)
+    assert verdict["gate"]["voting_tree"] == "patch"
+    assert verdict["gate"]["ack"] == ACK
+    # its own three merge tests voted
+    assert verdict["tally"]["lanes"]["merge"]["tests"] == 3
+    assert verdict["tally"]["lanes"]["merge"]["passed"] == 3
+    acked = warnings(verdict, "test-surface-changed")
+    assert acked and all(ACK in p["message"] for p in acked)
+    assert f"Acknowledged: {ACK}" in proc.stdout
+    assert "`test-surface-changed`" in proc.stdout  # listed, as a warning
+
+
+def test_an_acknowledgment_does_not_cover_a_broken_invariant(tmp_path: Path):
+    # The agent patch, acknowledged: its own tree votes, and its skip and expired ticket still
+    # reject; the lock edit and ticket renewal are warnings carrying the text.
+    repo = patched_repo(copy_tree(REPO / "examples" / "invoice", tmp_path / "invoice"))
+    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY, "--ack", ACK)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    verdict = verdict_of(repo)
+    rules = reason_rules(verdict)
+    assert {"unconditional-skip", "expired-ticket", "merge-failed"} <= rules, rules
+    assert not rules & {"test-surface-changed", "lock-entry-moved", "lock-batched-with-behavior",
+                        "ticket-renewed"}, rules
+    for rule in ("lock-entry-moved", "ticket-renewed", "test-surface-changed"):
+        assert warnings(verdict, rule), rule
+
+
+# ---- the base's property votes ----
+
+def test_a_wrong_library_that_also_weakens_the_property_fails_the_base_s_property(invoice: Path):
+    repo = based(invoice)
+    edit(repo / "invoice.py", *WRONG_LIBRARY)
+    merge = repo / "tests" / "test_invoice_merge.py"
+    # the patch's property no longer checks anything, and its oracle is gone
+    text = merge.read_text()
+    text = text.replace("    assert ", "    pass  # ")
+    merge.write_text(text)
+    commit(repo, "agent: bonus, and a 'flaky' property quietened")
+    # the library really is wrong: a separate interpreter, outside pytest
+    check = subprocess.run([PYTHON, "-c", "from decimal import Decimal as D; import invoice; "
+                            "print(invoice.invert_credit(invoice.apply_credit(D('10.00'), "
+                            "D('5.00')), D('5.00')))"], cwd=repo, capture_output=True, text=True)
+    assert check.stdout.strip() != "10.00", check
+    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    verdict = verdict_of(repo)
+    failed = {r["test"] for r in verdict["tally"]["reasons"] if r["rule"] == "merge-failed"}
+    assert "tests/test_invoice_merge.py::test_credit_round_trip" in failed, failed
+    assert verdict["gate"]["voting_tree"] == "base-test-surface"
+    # in the patch's own tree its tests pass: they are candidates, shown and not counted
+    assert all(f["failed"] == 0 for f in verdict["gate"]["candidates"]["files"])
+
+
+def test_a_removed_voter_is_named_even_though_the_base_s_copy_votes(invoice: Path):
+    repo = based(invoice)
+    merge = repo / "tests" / "test_invoice_merge.py"
+    text = merge.read_text()
+    merge.write_text(text[:text.index("@pytest.mark.merge\ndef test_credit_examples")])
+    commit(repo, "drop the oracle")
+    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY)
+    assert proc.returncode == 1
+    verdict = verdict_of(repo)
+    assert {"merge-test-removed", "test-surface-changed"} <= reason_rules(verdict)
+    assert verdict["tally"]["lanes"]["merge"]["passed"] == 2  # the base's two voted
+
+
+# ---- real CI shapes ----
+
+def test_a_detached_head_is_gated_like_a_branch(tmp_path: Path):
+    repo = patched_repo(copy_tree(REPO / "examples" / "invoice", tmp_path / "invoice"))
+    git(repo, "checkout", "-q", "--detach", "HEAD")
+    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert {"merge-failed", "test-surface-changed"} <= reason_rules(verdict_of(repo))
+
+
+def test_a_binary_golden_file_is_restored_byte_for_byte(invoice: Path):
+    golden = invoice / "tests" / "fixtures" / "logo.bin"
+    golden.write_bytes(bytes(range(256)) * 4)
+    assert run_tool("lane-lock", "lock", "tests/fixtures/logo.bin", "--today", TODAY,
+                    cwd=invoice).code == 0
+    repo = based(invoice)
+    golden.write_bytes(b"\x00\xff" * 100)
+    assert run_tool("lane-lock", "lock", "tests/fixtures/logo.bin", "--today", TODAY,
+                    cwd=repo).code == 0
+    commit(repo, "new logo")
+    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    verdict = verdict_of(repo)
+    # the vote tree carried the base's bytes and lock: nothing moved there
+    assert not [p for p in verdict["lock"]["problems"] if p["severity"] == "error"]
+    assert {"tests/fixtures/logo.bin", "lanes.lock"} <= set(surface(verdict))
+    assert "lock-entry-moved" in reason_rules(verdict)
+
+
+def test_a_renamed_test_folder_is_a_finding(invoice: Path):
+    repo = based(invoice)
+    git(repo, "mv", "tests", "checks")
+    edit(repo / "pytest.ini", "testpaths = tests", "testpaths = checks")
+    commit(repo, "rename the test folder")
+    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    verdict = verdict_of(repo)
+    s = surface(verdict)
+    assert s["checks/test_invoice_merge.py"]["change"] == "renamed"
+    assert s["checks/test_invoice_merge.py"]["from"] == "tests/test_invoice_merge.py"
+    assert s["tests/test_invoice_merge.py"]["change"] == "removed"
+    assert "pytest.ini" in s
+    # the base's tests, in their base folder, voted and passed
+    assert verdict["tally"]["lanes"]["merge"]["passed"] == 2
+    assert "test-surface-changed" in reason_rules(verdict)
+
+
+def test_the_gate_s_own_out_folder_and_hypothesis_database_stay_out(tmp_path: Path):
+    repo = patched_repo(copy_tree(REPO / "examples" / "invoice", tmp_path / "invoice"))
+    (repo / ".hypothesis" / "examples").mkdir(parents=True)
+    (repo / ".hypothesis" / "examples" / "junk").write_bytes(b"\x00junk")
+    first = gate(repo, "--base", "HEAD~1", "--today", TODAY)
+    first_bytes = (repo / "out" / "lanes" / "verdict.json").read_bytes()
+    second = gate(repo, "--base", "HEAD~1", "--today", TODAY)
+    assert first.returncode == second.returncode == 1, second.stderr
+    assert (repo / "out" / "lanes" / "verdict.json").read_bytes() == first_bytes
+    paths = [e["path"] for e in verdict_of(repo)["gate"]["surface"]]
+    assert not [p for p in paths if p.startswith(("out/", ".hypothesis/"))], paths
+
+
+def test_an_untracked_conftest_does_not_vote(invoice: Path):
+    repo = based(invoice)
+    edit(repo / "invoice.py", *WRONG_LIBRARY)
+    commit(repo, "agent")
+    # left in the checkout by a build step: it would turn every failure into a pass
+    (repo / "tests" / "conftest.py").write_text(
+        "import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\n"
+        "def pytest_runtest_makereport(item, call):\n    outcome = yield\n"
+        "    outcome.get_result().outcome = 'passed'\n")
+    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    verdict = verdict_of(repo)
+    assert surface(verdict)["tests/conftest.py"]["change"] == "untracked"
+    assert "merge-failed" in reason_rules(verdict)
+
+
+def test_a_product_module_importing_from_elsewhere_stops_the_gate(invoice: Path, tmp_path: Path):
+    # An interpreter that finds `invoice` outside the vote tree first (as an editable install of
+    # the original checkout would): the base's tests would not test the patch's code.
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    shutil.copy2(invoice / "invoice.py", elsewhere / "invoice.py")
+    wrapper = tmp_path / "python"
+    wrapper.write_text(f"#!/bin/sh\nexport PYTHONPATH=\"{elsewhere}${{PYTHONPATH:+:$PYTHONPATH}}\"\n"
+                       f"exec \"{PYTHON}\" \"$@\"\n")
+    wrapper.chmod(0o755)
+    repo = patched_repo(invoice)
+    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY, "--python", str(wrapper))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "'invoice'" in proc.stderr and "outside the vote tree" in proc.stderr
+    assert proc.stdout == ""
+    assert not (repo / "out" / "lanes" / "verdict.json").exists()
+
+
+# ---- a pytest the patch cannot steer ----
+
+def test_a_hanging_lane_is_a_rejection_naming_it(invoice: Path):
+    merge = invoice / "tests" / "test_invoice_merge.py"
+    edit(merge, '    """\n    assert apply_credit(Decimal("100.00")',
+         '    """\n    import time\n\n    time.sleep(600)\n    assert apply_credit(Decimal("100.00")')
+    # the other lanes finish well within the limit; the merge lane sleeps ten times longer
+    proc = gate(invoice, "--today", TODAY, "--lane-timeout", "60")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    verdict = verdict_of(invoice)
+    timeouts = [p for p in verdict["gate"]["problems"] if p["rule"] == "lane-timeout"]
+    assert len(timeouts) == 1 and "merge lane" in timeouts[0]["message"], timeouts
+    assert verdict["gate"]["lanes"]["merge"]["timed_out"] is True
+    status = (invoice / "out" / "lanes" / "pytest-status").read_text()
+    assert status.startswith("merge killed\n"), status
+
+
+def test_golden_bytes_moved_during_the_run_are_digest_moved(invoice: Path):
+    # Product code that rewrites the golden file while the tests run, and leaves it changed.
+    with (invoice / "invoice.py").open("a") as f:
+        f.write("\nwith open('tests/fixtures/statement_v3.txt', 'a') as _g:\n    _g.write('x')\n")
+    proc = gate(invoice, "--today", TODAY)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    moved = [p for p in verdict_of(invoice)["gate"]["problems"] if p["rule"] == "digest-moved"]
+    assert moved and moved[0]["message"].startswith("after the pytest runs:"), moved
+
+
+@pytest.mark.parametrize("arg", ["-m", "-p", "-o", "--junitxml=x.xml", "--rootdir=/",
+                                 "--hypothesis-seed=3", "-c"])
+def test_user_arguments_may_not_override_the_gate_s_own(invoice: Path, arg: str):
+    proc = gate(invoice, "--today", TODAY, "--", arg, "merge")
+    assert proc.returncode == 2
+    assert "gate's own pytest option" in proc.stderr
+    assert proc.stdout == ""
+
+
+# ---- bad input: exit 2, one message, never an approval ----
+
+def refused(repo: Path, *args: str, **env: str) -> str:
+    proc = gate(repo, *args, "--today", TODAY, **env)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stdout == ""
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("lane-gate: error: "), proc.stderr
+    assert not (repo / "out" / "lanes" / "verdict.json").exists()
+    return lines[0]
+
+
+def test_a_base_that_does_not_exist(invoice: Path):
+    repo = based(invoice)
+    assert "no-such-ref" in refused(repo, "--base", "no-such-ref")
+
+
+def test_a_shallow_clone_without_the_base(tmp_path: Path):
+    origin = patched_repo(copy_tree(REPO / "examples" / "invoice", tmp_path / "origin"))
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{origin}", str(clone)],
+                   check=True, capture_output=True)
+    message = refused(clone, "--base", "HEAD~1")
+    assert "shallow" in message, message
+
+
+def test_uncommitted_changes_to_tracked_files(invoice: Path):
+    repo = based(invoice)
+    edit(repo / "invoice.py", *WRONG_LIBRARY)
+    message = refused(repo, "--base", "HEAD")
+    assert "uncommitted" in message and "invoice.py" in message, message
+
+
+def test_a_submodule_the_gate_cannot_read(invoice: Path):
+    repo = based(invoice)
+    head = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "vendor" / "lib").mkdir(parents=True)  # as an uninitialized submodule leaves it
+    git(repo, "update-index", "--add", "--cacheinfo", f"160000,{head},vendor/lib")
+    git(repo, "commit", "-q", "-m", "vendor a submodule")
+    message = refused(repo, "--base", "HEAD~1")
+    assert "submodule" in message and "vendor/lib" in message, message
+
+
+def test_a_path_with_a_newline_in_its_name(invoice: Path):
+    repo = based(invoice)
+    (repo / "notes\nabout.txt").write_text("hi\n")
+    commit(repo, "a file with a line break in its name")
+    assert "line break" in refused(repo, "--base", "HEAD~1")
+
+
+def test_an_empty_acknowledgment(invoice: Path):
+    assert "--ack" in refused(based(invoice), "--base", "HEAD", "--ack", " ")
+
+
+def test_the_agent_patch_through_the_makefile_demo_is_unchanged_by_a_second_run(tmp_path: Path):
+    # Two gates of the same patch from two checkouts give the same bytes (fixed commit dates).
+    a = patched_repo(copy_tree(REPO / "examples" / "invoice", tmp_path / "a"))
+    b = patched_repo(copy_tree(REPO / "examples" / "invoice", tmp_path / "b"))
+    pa = gate(a, "--base", "HEAD~1", "--today", TODAY)
+    pb = gate(b, "--base", "HEAD~1", "--today", TODAY)
+    assert pa.returncode == pb.returncode == 1
+    for name in ("evidence.json", "base-evidence.json", "verdict.json", "verdict.md"):
+        assert (a / "out" / "lanes" / name).read_bytes() == \
+            (b / "out" / "lanes" / name).read_bytes(), name
+    assert os.fspath(a) not in (a / "out" / "lanes" / "verdict.json").read_text()
