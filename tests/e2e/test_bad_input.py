@@ -23,6 +23,7 @@ from typing import Callable
 import pytest
 
 from conftest import REPO, Run, run_tool, tool_path
+from test_faults import render_faults
 
 TODAY = "2026-12-01"
 GOOD_SHA = hashlib.sha256(b"golden\n").hexdigest()
@@ -432,6 +433,7 @@ def render_doc() -> str:
         lines.append(f"| `{c.name}` | {c.tool} | {what} | {outcome} |")
     gaps = sum(1 for c in CASES if c.gap)
     lines += ["", f"{len(CASES)} cases across the four tools; {gaps} known gaps."]
+    lines += render_faults()
     return "\n".join(lines) + "\n"
 
 

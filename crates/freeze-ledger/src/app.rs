@@ -40,6 +40,11 @@ the rows removed) as JSON on stdout and one confirmation line on stderr; a refus
 exits 2 and leaves the file byte-identical. list prints the tickets sorted by expiry as
 JSON, or a table with --format markdown.
 
+Edits hold an exclusive lock on LEDGER.lock beside the ledger for their whole
+read-modify-write: a concurrent edit waits (a message after 3 s, exit 2 after
+LANES_LOCK_TIMEOUT seconds, default 120) and then sees this one. A ledger over 16 MiB, or
+a symlink leading out of the rootdir, is refused (docs/robustness.md).
+
 Dates come from --today or LANES_TODAY only; the machine's clock is never used.
 Exit status: 0 clean, 1 findings (errors in the section), 2 could not do the job.
 Rules: freeze-ledger --explain RULE (e.g. --explain expired-ticket).";
@@ -188,6 +193,10 @@ pub fn run(cli: Cli) -> Result<Status, Error> {
         name: &name,
         root: &root,
     };
+    if !matches!(command, Command::Diff { .. }) {
+        // A ledger that is a link out of the root is never read (nor written).
+        lane_core::io::refuse_link_out_of_root(&ledger_path, &root, &name)?;
+    }
     match command {
         Command::Check { clock, doc } => run_check(doc, &target, clock),
         Command::Diff { base, head, doc } => run_diff(doc, &root, base, head),

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use jiff::civil::Date;
 use lane_core::Error;
+use lane_core::io::EditLock;
 use lane_core::scan::{Lane, ScanSection};
 use serde_json::Value;
 
@@ -123,14 +124,20 @@ fn write(target: &LedgerFile<'_>, tickets: &[Ticket]) -> Result<(), Error> {
         return Err(refuse(target, "the new ledger did not validate"));
     }
     // Named as everywhere else (root-relative), never by the joined or absolute path.
-    lane_core::io::atomic_write(target.path, &bytes).map_err(|e| match e {
-        Error::Io { source, .. } => Error::io(target.name, source),
-        other => other,
-    })
+    lane_core::io::atomic_write(target.path, &bytes).map_err(|e| e.renamed(target.name))
 }
 
-fn read_valid(target: &LedgerFile<'_>) -> Result<Vec<Ticket>, Error> {
-    Ledger::read(target.path, target.name)?.require_valid(target.name)
+/// Takes the ledger's edit lock (held by the caller until its write is done, so that a
+/// concurrent edit waits and then sees this one) and reads the ledger under it.
+fn locked_read(target: &LedgerFile<'_>) -> Result<(EditLock, Ledger), Error> {
+    lane_core::io::refuse_link_out_of_root(target.path, target.root, target.name)?;
+    let edit = EditLock::acquire(target.path, target.name, crate::check::TOOL)?;
+    Ok((edit, Ledger::read(target.path, target.name)?))
+}
+
+fn read_valid(target: &LedgerFile<'_>) -> Result<(EditLock, Vec<Ticket>), Error> {
+    let (edit, ledger) = locked_read(target)?;
+    Ok((edit, ledger.require_valid(target.name)?))
 }
 
 /// Adds a ticket; returns it.
@@ -139,7 +146,7 @@ pub fn add(
     req: AddRequest,
     scan: Option<&ScanSection>,
 ) -> Result<Ticket, Error> {
-    let mut tickets = read_valid(target)?;
+    let (_edit, mut tickets) = read_valid(target)?;
     ledger::check_test_id(&req.test_id).map_err(|m| refuse(target, m))?;
     if tickets.iter().any(|t| t.test_id == req.test_id) {
         return Err(refuse(
@@ -193,7 +200,7 @@ pub fn add(
 
 /// Renews a ticket (new expiry and replay job, optionally a new seed or capsule); returns it.
 pub fn renew(target: &LedgerFile<'_>, req: RenewRequest) -> Result<Ticket, Error> {
-    let mut tickets = read_valid(target)?;
+    let (_edit, mut tickets) = read_valid(target)?;
     let Some(job) = req.replay_job else {
         return Err(refuse(
             target,
@@ -233,7 +240,7 @@ pub fn renew(target: &LedgerFile<'_>, req: RenewRequest) -> Result<Ticket, Error
 /// Removes every row for `test_id` (also an invalid or duplicated one); the rows left must
 /// form a valid ledger. Returns the removed rows as they were.
 pub fn remove(target: &LedgerFile<'_>, test_id: &str) -> Result<Vec<Value>, Error> {
-    let mut ledger = Ledger::read(target.path, target.name)?;
+    let (_edit, mut ledger) = locked_read(target)?;
     let before = ledger.rows.len();
     let mut removed = Vec::new();
     ledger.rows.retain(|row| {

@@ -15,6 +15,10 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 /// Every field a row may have; anything else is refused (usually a typo of one of these).
+/// The largest ledger freeze-ledger reads: 16 MiB, about 40,000 tickets (a ledger is meant
+/// to stay short). A larger file is refused before it is read whole (docs/robustness.md).
+pub const LEDGER_MAX_BYTES: u64 = 16 << 20;
+
 pub const FIELDS: &[&str] = &[
     "test_id",
     "seed",
@@ -203,10 +207,8 @@ impl Ledger {
         match std::fs::symlink_metadata(path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Ledger::default()),
             _ => {
-                let bytes = lane_core::io::read_file(path).map_err(|e| match e {
-                    Error::Io { source, .. } => Error::io(name, source),
-                    other => other,
-                })?;
+                let bytes = lane_core::io::read_file_capped(path, LEDGER_MAX_BYTES, "a ledger")
+                    .map_err(|e| e.renamed(name))?;
                 let mut ledger = Ledger::parse(&bytes, name)?;
                 ledger.exists = true;
                 Ok(ledger)

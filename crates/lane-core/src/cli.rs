@@ -206,11 +206,12 @@ impl DocumentArgs {
 /// Runs a tool's body and maps its result to an exit status once: errors print one line
 /// `TOOL: error: MESSAGE` on stderr and exit 2.
 pub fn run(tool: &str, body: impl FnOnce() -> Result<Status, Error>) -> ExitCode {
+    crate::signals::install();
     match body() {
         Ok(status) => status.into(),
         Err(err) => {
             eprintln!("{tool}: error: {err}");
-            Status::Failure.into()
+            ExitCode::from(err.exit_code())
         }
     }
 }

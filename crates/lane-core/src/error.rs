@@ -31,6 +31,14 @@ pub enum Error {
     /// Arguments or environment the user must fix (a missing `--today`, a bad flag value).
     #[error("{0}")]
     Usage(String),
+    /// A terminating signal arrived while a file was being replaced: the temporary file was
+    /// removed; the tool exits with 128 + `signal` ([`Error::exit_code`]).
+    #[error("{}: interrupted by {}; {}", path.display(), crate::signals::name(*signal), if *replaced { "the new file was already in place" } else { "the temporary file was removed and the file is unchanged" })]
+    Interrupted {
+        path: PathBuf,
+        signal: i32,
+        replaced: bool,
+    },
 }
 
 fn format_location(source_name: &str, line: usize, column: usize, message: &str) -> String {
@@ -76,5 +84,35 @@ impl Error {
 
     pub fn usage(message: impl Into<String>) -> Self {
         Error::Usage(message.into())
+    }
+
+    /// The exit status this error ends a tool with: 128 + the signal's number for
+    /// [`Error::Interrupted`] (the shell's convention), 2 for every other error.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::Interrupted { signal, .. } => {
+                u8::try_from(128 + signal).unwrap_or(crate::Status::Failure.code())
+            }
+            _ => crate::Status::Failure.code(),
+        }
+    }
+
+    /// Renames the file an I/O or interruption error names (to its root-relative name), so a
+    /// message never shows a joined or absolute path.
+    pub fn renamed(self, name: impl Into<PathBuf>) -> Self {
+        match self {
+            Error::Io { source, .. } => Error::Io {
+                path: name.into(),
+                source,
+            },
+            Error::Interrupted {
+                signal, replaced, ..
+            } => Error::Interrupted {
+                path: name.into(),
+                signal,
+                replaced,
+            },
+            other => other,
+        }
     }
 }

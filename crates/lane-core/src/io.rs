@@ -8,12 +8,17 @@ use std::path::{Path, PathBuf};
 use crate::document::Document;
 use crate::error::Error;
 
+/// The largest evidence document any tool reads (256 MiB, from a file or stdin): a scan of
+/// 100,000 tests is about 60 MB. A larger one is refused before it is read whole, so a
+/// hostile document cannot exhaust memory (docs/robustness.md).
+pub const DOCUMENT_MAX_BYTES: u64 = 256 << 20;
+
 /// Reads the evidence document from `input` (a file, or `-` for stdin) or stdin. A terminal or
-/// empty stdin is an empty document.
+/// empty stdin is an empty document. A document over [`DOCUMENT_MAX_BYTES`] is refused.
 pub fn read_document(input: Option<&Path>) -> Result<Document, Error> {
     match input {
         Some(path) if path != Path::new("-") => {
-            let bytes = read_file(path)?;
+            let bytes = read_file_capped(path, DOCUMENT_MAX_BYTES, "an evidence document")?;
             Document::parse(&bytes, &path.display().to_string())
         }
         _ => {
@@ -21,12 +26,149 @@ pub fn read_document(input: Option<&Path>) -> Result<Document, Error> {
             if stdin.is_terminal() {
                 return Ok(Document::empty());
             }
-            let mut bytes = Vec::new();
-            stdin
-                .lock()
-                .read_to_end(&mut bytes)
-                .map_err(|e| Error::io("<stdin>", e))?;
+            let bytes = read_capped(
+                stdin.lock(),
+                Path::new("<stdin>"),
+                DOCUMENT_MAX_BYTES,
+                "an evidence document",
+            )?;
             Document::parse(&bytes, "<stdin>")
+        }
+    }
+}
+
+/// The error of an input over its cap.
+fn over_cap(path: &Path, size: Option<u64>, cap: u64, what: &str) -> Error {
+    let size = size.map_or_else(|| "more than".to_string(), |n| format!("{n} bytes,"));
+    Error::io(
+        path,
+        io::Error::new(
+            io::ErrorKind::FileTooLarge,
+            format!(
+                "{size} over the {cap}-byte limit for {what}; refused without reading it \
+                 (see docs/robustness.md)"
+            ),
+        ),
+    )
+}
+
+/// Reads at most `cap` bytes from a stream (stdin, a pipe); more is refused, noticed after
+/// reading one byte past the cap, never by reading the rest. `path` names the stream in the
+/// message, `what` the kind of input ("a lock file").
+pub fn read_capped(input: impl Read, path: &Path, cap: u64, what: &str) -> Result<Vec<u8>, Error> {
+    let mut bytes = Vec::new();
+    input
+        .take(cap.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io(path, e))?;
+    if bytes.len() as u64 > cap {
+        return Err(over_cap(path, None, cap, what));
+    }
+    Ok(bytes)
+}
+
+/// Reads a whole regular file ([`open_regular`]) of at most `cap` bytes; a larger one is
+/// refused by its size before any of it is read (and a file that grows past the cap while it
+/// is read is refused too). `what` names the kind of file in the message ("a lock file").
+pub fn read_file_capped(path: &Path, cap: u64, what: &str) -> Result<Vec<u8>, Error> {
+    let file = open_regular(path).map_err(|e| Error::io(path, e))?;
+    let size = file.metadata().map_err(|e| Error::io(path, e))?.len();
+    if size > cap {
+        return Err(over_cap(path, Some(size), cap, what));
+    }
+    let mut bytes = Vec::new();
+    bytes
+        .try_reserve_exact(
+            usize::try_from(size)
+                .unwrap_or(usize::MAX)
+                .saturating_add(1),
+        )
+        .map_err(|e| Error::io(path, io::Error::new(io::ErrorKind::OutOfMemory, e)))?;
+    file.take(cap.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io(path, e))?;
+    if bytes.len() as u64 > cap {
+        return Err(over_cap(path, None, cap, what));
+    }
+    Ok(bytes)
+}
+
+/// How long [`EditLock::acquire`] waits for another run's edit before it says so on stderr.
+pub const EDIT_LOCK_NOTICE_AFTER: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// How long [`EditLock::acquire`] waits in all by default (seconds) before it gives up with an
+/// error (exit 2); `LANES_LOCK_TIMEOUT` (whole seconds) overrides it.
+pub const EDIT_LOCK_TIMEOUT_SECS: u64 = 120;
+
+/// The environment variable that sets [`EditLock::acquire`]'s bounded wait, in seconds.
+pub const EDIT_LOCK_TIMEOUT_ENV: &str = "LANES_LOCK_TIMEOUT";
+
+/// An exclusive advisory lock (`flock`) on `FILE.lock` beside a file that is read, changed and
+/// replaced: held for the whole read-modify-write, so two runs editing the same lock or
+/// ledger take turns and the second sees the first's edit (no lost update). Released when
+/// dropped, and by the OS on every exit, a kill included. The lock file itself stays (empty);
+/// removing it would let two runs lock two different files.
+pub struct EditLock {
+    _file: fs::File,
+}
+
+impl EditLock {
+    /// The lock file beside `target` (resolved through a symlink, so every name of one file
+    /// shares one lock).
+    pub fn path_for(target: &Path) -> io::Result<PathBuf> {
+        let real = write_target(target)?;
+        let mut name = real
+            .file_name()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file path"))?
+            .to_os_string();
+        name.push(".lock");
+        Ok(real.with_file_name(name))
+    }
+
+    /// Takes the lock for `target`, waiting for another run that holds it: after
+    /// [`EDIT_LOCK_NOTICE_AFTER`] a line on stderr says so (naming `name` and `tool`); after
+    /// `LANES_LOCK_TIMEOUT` seconds (default [`EDIT_LOCK_TIMEOUT_SECS`]) it gives up with an
+    /// error and nothing is changed.
+    pub fn acquire(target: &Path, name: &str, tool: &str) -> Result<EditLock, Error> {
+        let lock_path = Self::path_for(target).map_err(|e| Error::io(name, e))?;
+        let lock_name = format!("{name}.lock");
+        let timeout = match std::env::var(EDIT_LOCK_TIMEOUT_ENV) {
+            Ok(text) => text.trim().parse::<u64>().map_err(|_| {
+                Error::usage(format!(
+                    "{EDIT_LOCK_TIMEOUT_ENV}={text:?}: expected a whole number of seconds"
+                ))
+            })?,
+            Err(_) => EDIT_LOCK_TIMEOUT_SECS,
+        };
+        let timeout = std::time::Duration::from_secs(timeout);
+        let file = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&lock_path)
+            .map_err(|e| Error::io(&lock_name, e))?;
+        let start = std::time::Instant::now();
+        let mut told = false;
+        loop {
+            match file.try_lock() {
+                Ok(()) => return Ok(EditLock { _file: file }),
+                Err(fs::TryLockError::WouldBlock) => {}
+                Err(fs::TryLockError::Error(e)) => return Err(Error::io(&lock_name, e)),
+            }
+            let waited = start.elapsed();
+            if waited >= timeout {
+                return Err(Error::usage(format!(
+                    "{name}: another run has been editing it for {}s (it holds {lock_name}); \
+                     gave up, nothing written ({EDIT_LOCK_TIMEOUT_ENV} sets the wait)",
+                    waited.as_secs()
+                )));
+            }
+            if !told && waited >= EDIT_LOCK_NOTICE_AFTER {
+                eprintln!("{tool}: waiting for another run editing {name} (it holds {lock_name})");
+                told = true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
         }
     }
 }
@@ -151,49 +293,196 @@ pub fn write_stdout_with(
     }
 }
 
-/// Replaces `path` with `bytes` atomically: a temporary file in the same folder, written and
-/// fsynced, then renamed over the target (and the folder fsynced). On any failure the
-/// temporary file is removed and the old file is untouched.
+/// Bytes written per `write` call by [`atomic_write`]: between two chunks it looks for a
+/// terminating signal, so an interrupted replacement stops within one chunk.
+const WRITE_CHUNK: usize = 1 << 20;
+
+/// How many temporary names [`atomic_write`] tries before giving up (each is new: process id,
+/// a per-process sequence number and the clock's nanoseconds).
+const TEMP_NAME_TRIES: u32 = 64;
+
+/// The path a replacement writes through: `path` itself, or, when it is a symlink, the file it
+/// resolves to (so the link stays a link and its target is replaced atomically). A dangling
+/// link is resolved lexically to where it points.
+pub fn write_target(path: &Path) -> io::Result<PathBuf> {
+    match fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => match path.canonicalize() {
+            Ok(real) => Ok(real),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                let link = fs::read_link(path)?;
+                let base = path.parent().unwrap_or(Path::new("."));
+                Ok(base.join(link))
+            }
+            Err(e) => Err(e),
+        },
+        _ => Ok(path.to_path_buf()),
+    }
+}
+
+/// Refuses a lock or ledger path that is a symlink resolving outside `root` (for reading and
+/// writing alike: a file outside the root is never read or replaced through a link). `name`
+/// is how messages name the file.
+pub fn refuse_link_out_of_root(path: &Path, root: &Path, name: &str) -> Result<(), Error> {
+    let Ok(meta) = fs::symlink_metadata(path) else {
+        return Ok(());
+    };
+    if !meta.file_type().is_symlink() {
+        return Ok(());
+    }
+    let real_root = root.canonicalize().map_err(|e| Error::io(root, e))?;
+    let target = write_target(path).map_err(|e| Error::io(name, e))?;
+    // A dangling link: its folder must exist inside the root.
+    let resolved = match target.canonicalize() {
+        Ok(t) => t,
+        Err(_) => match (target.parent(), target.file_name()) {
+            (Some(dir), Some(file)) => dir
+                .canonicalize()
+                .map(|d| d.join(file))
+                .map_err(|e| Error::io(name, e))?,
+            _ => target.clone(),
+        },
+    };
+    if resolved.starts_with(&real_root) {
+        Ok(())
+    } else {
+        Err(Error::usage(format!(
+            "{name}: refused: it is a symlink that resolves outside the root (never read or written)"
+        )))
+    }
+}
+
+/// A fresh temporary path beside `target`, created with `O_EXCL` (so a stale temporary file
+/// of a dead run, even one with the same process id, never blocks a run).
+fn create_temp(dir: &Path, name: &std::ffi::OsStr) -> io::Result<(PathBuf, fs::File)> {
+    static SEQUENCE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let mut last = None;
+    for _ in 0..TEMP_NAME_TRIES {
+        let seq = SEQUENCE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let mut tmp_name = std::ffi::OsString::from(".");
+        tmp_name.push(name);
+        tmp_name.push(format!(".tmp-{}-{seq}-{nanos:09}", std::process::id()));
+        let tmp = dir.join(tmp_name);
+        match fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+        {
+            Ok(file) => return Ok((tmp, file)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| io::Error::other("no free temporary name")))
+}
+
+/// Gives the temporary file the replaced file's permissions and, where the process may, its
+/// owner and group (a 0600 ledger stays 0600).
+fn keep_mode_and_owner(file: &fs::File, old: Option<&fs::Metadata>) -> io::Result<()> {
+    let Some(old) = old else {
+        return Ok(());
+    };
+    file.set_permissions(old.permissions())?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let mine = file.metadata()?;
+        if mine.uid() != old.uid() || mine.gid() != old.gid() {
+            // Only root may give a file away; anyone else keeps the file as their own.
+            let _ = std::os::unix::fs::fchown(file, Some(old.uid()), Some(old.gid()));
+        }
+    }
+    Ok(())
+}
+
+/// An I/O error with the reason spelled out where the OS's words are cryptic.
+fn explain_write_error(e: io::Error) -> io::Error {
+    #[cfg(unix)]
+    if e.raw_os_error() == Some(libc::EFBIG) {
+        return io::Error::new(
+            e.kind(),
+            "file size limit exceeded (ulimit -f); nothing was replaced",
+        );
+    }
+    e
+}
+
+/// Replaces `path` with `bytes` atomically: a temporary file with a unique name in the same
+/// folder, given the old file's mode (and owner where permitted), written and fsynced, then
+/// renamed over the target (and the folder fsynced). A symlink is kept and its target
+/// replaced. On any failure the temporary file is removed and the old file is untouched;
+/// a SIGTERM, SIGINT or SIGHUP meanwhile removes the temporary file and returns
+/// [`Error::Interrupted`] (the tool then exits 128 + the signal's number).
 pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    let dir = match path.parent() {
+    let target = write_target(path).map_err(|e| Error::io(path, e))?;
+    let dir = match target.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let name = path
+    let name = target
         .file_name()
         .ok_or_else(|| Error::usage(format!("{}: not a file path", path.display())))?;
-    if let Ok(meta) = fs::symlink_metadata(path)
-        && meta.is_dir()
-    {
+    let old = fs::symlink_metadata(&target).ok();
+    if old.as_ref().is_some_and(fs::Metadata::is_dir) {
         return Err(Error::io(
             path,
             io::Error::new(io::ErrorKind::IsADirectory, "is a folder, not a file"),
         ));
     }
-    let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(name);
-    tmp_name.push(format!(".tmp-{}", std::process::id()));
-    let tmp = dir.join(tmp_name);
-    let result = (|| -> io::Result<()> {
-        let mut file = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        drop(file);
-        fs::rename(&tmp, path)?;
-        // Make the rename itself durable; not every platform can open a folder.
-        if let Ok(d) = fs::File::open(&dir) {
-            let _ = d.sync_all();
+    // A device, FIFO or socket is never replaced by a regular file (`--output /dev/full`).
+    if old.as_ref().is_some_and(|m| !m.is_file()) {
+        return Err(Error::io(
+            path,
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "not a regular file; refusing to replace it",
+            ),
+        ));
+    }
+    let signals = crate::signals::CatchSignals::new();
+    let interrupted = |signal, replaced| Error::Interrupted {
+        path: path.to_path_buf(),
+        signal,
+        replaced,
+    };
+    let (tmp, mut file) = create_temp(&dir, name).map_err(|e| Error::io(path, e))?;
+    let written = (|| -> io::Result<Option<i32>> {
+        keep_mode_and_owner(&file, old.as_ref().filter(|m| m.is_file()))?;
+        for chunk in bytes.chunks(WRITE_CHUNK) {
+            if let Some(signal) = signals.caught() {
+                return Ok(Some(signal));
+            }
+            file.write_all(chunk)?;
         }
-        Ok(())
+        file.sync_all()?;
+        Ok(signals.caught())
     })();
-    if let Err(e) = result {
+    drop(file);
+    match written {
+        Ok(None) => {}
+        Ok(Some(signal)) => {
+            let _ = fs::remove_file(&tmp);
+            return Err(interrupted(signal, false));
+        }
+        Err(e) => {
+            let _ = fs::remove_file(&tmp);
+            return Err(Error::io(path, explain_write_error(e)));
+        }
+    }
+    if let Err(e) = fs::rename(&tmp, &target) {
         let _ = fs::remove_file(&tmp);
         return Err(Error::io(path, e));
     }
-    Ok(())
+    // Make the rename itself durable; not every platform can open a folder.
+    if let Ok(d) = fs::File::open(&dir) {
+        let _ = d.sync_all();
+    }
+    match signals.caught() {
+        Some(signal) => Err(interrupted(signal, true)),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ pub mod problem;
 pub mod render;
 pub mod rule;
 pub mod scan;
+pub mod signals;
 
 pub use document::{DOCUMENT_VERSION, Document};
 pub use error::Error;

@@ -16,6 +16,11 @@ pub const SOON_DAYS: i64 = 7;
 /// `expiry-too-far`: the default horizon of freeze-ledger's `--max-days`.
 pub const DEFAULT_MAX_DAYS: u32 = 90;
 
+/// `file-too-large`: the largest source file lane-scan reads (2 MiB, over five times the
+/// largest test file of CPython, NumPy, SymPy or pyparsing). Also the most source bytes parsed
+/// at once across all threads, which bounds peak memory (docs/robustness.md).
+pub const SOURCE_MAX_BYTES: u64 = 2 << 20;
+
 /// The rules that make a suite illegal (the tally table's last row): they reject the job.
 pub const ILLEGAL: &[Rule] = &[Rule::UnconditionalSkip, Rule::Unmarked, Rule::MultipleLanes];
 
@@ -309,6 +314,11 @@ rules! {
         summary: "a test the patch added or changed failed in the patch's own tree",
         explanation: "The patch's new or changed tests run after the vote as non-voting candidates. A failing candidate does not decide, but the patch's own tests disagree with its code.",
         fix: "Review the patch before acknowledging its test changes: either the code or its new test is wrong. A warning only.";
+    // ---- issue 17: bounded memory on hostile input ----
+    FileTooLarge = "file-too-large", Error, "lane-scan", acknowledgeable: false,
+        summary: "a Python file is larger than lane-scan reads (SOURCE_MAX_BYTES, 2 MiB)",
+        explanation: "lane-scan refuses a source file over SOURCE_MAX_BYTES (2 MiB) without reading it, so that a hostile file in a patch cannot exhaust the CI runner's memory: parsing costs up to about 170 bytes of memory per byte of source that does not parse. The largest test files of real suites are under 0.4 MB (CPython's test_typing.py, pyparsing's test_unit.py, SymPy's test_spin.py). Its tests are unknown, so the gate fails closed.",
+        fix: "Split the file into smaller test modules, or move generated data out of Python source into a data file the test reads.";
 }
 
 impl std::fmt::Display for Rule {

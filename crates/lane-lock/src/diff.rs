@@ -4,7 +4,6 @@
 //! (`--changed`) is `lock-batched-with-behavior` unless `--reason` says why the bytes changed.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Read;
 use std::path::Path;
 
 use lane_core::{Document, Error, Problem};
@@ -62,11 +61,12 @@ pub struct DiffOptions {
 /// Reads BASE or HEAD: `-` is stdin; empty content means "no lock".
 fn read_lock(arg: &str, lock_paths: &LockPaths) -> Result<(LockFile, String), Error> {
     let (bytes, name) = if arg == "-" {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .lock()
-            .read_to_end(&mut bytes)
-            .map_err(|e| Error::io("<stdin>", e))?;
+        let bytes = lane_core::io::read_capped(
+            std::io::stdin().lock(),
+            Path::new("<stdin>"),
+            crate::lock::LOCK_MAX_BYTES,
+            "a lock file",
+        )?;
         (bytes, "-".to_string())
     } else {
         // BASE and HEAD are read as streams: `/dev/null` and process substitution
@@ -78,7 +78,13 @@ fn read_lock(arg: &str, lock_paths: &LockPaths) -> Result<(LockFile, String), Er
                 "{name}: is a folder, expected a lock file"
             )));
         }
-        let bytes = std::fs::read(path).map_err(|e| Error::io(name.as_str(), e))?;
+        let file = std::fs::File::open(path).map_err(|e| Error::io(name.as_str(), e))?;
+        let bytes = lane_core::io::read_capped(
+            file,
+            Path::new(&name),
+            crate::lock::LOCK_MAX_BYTES,
+            "a lock file",
+        )?;
         (bytes, name)
     };
     if bytes.iter().all(u8::is_ascii_whitespace) {

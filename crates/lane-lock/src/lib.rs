@@ -47,10 +47,17 @@ impl LockPaths {
     }
 }
 
-/// Reads a lock or sidecar: a regular file only.
+/// Reads a lock, sidecar or `--changed` list: a regular file of at most
+/// [`lock::LOCK_MAX_BYTES`].
 pub fn read_small(path: &Path, name: &str) -> Result<Vec<u8>, Error> {
-    hash::read_regular(path).map_err(|e| match e {
-        hash::HashError::Io(io) => Error::io(name, io),
-        other => Error::io(name, std::io::Error::other(other.to_string())),
-    })
+    lane_core::io::read_file_capped(path, lock::LOCK_MAX_BYTES, "a lock file")
+        .map_err(|e| e.renamed(name))
+}
+
+impl LockPaths {
+    /// Refuses a lock that is a symlink leading out of the root (exit 2): it is never read
+    /// or written.
+    pub fn check_link(&self) -> Result<(), Error> {
+        lane_core::io::refuse_link_out_of_root(&self.lock, &self.root, &self.lock_name())
+    }
 }

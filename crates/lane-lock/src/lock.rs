@@ -20,6 +20,11 @@ pub const LOCK_VERSION: u64 = 1;
 /// The default lock file name, at the rootdir.
 pub const LOCK_FILE_NAME: &str = "lanes.lock";
 
+/// The largest lock (and sidecar, and `--changed` list) lane-lock reads: 64 MiB, about
+/// 380,000 entries (a 20,000-entry lock is 3.4 MB). A larger file is refused before it is
+/// read whole (docs/robustness.md).
+pub const LOCK_MAX_BYTES: u64 = 64 << 20;
+
 /// The file name suffix of a sidecar.
 pub const SIDECAR_SUFFIX: &str = ".sha256";
 

@@ -19,6 +19,11 @@ Commands and their output:
   diff BASE HEAD              compares two locks ('-' = stdin; empty = no lock) and writes
                               the `lock_diff` section of the document on stdin.
 
+`lock` holds an exclusive lock on LOCK.lock beside the lock file for its whole
+read-modify-write: a concurrent `lock` waits (a message after 3 s, exit 2 after
+LANES_LOCK_TIMEOUT seconds, default 120) and then sees this one. A lock over 64 MiB, or a
+symlink leading out of the root, is refused (docs/robustness.md).
+
 Exit status: 0 no errors in the section, 1 findings, 2 could not do the job.
 
 Example pipeline:

@@ -74,6 +74,9 @@ pub fn lock(lock_paths: &LockPaths, opts: &LockOptions) -> Result<UpdateSection,
         .canonicalize()
         .map_err(|e| Error::io(root.clone(), e))?;
     let lock_name = lock_paths.lock_name();
+    lock_paths.check_link()?;
+    // Held until the new lock is in place: a concurrent `lock` waits, then reads this edit.
+    let _edit = lane_core::io::EditLock::acquire(&lock_paths.lock, &lock_name, TOOL)?;
 
     // The current lock first: a malformed one stops everything before any work.
     let old = if lock_paths.lock.symlink_metadata().is_ok() {
@@ -98,7 +101,7 @@ pub fn lock(lock_paths: &LockPaths, opts: &LockOptions) -> Result<UpdateSection,
     };
     let bytes = lockfile.to_bytes();
     if old.as_ref().map(|(_, b)| b) != Some(&bytes) {
-        lane_core::io::atomic_write(&lock_paths.lock, &bytes).map_err(|e| named(e, &lock_name))?;
+        lane_core::io::atomic_write(&lock_paths.lock, &bytes).map_err(|e| e.renamed(&lock_name))?;
     }
     if opts.sidecar {
         section.sidecars = write_sidecars(root, &files, &lockfile)?;
@@ -194,20 +197,11 @@ fn write_sidecars(
             .map_err(|why| Error::usage(format!("refusing to write sidecar {rel}: it {why}")))?;
         let content = format!("{}\n", entry.sha256);
         if std::fs::read(&path).ok().as_deref() != Some(content.as_bytes()) {
-            lane_core::io::atomic_write(&path, content.as_bytes()).map_err(|e| named(e, &rel))?;
+            lane_core::io::atomic_write(&path, content.as_bytes()).map_err(|e| e.renamed(&rel))?;
         }
         sidecars.push(rel);
     }
     Ok(sidecars)
-}
-
-/// An I/O error renamed to the file's display name (root-relative), so a message never shows
-/// the joined or absolute path.
-fn named(e: Error, name: &str) -> Error {
-    match e {
-        Error::Io { source, .. } => Error::io(name, source),
-        other => other,
-    }
 }
 
 /// Runs `lock` and builds the report document: the `--input` document when given, otherwise

@@ -136,6 +136,7 @@ impl VerifyFacts {
         };
         // Absent is fine; a malformed lock stops the run.
         if facts.lock_exists {
+            lock_paths.check_link()?;
             let bytes = crate::read_small(&lock_paths.lock, &facts.lock_name)?;
             facts.lock_entries = LockFile::parse(&bytes, &facts.lock_name)?.files;
         }

@@ -14,6 +14,7 @@ pub mod shell_split;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
+use lane_core::rule::SOURCE_MAX_BYTES;
 use lane_core::scan::{Counts, Lane, ScanSection, ScanTest};
 use lane_core::{Error, Problem, Rule};
 use rayon::prelude::*;
@@ -49,6 +50,7 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
         }
     }
     let config = config::load(&options.paths, options.rootdir.as_deref(), &cwd)?;
+    refuse_outside_root(options, &config, &cwd)?;
     let args = arguments(options, &config, &cwd);
     let found = discover::discover(&config, &args, &config::normalize(&cwd))?;
     let root = &config.rootdir;
@@ -259,6 +261,37 @@ fn in_id_order(mut runs: Vec<Vec<ScanTest>>) -> Vec<Vec<ScanTest>> {
     vec![all]
 }
 
+/// Refuses arguments and `testpaths` entries that lie outside the rootdir (exit 2): test ids
+/// are rootdir-relative, and a path outside has none (it would be passed off as one).
+fn refuse_outside_root(options: &Options, config: &Config, cwd: &Path) -> Result<(), Error> {
+    let root = &config.rootdir;
+    let inside = |p: &Path| config::normalize(p).starts_with(root);
+    let mut outside: Vec<String> = Vec::new();
+    if options.paths.is_empty() {
+        if config::normalize(cwd) == *root {
+            for entry in &config.testpaths {
+                if expand_testpath(root, entry).iter().any(|p| !inside(p)) {
+                    outside.push(format!("testpaths entry {entry:?}"));
+                }
+            }
+        }
+    } else {
+        for p in &options.paths {
+            if !inside(&cwd.join(p)) {
+                outside.push(format!("argument {}", p.display()));
+            }
+        }
+    }
+    if outside.is_empty() {
+        return Ok(());
+    }
+    Err(Error::usage(format!(
+        "{}: outside the rootdir; test ids are rootdir-relative, so only paths inside it are \
+         scanned (give --rootdir a folder that holds them)",
+        outside.join(", ")
+    )))
+}
+
 fn arguments(options: &Options, config: &Config, cwd: &Path) -> Vec<PathBuf> {
     if !options.paths.is_empty() {
         return options
@@ -377,16 +410,84 @@ fn rel_path(abs: &Path, root: &Path) -> String {
     lane_core::paths::relative_to(abs, root).unwrap_or_else(|| lane_core::paths::to_slash(abs))
 }
 
+/// The source bytes being parsed at once, across all parser threads, at most
+/// [`SOURCE_MAX_BYTES`]: the parser's memory grows with its input (up to ~170 bytes per byte
+/// of source that does not parse), so this bounds the peak whatever the number of cores.
+struct ParseBudget {
+    in_flight: std::sync::Mutex<u64>,
+    freed: std::sync::Condvar,
+}
+
+static PARSE_BUDGET: ParseBudget = ParseBudget {
+    in_flight: std::sync::Mutex::new(0),
+    freed: std::sync::Condvar::new(),
+};
+
+/// A share of [`PARSE_BUDGET`], returned when dropped.
+struct BudgetShare(u64);
+
+impl ParseBudget {
+    /// Waits until `bytes` (at most the whole budget) fit beside the parses under way.
+    fn take(&'static self, bytes: u64) -> BudgetShare {
+        let bytes = bytes.min(SOURCE_MAX_BYTES);
+        let mut used = self
+            .in_flight
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        while *used > 0 && *used + bytes > SOURCE_MAX_BYTES {
+            used = self
+                .freed
+                .wait(used)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+        *used += bytes;
+        BudgetShare(bytes)
+    }
+}
+
+impl Drop for BudgetShare {
+    fn drop(&mut self) {
+        let mut used = PARSE_BUDGET
+            .in_flight
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *used -= self.0;
+        PARSE_BUDGET.freed.notify_all();
+    }
+}
+
 fn parse_file(abs: &Path, rel: &str) -> Result<python::Module, Problem> {
-    let bytes = lane_core::io::read_file(abs).map_err(|e| {
-        // The I/O error's own text, under the root-relative name: an absolute path would make
-        // the document depend on where the tree was checked out.
-        let why = match &e {
-            lane_core::Error::Io { source, .. } => source.to_string(),
-            other => other.to_string(),
-        };
-        Problem::new(Rule::ParseError, format!("cannot read {rel}: {why}")).file(rel)
-    })?;
+    let too_large = |size: Option<u64>| {
+        let size = size.map_or_else(|| "more than".to_string(), |n| format!("{n} bytes,"));
+        Problem::new(
+            Rule::FileTooLarge,
+            format!(
+                "{rel}: {size} over the {SOURCE_MAX_BYTES}-byte limit for a Python file; not read"
+            ),
+        )
+        .file(rel)
+    };
+    let size = std::fs::metadata(abs).map(|m| m.len()).unwrap_or(0);
+    if size > SOURCE_MAX_BYTES {
+        return Err(too_large(Some(size)));
+    }
+    // Held until the parse is done (the end of this function).
+    let _share = PARSE_BUDGET.take(size);
+    let bytes =
+        lane_core::io::read_file_capped(abs, SOURCE_MAX_BYTES, "a Python file").map_err(|e| {
+            if let lane_core::Error::Io { source, .. } = &e
+                && source.kind() == std::io::ErrorKind::FileTooLarge
+            {
+                return too_large(None);
+            }
+            // The I/O error's own text, under the root-relative name: an absolute path would make
+            // the document depend on where the tree was checked out.
+            let why = match &e {
+                lane_core::Error::Io { source, .. } => source.to_string(),
+                other => other.to_string(),
+            };
+            Problem::new(Rule::ParseError, format!("cannot read {rel}: {why}")).file(rel)
+        })?;
     let text = String::from_utf8(bytes).map_err(|e| {
         let offset = e.utf8_error().valid_up_to();
         let before = &e.as_bytes()[..offset];

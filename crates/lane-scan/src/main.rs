@@ -15,7 +15,9 @@ Example (before pytest runs: fail fast on illegal suites):
     | freeze-ledger check --today \"$LANES_TODAY\" > evidence.json
 
 lane-scan never imports or runs the code it reads. Exit status: 0 no errors in the scan
-section, 1 errors found, 2 it could not scan (bad config, missing path, bad input).
+section, 1 errors found, 2 it could not scan (bad config, missing path, bad input, a
+path or testpaths entry outside the rootdir). A Python file over 2 MiB is not read
+(file-too-large); an evidence document over 256 MiB is refused (docs/robustness.md).
 Explain a rule: lane-scan --explain unconditional-skip";
 
 /// Finds pytest tests without running them, gives each its lane (merge, witness, freeze) and

@@ -102,7 +102,7 @@ pub fn read_path(
     sink: impl FnMut(&Case<'_>),
 ) -> Result<ReadStats, lane_core::Error> {
     let file = lane_core::io::open_regular(path).map_err(|e| lane_core::Error::io(path, e))?;
-    match read(BufReader::with_capacity(256 * 1024, file), sink) {
+    match read(file, sink) {
         Ok(stats) => Ok(stats),
         Err(JunitError::Io(e)) => Err(lane_core::Error::io(path, e)),
         Err(JunitError::Syntax { offset, message }) => {
@@ -195,29 +195,170 @@ impl CaseBuf {
     }
 }
 
-/// Skips raw text up to (not including) the next `<`, straight from the underlying reader.
-/// Returns how many bytes were skipped.
-fn skip_text<R: BufRead>(reader: &mut R) -> io::Result<u64> {
+/// The longest single tag, comment-free declaration or processing instruction quick-xml is
+/// handed (16 MiB): text, CDATA and comments are skipped in a bounded buffer whatever their
+/// size, but a tag is read whole, so a larger one is refused (docs/robustness.md).
+pub const MAX_TAG_BYTES: u64 = 16 << 20;
+
+/// Size of the [`Source`] buffer.
+const SOURCE_BUFFER: usize = 256 * 1024;
+
+/// The report's bytes, through one bounded buffer that can look a few bytes ahead (to tell a
+/// comment or CDATA section from a tag before quick-xml reads it whole) and that refuses a
+/// single event longer than [`MAX_TAG_BYTES`].
+struct Source<R> {
+    inner: R,
+    buf: Box<[u8]>,
+    start: usize,
+    end: usize,
+    eof: bool,
+    /// Bytes consumed since the last [`Source::new_event`].
+    event_bytes: u64,
+}
+
+impl<R: Read> Source<R> {
+    fn new(inner: R) -> Self {
+        Source {
+            inner,
+            buf: vec![0; SOURCE_BUFFER].into_boxed_slice(),
+            start: 0,
+            end: 0,
+            eof: false,
+            event_bytes: 0,
+        }
+    }
+
+    fn new_event(&mut self) {
+        self.event_bytes = 0;
+    }
+
+    /// At least `n` bytes buffered (fewer only at the end of the input); returns them all.
+    fn peek(&mut self, n: usize) -> io::Result<&[u8]> {
+        while self.end - self.start < n && !self.eof {
+            if self.start > 0 {
+                self.buf.copy_within(self.start..self.end, 0);
+                self.end -= self.start;
+                self.start = 0;
+            }
+            match self.inner.read(&mut self.buf[self.end..]) {
+                Ok(0) => self.eof = true,
+                Ok(k) => self.end += k,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(&self.buf[self.start..self.end])
+    }
+}
+
+impl<R: Read> Read for Source<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let avail = self.fill_buf()?;
+        let n = avail.len().min(out.len());
+        out[..n].copy_from_slice(&avail[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl<R: Read> BufRead for Source<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.event_bytes > MAX_TAG_BYTES {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "a tag, declaration or processing instruction longer than {MAX_TAG_BYTES} \
+                     bytes; refused (pytest never writes one)"
+                ),
+            ));
+        }
+        if self.start == self.end {
+            self.start = 0;
+            self.end = 0;
+            self.peek(1)?;
+        }
+        Ok(&self.buf[self.start..self.end])
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.start = (self.start + n).min(self.end);
+        self.event_bytes += n as u64;
+    }
+}
+
+/// What [`skip_text`] stopped at.
+enum Skipped {
+    /// `n` bytes skipped; the next byte is `<` of a tag (or the input ended).
+    Bytes(u64),
+    /// Text that is not whitespace where none may be (outside the root element), at this
+    /// many bytes from where skipping began.
+    TextAt(u64),
+}
+
+/// Skips, straight from the buffer, text up to the next tag and any comments, CDATA sections
+/// and (after the first byte of the report) processing instructions, however long: none of
+/// them is ever held whole. `outside_root`: text there must be whitespace and CDATA is text.
+/// `at_start`: nothing has been read yet (an XML declaration is left to quick-xml).
+fn skip_text<R: Read>(
+    source: &mut Source<R>,
+    outside_root: bool,
+    at_start: bool,
+) -> Result<Skipped, JunitError> {
     let mut skipped = 0u64;
     loop {
-        let buf = match reader.fill_buf() {
-            Ok(b) => b,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if buf.is_empty() {
-            return Ok(skipped);
+        // Text up to the next `<`.
+        loop {
+            source.new_event();
+            let buf = source.fill_buf()?;
+            if buf.is_empty() {
+                return Ok(Skipped::Bytes(skipped));
+            }
+            let len = buf.len();
+            let upto = memchr::memchr(b'<', buf).unwrap_or(len);
+            if outside_root
+                && let Some(bad) = buf[..upto].iter().position(|b| !b.is_ascii_whitespace())
+            {
+                return Ok(Skipped::TextAt(skipped + bad as u64));
+            }
+            source.consume(upto);
+            skipped += upto as u64;
+            if upto < len {
+                break;
+            }
         }
-        match memchr::memchr(b'<', buf) {
-            Some(i) => {
-                reader.consume(i);
-                return Ok(skipped + i as u64);
-            }
-            None => {
+        let head = source.peek(9)?;
+        let (terminator, is_text): (&[u8], bool) = if head.starts_with(b"<!--") {
+            (b"-->", false)
+        } else if head.starts_with(b"<![CDATA[") {
+            (b"]]>", true)
+        } else if head.starts_with(b"<?") && !(at_start && skipped == 0) {
+            (b"?>", false)
+        } else {
+            return Ok(Skipped::Bytes(skipped));
+        };
+        if is_text && outside_root {
+            return Ok(Skipped::TextAt(skipped));
+        }
+        let opener = if is_text { 9 } else { 2 };
+        source.consume(opener);
+        skipped += opener as u64;
+        loop {
+            source.new_event();
+            let buf = source.peek(terminator.len())?;
+            if buf.len() < terminator.len() {
+                // Truncated: let quick-xml's reader report the end of the input.
                 let n = buf.len();
-                reader.consume(n);
-                skipped += n as u64;
+                source.consume(n);
+                return Ok(Skipped::Bytes(skipped + n as u64));
             }
+            if let Some(i) = memchr::memmem::find(buf, terminator) {
+                source.consume(i + terminator.len());
+                skipped += (i + terminator.len()) as u64;
+                break;
+            }
+            let n = buf.len() - (terminator.len() - 1);
+            source.consume(n);
+            skipped += n as u64;
         }
     }
 }
@@ -246,11 +387,8 @@ fn element_name(e: &BytesStart<'_>) -> String {
 /// whose arms share the element stack, the current case, the property buffers and the count
 /// of bytes skipped behind quick-xml's back; split into functions, each would thread that
 /// state through, and which element may appear where would no longer read in one place.
-pub fn read<R: BufRead>(
-    input: R,
-    mut sink: impl FnMut(&Case<'_>),
-) -> Result<ReadStats, JunitError> {
-    let mut reader = Reader::from_reader(input);
+pub fn read<R: Read>(input: R, mut sink: impl FnMut(&Case<'_>)) -> Result<ReadStats, JunitError> {
+    let mut reader = Reader::from_reader(Source::new(input));
     {
         let config = reader.config_mut();
         config.check_end_names = true;
@@ -270,9 +408,17 @@ pub fn read<R: BufRead>(
     let mut skipped = 0u64;
 
     loop {
-        if stack.last() == Some(&Kind::Body) {
-            skipped += skip_text(reader.get_mut())?;
+        let here = reader.buffer_position() + skipped;
+        match skip_text(reader.get_mut(), stack.is_empty(), here == 0)? {
+            Skipped::Bytes(n) => skipped += n,
+            Skipped::TextAt(n) => {
+                return Err(JunitError::at(
+                    here + n,
+                    "expected a JUnit XML report (<testsuites> or <testsuite>), found text",
+                ));
+            }
         }
+        reader.get_mut().new_event();
         // The previous event's buffer, before it is reused.
         stats.peak_buffer = stats.peak_buffer.max(buf.capacity());
         buf.clear();
@@ -518,7 +664,7 @@ fn read_attr(
 
 /// Reads everything from `input` (helper for callers that hold a `Read`).
 pub fn read_from<R: Read>(input: R, sink: impl FnMut(&Case<'_>)) -> Result<ReadStats, JunitError> {
-    read(BufReader::with_capacity(256 * 1024, input), sink)
+    read(input, sink)
 }
 
 #[cfg(test)]

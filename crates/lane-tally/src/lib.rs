@@ -31,6 +31,8 @@ Example pipeline:
   lane-tally --junit merge=out/merge.xml --junit witness=out/witness.xml \\
              --junit freeze=out/freeze.xml < evidence.json > verdict.json
 
+JUnit text, CDATA and comments of any size stream through a bounded buffer; a single tag
+over 16 MiB or an evidence document over 256 MiB is refused (docs/robustness.md).
 Exit status: 0 approve, 1 reject, 2 the inputs could not be read.
 Explain a rule: lane-tally --explain missing-vote";
 
