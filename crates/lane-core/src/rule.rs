@@ -161,8 +161,8 @@ rules! {
         fix: "lane-lock lock PATH --today DATE, and review the new entry.";
     OrphanLock = "orphan-lock", Warning, "lane-lock", acknowledgeable: false,
         summary: "a lock entry that no witness test names",
-        explanation: "The locked file is not a fixture of any witness test in the scan. It may be left over; remove it or name it in a witness test's fixture=.",
-        fix: "Remove the entry from `lanes.lock`, or name the file in a witness test's `fixture=`. A warning only.";
+        explanation: "The locked file is not a fixture of any witness test in the scan. It may be left over; remove it or name it in a witness test's fixture=. lane-lock verify reports it as a warning; lane-lock diff given the base's scan (--base-scan) reports it as an error when a witness test of the base named the entry: the patch dropped the witness and left its bytes locked.",
+        fix: "Remove the entry from `lanes.lock`, or name the file in a witness test's `fixture=`. A warning only from lane-lock verify; when the base had a witness test for the entry, restore that test or remove the entry in a reviewed change.";
     UnsafePath = "unsafe-path", Error, "lane-lock", acknowledgeable: false,
         summary: "a path that leaves the root",
         explanation: "Absolute paths, '..' components and symlinks resolving outside the root are never read.",
@@ -255,7 +255,7 @@ rules! {
         fix: "Run the whole witness lane (`pytest -m witness`) and pass its report with `--junit witness=...`.";
     MissingFreezeRun = "missing-freeze-run", Error, "lane-tally", acknowledgeable: false,
         summary: "a freeze test did not run, or was skipped",
-        explanation: "Freeze tests do not vote, but they must run and record; a freeze that does not run is a skip.",
+        explanation: "Freeze tests do not vote, but they must run and record; a freeze that does not run is a skip. An xfail outcome of a freeze test (a recorded known failure) ran and recorded, so it does not count as skipped.",
         fix: "Run the freeze lane (`pytest -m freeze`) and pass its report with `--junit freeze=...`; do not skip freeze tests at run time.";
     FreezeFailed = "freeze-failed", Warning, "lane-tally", acknowledgeable: false,
         summary: "a freeze test failed (recorded, not a vote)",
@@ -263,7 +263,7 @@ rules! {
         fix: "Nothing for the gate (a warning only). Whoever works the freeze queue replays the recorded capsule.";
     MissingReplayArtifact = "missing-replay-artifact", Error, "lane-tally", acknowledgeable: false,
         summary: "a failed freeze case recorded no replay artifact",
-        explanation: "A failing freeze test must record where its replay capsule is: record_property(\"replay\", path) naming an existing file.",
+        explanation: "A failing freeze test must record where its replay capsule is: record_property(\"replay\", path) naming an existing file under the rootdir (root-relative, or an absolute path inside the rootdir).",
         fix: "Call `record_property(\"replay\", \"PATH\")` in the freeze test, with the root-relative path of the capsule the failure can be replayed from, and make sure that file exists.";
     LaneMismatch = "lane-mismatch", Error, "lane-tally", acknowledgeable: false,
         summary: "a case in one lane's report belongs to another lane",
@@ -271,7 +271,7 @@ rules! {
         fix: "Run each lane in its own pytest invocation with `-m merge`, `-m witness` or `-m freeze`, and pass each report under its own lane.";
     UnknownTest = "unknown-test", Error, "lane-tally", acknowledgeable: false,
         summary: "a report case matches no scanned test",
-        explanation: "The report holds a test that lane-scan did not see (generated at run time, from another tree, or from an earlier run). Unknown evidence is a rejection, never ignored.",
+        explanation: "The report holds a test that lane-scan did not see (generated at run time, from another tree, or from an earlier run), or a case whose file attribute (xunit1) is not the file that defines the test it names. Unknown evidence is a rejection, never ignored.",
         fix: "Run pytest on the same tree lane-scan scanned, with the same rootdir, and pass only this run's reports. Tests generated at run time cannot be gated: write them statically.";
     CollectionError = "collection-error", Error, "lane-tally", acknowledgeable: false,
         summary: "pytest could not collect a module",
@@ -319,6 +319,23 @@ rules! {
         summary: "a Python file is larger than lane-scan reads (SOURCE_MAX_BYTES, 2 MiB)",
         explanation: "lane-scan refuses a source file over SOURCE_MAX_BYTES (2 MiB) without reading it, so that a hostile file in a patch cannot exhaust the CI runner's memory: parsing costs up to about 170 bytes of memory per byte of source that does not parse. The largest test files of real suites are under 0.4 MB (CPython's test_typing.py, pyparsing's test_unit.py, SymPy's test_spin.py). Its tests are unknown, so the gate fails closed.",
         fix: "Split the file into smaller test modules, or move generated data out of Python source into a data file the test reads.";
+    // ---- issue 16: lane-tally / lane-lock ----
+    IdentityCollision = "identity-collision", Error, "lane-tally", acknowledgeable: false,
+        summary: "cases from different files claim to be the same test",
+        explanation: "Two report cases carry the classname and name of one scanned test but were run from different files (the xunit1 file attribute). pytest spells a root-level tests.py with class test_invoice_merge exactly like tests/test_invoice_merge.py, so an impostor could vote in the real test's name. The case from the file that does not define the test is unknown-test too.",
+        fix: "Rename or remove the module or class whose dotted name spells another test module's classname, so every case names one test.";
+    LockEntryAdded = "lock-entry-added", Error, "lane-lock", acknowledgeable: true,
+        summary: "a lock entry or sidecar was added between base and head",
+        explanation: "A patch that locks new golden bytes (lane-lock lock, or a new .sha256 sidecar) chooses what its own witness tests compare against. Lock edits are a separate review surface: a human confirms the new bytes are right.",
+        fix: "Land the new lock entry (or sidecar) as its own change that a human reviews, or have a maintainer acknowledge it.";
+    WitnessTestRemoved = "witness-test-removed", Error, "lane-lock", acknowledgeable: true,
+        summary: "a witness test of the base is gone or left the witness lane",
+        explanation: "lane-lock diff given the base's scan (--base-scan) and the patch's scan (the evidence document on stdin): a witness test that corroborated locked bytes in the base no longer does, so the bytes it guarded are unwatched. Dropping a failing witness is the cheapest way past it.",
+        fix: "Restore the witness test. If the removal is intended, land it as its own reviewed change, or have a maintainer acknowledge it.";
+    WitnessFixtureChanged = "witness-fixture-changed", Error, "lane-lock", acknowledgeable: true,
+        summary: "a witness test's fixture= differs from the base's",
+        explanation: "lane-lock diff given the base's scan (--base-scan): pointing a witness test at other golden bytes is the same as changing them. A human reviews which bytes the test now corroborates.",
+        fix: "Point the witness test back at its base fixture. If the change is intended, land it as its own reviewed change, or have a maintainer acknowledge it.";
 }
 
 impl std::fmt::Display for Rule {
@@ -492,7 +509,10 @@ mod tests {
                 "ticket-changed",
                 "merge-test-removed",
                 "lane-changed",
-                "test-surface-changed"
+                "test-surface-changed",
+                "lock-entry-added",
+                "witness-test-removed",
+                "witness-fixture-changed"
             ]
         );
     }

@@ -72,6 +72,11 @@ pub struct Counts {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ScanTest {
     pub attachments: Attachments,
+    /// The root-relative file the test function is written in, when that is not `file` (a
+    /// method inherited from a base class in another module, a test function imported from
+    /// one): pytest's xunit1 `file` attribute names this file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub defined_in: Option<String>,
     pub file: String,
     /// pytest node id relative to the rootdir, without parametrization.
     pub id: String,
@@ -99,6 +104,13 @@ pub struct Attachments {
     pub owner: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shrinking: Option<String>,
+}
+
+impl ScanTest {
+    /// The file that defines the test function (`defined_in`, else `file`).
+    pub fn defining_file(&self) -> &str {
+        self.defined_in.as_deref().unwrap_or(&self.file)
+    }
 }
 
 impl ScanSection {

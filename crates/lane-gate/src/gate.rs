@@ -253,8 +253,17 @@ pub fn run(args: &Args) -> Result<Status, GateError> {
                 Ok(d)
             })?;
             write(&out.join("base-evidence.json"), &base_scan.to_bytes())?;
+            let scans = LockScans {
+                base: base_scan.section_as(ScanSection::NAME, "<base evidence>")?,
+                head: None,
+            };
             base_doc = Some(base_scan);
             let patch_doc = in_dir(&cwd, || evidence(today))?;
+            // lane-lock diff compares the patch's own witness lane with the base's.
+            let scans = LockScans {
+                head: patch_doc.section_as(ScanSection::NAME, "<patch evidence>")?,
+                ..scans
+            };
             let doc = if ack.is_some() {
                 gate.voting_tree = "patch".into();
                 patch_doc
@@ -301,7 +310,7 @@ pub fn run(args: &Args) -> Result<Status, GateError> {
                 candidates = based.candidates.clone();
                 vote_doc
             };
-            review_edits(doc, &based, &cwd, tmp, ack.as_deref())?
+            review_edits(doc, &based, &cwd, tmp, ack.as_deref(), scans)?
         }
     };
 
@@ -1014,6 +1023,12 @@ fn outside(path: &str, change: Change, facts: &Facts, entries: &mut Vec<Entry>) 
     });
 }
 
+/// The scans lane-lock diff compares the witness lane of: the base's and the patch's own.
+struct LockScans {
+    base: Option<ScanSection>,
+    head: Option<ScanSection>,
+}
+
 /// lane-lock diff and freeze-ledger diff of the base's lock and ledger against the patch's.
 fn review_edits(
     mut doc: Document,
@@ -1021,6 +1036,7 @@ fn review_edits(
     cwd: &Path,
     tmp: &Path,
     ack: Option<&str>,
+    scans: LockScans,
 ) -> Result<Document, GateError> {
     let repo = Repo::open(cwd)?;
     let base_bytes = |name: &str| -> Result<Vec<u8>, GateError> {
@@ -1044,18 +1060,48 @@ fn review_edits(
 
     let base_lock = base_bytes("lanes.lock")?;
     let (head_lock, head_has) = local("lanes.lock")?;
-    if head_has || !base_lock.iter().all(u8::is_ascii_whitespace) {
+    // Sidecars and the base's witness tests are lock material even where no lanes.lock is.
+    let sidecar_edited = based
+        .changed
+        .iter()
+        .any(|p| p.ends_with(lane_lock::lock::SIDECAR_SUFFIX));
+    let base_witnessed = scans
+        .base
+        .as_ref()
+        .is_some_and(|b| b.tests_in(Lane::Witness).next().is_some());
+    if head_has
+        || !base_lock.iter().all(u8::is_ascii_whitespace)
+        || sidecar_edited
+        || base_witnessed
+    {
         let base_path = tmp.join("base.lock");
         write(&base_path, &base_lock)?;
         let changed = tmp.join("changed");
-        let mut list = based.changed.join("\n");
-        list.push('\n');
+        // `git diff --name-status` lines, so added, changed and removed sidecars tell apart.
+        let mut list = String::new();
+        for path in &based.changed {
+            let status = match based.entries.iter().find(|e| &e.path == path) {
+                Some(e) => match e.change {
+                    Change::Added | Change::Untracked | Change::Renamed => "A",
+                    Change::Removed => "D",
+                    Change::Changed => "M",
+                },
+                None => "M",
+            };
+            list.push_str(&format!("{status}\t{path}\n"));
+        }
         write(&changed, list.as_bytes())?;
+        let (base_scan, head_scan) = match (scans.base, scans.head) {
+            (Some(b), Some(h)) => (Some(b), Some(h)),
+            _ => (None, None),
+        };
         let opts = lane_lock::diff::DiffOptions {
             base: base_path.to_string_lossy().into_owned(),
             head: head_lock.to_string_lossy().into_owned(),
             changed: Some(changed),
             reason: ack.map(str::to_string),
+            base_scan,
+            head_scan,
         };
         doc = in_dir(cwd, || {
             lane_lock::diff::diff(

@@ -1,11 +1,18 @@
 //! `lane-lock diff BASE HEAD`: what a change does to the lock — added, removed and moved
-//! entries — written as the `lock_diff` section. A lock edit is its own review surface: moved
-//! and removed entries are errors, and moving digests in the same change as code
-//! (`--changed`) is `lock-batched-with-behavior` unless `--reason` says why the bytes changed.
+//! entries, and (from `--changed`) new, changed and removed `.sha256` sidecars — written as
+//! the `lock_diff` section. A lock edit is its own review surface: every one is an error
+//! (acknowledgeable), and editing the lock in the same change as code (`--changed`) is
+//! `lock-batched-with-behavior` unless `--reason` says why the bytes changed.
+//!
+//! Given the base's scan (`--base-scan`) and the change's own (the document on stdin), it
+//! also compares the witness lane: `witness-test-removed`, `witness-fixture-changed`, and
+//! `orphan-lock` as an error for an entry a witness test of the base named. These live here,
+//! beside the lock they guard, so a team running lane-lock without lane-gate sees them.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+use lane_core::scan::ScanSection;
 use lane_core::{Document, Error, Problem};
 use serde::{Deserialize, Serialize};
 
@@ -30,6 +37,9 @@ pub struct DiffSection {
     pub moved: Vec<Moved>,
     /// Number of entries with the same digest in both.
     pub unchanged: u64,
+    /// With `--changed`: the `.sha256` sidecars the change adds, changes or removes (sorted).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sidecars: Vec<SidecarEdit>,
     /// With `--changed`: the changed paths that are neither locked files, nor the lock, nor
     /// sidecars (sorted). Null without `--changed`.
     pub behavior_changes: Option<Vec<String>>,
@@ -48,6 +58,34 @@ pub struct Moved {
     pub head_bytes: u64,
 }
 
+/// A sidecar the change touches.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SidecarEdit {
+    pub path: String,
+    /// `added`, `changed`, `removed`, or `added-or-changed` when `--changed` lists only the
+    /// path and the sidecar exists now.
+    pub change: SidecarChange,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SidecarChange {
+    Added,
+    Changed,
+    Removed,
+    AddedOrChanged,
+}
+
+/// How `--changed` says a path changed: `git diff --name-status` lines carry it, plain
+/// `--name-only` lines do not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum PathChange {
+    Added,
+    Modified,
+    Deleted,
+}
+
 /// Options of `lane-lock diff`.
 #[derive(Debug, Clone, Default)]
 pub struct DiffOptions {
@@ -56,6 +94,10 @@ pub struct DiffOptions {
     /// A file with one changed path per line (`git diff --name-only`).
     pub changed: Option<std::path::PathBuf>,
     pub reason: Option<String>,
+    /// The base's scan (`--base-scan`): compare the witness lane with the head's.
+    pub base_scan: Option<ScanSection>,
+    /// The head's scan; when `None`, the scan section of the document the diff is given.
+    pub head_scan: Option<ScanSection>,
 }
 
 /// Reads BASE or HEAD: `-` is stdin; empty content means "no lock".
@@ -122,15 +164,82 @@ pub fn compare(base: &LockFile, head: &LockFile) -> (Vec<Entry>, Vec<Entry>, Vec
 
 /// Parses `--changed` content: one path per line, blank lines ignored, `./` dropped.
 pub fn parse_changed(text: &str) -> Vec<String> {
-    let mut out: Vec<String> = text
-        .lines()
-        .map(|l| l.trim_end_matches('\r').trim())
-        .filter(|l| !l.is_empty())
-        .map(|l| l.trim_start_matches("./").to_string())
+    let mut out: Vec<String> = parse_changed_status(text)
+        .into_iter()
+        .map(|(p, _)| p)
         .collect();
     out.sort();
     out.dedup();
     out
+}
+
+/// Parses `--changed` content with what each line says about the change: `git diff
+/// --name-only` lines (a path) or `--name-status` lines (`A\tpath`, `M\tpath`, `D\tpath`,
+/// `R100\told\tnew`, `C75\told\tnew`; git quotes a path holding a tab, so a raw tab always
+/// separates a status). Sorted by path, each path once (its last status).
+pub fn parse_changed_status(text: &str) -> Vec<(String, Option<PathChange>)> {
+    let clean = |p: &str| p.trim().trim_start_matches("./").to_string();
+    let mut out: BTreeMap<String, Option<PathChange>> = BTreeMap::new();
+    for line in text.lines().map(|l| l.trim_end_matches('\r')) {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let fields: Vec<&str> = line.split('\t').collect();
+        let status = fields[0].trim();
+        let is_status = fields.len() > 1
+            && status.len() <= 5
+            && status.chars().next().is_some_and(|c| "AMDTRCU".contains(c))
+            && status[1..].chars().all(|c| c.is_ascii_digit());
+        if !is_status {
+            out.insert(clean(line), None);
+            continue;
+        }
+        match (status.as_bytes()[0], &fields[1..]) {
+            (b'R', [from, to]) => {
+                out.insert(clean(from), Some(PathChange::Deleted));
+                out.insert(clean(to), Some(PathChange::Added));
+            }
+            (b'C', [_, to]) => {
+                out.insert(clean(to), Some(PathChange::Added));
+            }
+            (b'A', [p]) => {
+                out.insert(clean(p), Some(PathChange::Added));
+            }
+            (b'D', [p]) => {
+                out.insert(clean(p), Some(PathChange::Deleted));
+            }
+            (_, [p]) => {
+                out.insert(clean(p), Some(PathChange::Modified));
+            }
+            _ => {
+                out.insert(clean(line), None);
+            }
+        }
+    }
+    out.remove("");
+    out.into_iter().collect()
+}
+
+/// The sidecars among the changed paths, with how each changed: from the status when
+/// `--changed` gave one, else from whether the sidecar exists under the root now.
+fn sidecar_edits(changed: &[(String, Option<PathChange>)], root: &Path) -> Vec<SidecarEdit> {
+    changed
+        .iter()
+        .filter(|(p, _)| {
+            let name = p.rsplit('/').next().unwrap_or(p);
+            name.len() > lock::SIDECAR_SUFFIX.len() && name.ends_with(lock::SIDECAR_SUFFIX)
+        })
+        .map(|(p, change)| SidecarEdit {
+            path: p.clone(),
+            change: match change {
+                Some(PathChange::Added) => SidecarChange::Added,
+                Some(PathChange::Modified) => SidecarChange::Changed,
+                Some(PathChange::Deleted) => SidecarChange::Removed,
+                None if root.join(p).symlink_metadata().is_ok() => SidecarChange::AddedOrChanged,
+                None => SidecarChange::Removed,
+            },
+        })
+        .collect()
 }
 
 /// What the diff detectors look at.
@@ -138,19 +247,29 @@ pub fn parse_changed(text: &str) -> Vec<String> {
 pub struct DiffFacts<'a> {
     pub moved: &'a [Moved],
     pub removed: &'a [Entry],
+    pub added: &'a [Entry],
+    /// Sidecars the change touches (from `--changed`).
+    pub sidecars: &'a [SidecarEdit],
+    /// HEAD's entries.
+    pub head_entries: &'a [Entry],
+    /// The base's and the head's scans, both or neither (`--base-scan`).
+    pub scans: Option<(&'a ScanSection, &'a ScanSection)>,
     /// The changed paths that are not lock material (null without `--changed`).
     pub behavior_changes: Option<&'a [String]>,
     /// `--reason`.
     pub reason: Option<&'a str>,
 }
 
-/// Reads `--changed`: UTF-8 text, one path per line.
-fn read_changed(lock_paths: &LockPaths, path: &Path) -> Result<Vec<String>, Error> {
+/// Reads `--changed`: UTF-8 text, one path (or `git diff --name-status` line) per line.
+fn read_changed(
+    lock_paths: &LockPaths,
+    path: &Path,
+) -> Result<Vec<(String, Option<PathChange>)>, Error> {
     let name = lane_core::paths::display_name(&lock_paths.root, path);
     let bytes = crate::read_small(path, &name)?;
     let text = String::from_utf8(bytes)
         .map_err(|_| Error::parse(name.clone(), 0, 0, "expected UTF-8 text, one path per line"))?;
-    Ok(parse_changed(&text))
+    Ok(parse_changed_status(&text))
 }
 
 /// The changed paths that are neither locked in BASE or HEAD, nor a lock file (the --lock
@@ -202,9 +321,27 @@ pub fn diff(
         Some(path) => Some(read_changed(lock_paths, path)?),
         None => None,
     };
+    let head_scan: Option<ScanSection> = match (&opts.base_scan, &opts.head_scan) {
+        (None, _) => None,
+        (Some(_), Some(h)) => Some(h.clone()),
+        (Some(_), None) => Some(
+            doc.section_as(ScanSection::NAME, "<evidence document>")?
+                .ok_or_else(|| {
+                    Error::usage(
+                        "--base-scan needs the change's own scan: give lane-lock diff the \
+                         evidence document lane-scan wrote (stdin or --input)",
+                    )
+                })?,
+        ),
+    };
     let (base, base_name) = read_lock(&opts.base, lock_paths)?;
     let (head, head_name) = read_lock(&opts.head, lock_paths)?;
     let (added, removed, moved, unchanged) = compare(&base, &head);
+    let sidecars = changed
+        .as_deref()
+        .map(|c| sidecar_edits(c, &lock_paths.root))
+        .unwrap_or_default();
+    let changed = changed.map(|c| c.into_iter().map(|(p, _)| p).collect::<Vec<_>>());
     let behavior_changes = changed.map(|changed| {
         behavior_changes(
             changed,
@@ -216,6 +353,10 @@ pub fn diff(
     let facts = DiffFacts {
         moved: &moved,
         removed: &removed,
+        added: &added,
+        sidecars: &sidecars,
+        head_entries: &head.files,
+        scans: opts.base_scan.as_ref().zip(head_scan.as_ref()),
         behavior_changes: behavior_changes.as_deref(),
         reason: opts.reason.as_deref(),
     };
@@ -232,6 +373,7 @@ pub fn diff(
         removed,
         moved,
         unchanged,
+        sidecars,
         behavior_changes,
         reason: opts.reason.clone(),
         problems,

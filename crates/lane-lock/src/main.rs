@@ -17,7 +17,9 @@ Commands and their output:
                               root and checks every witness fixture of the scan section is
                               locked. Writes the `lock` section {tool, lock, files, problems}.
   diff BASE HEAD              compares two locks ('-' = stdin; empty = no lock) and writes
-                              the `lock_diff` section of the document on stdin.
+                              the `lock_diff` section of the document on stdin. Added,
+                              moved and removed entries and (--changed) sidecars are lock
+                              edits; --base-scan compares the witness lane with the base's.
 
 `lock` holds an exclusive lock on LOCK.lock beside the lock file for its whole
 read-modify-write: a concurrent `lock` waits (a message after 3 s, exit 2 after
@@ -30,8 +32,10 @@ Example pipeline:
   lane-lock lock tests/fixtures --today \"$LANES_TODAY\"        # lock golden files, review lanes.lock
   lane-scan | lane-lock verify | freeze-ledger check --today \"$LANES_TODAY\" > evidence.json
   git show origin/main:lanes.lock > base.lock
-  git diff --name-only origin/main > changed.txt
-  lane-lock diff base.lock lanes.lock --changed changed.txt < evidence.json > evidence2.json";
+  git diff --name-status origin/main > changed.txt
+  git worktree add ../base origin/main && (cd ../base && lane-scan) > base-evidence.json
+  lane-lock diff base.lock lanes.lock --changed changed.txt --base-scan base-evidence.json \\
+    < evidence.json > evidence2.json";
 
 /// Hash-lock witness fixtures: lanes.lock and .sha256 sidecars are the oracle.
 #[derive(Debug, Parser)]
@@ -74,6 +78,11 @@ enum Command {
         /// Why the locked bytes changed; lifts lock-batched-with-behavior.
         #[arg(long, value_name = "TEXT")]
         reason: Option<String>,
+        /// The base's evidence document (with its scan section): compare its witness tests
+        /// with the scan of the document on stdin (witness-test-removed,
+        /// witness-fixture-changed, orphan-lock as an error).
+        #[arg(long, value_name = "FILE")]
+        base_scan: Option<PathBuf>,
     },
 }
 
@@ -120,6 +129,7 @@ fn body(cli: Cli) -> Result<Status, Error> {
             head,
             changed,
             reason,
+            base_scan,
         } => {
             let doc = if base == "-" || head == "-" {
                 match doc_args.input.as_deref() {
@@ -134,11 +144,27 @@ fn body(cli: Cli) -> Result<Status, Error> {
             } else {
                 doc_args.read()?
             };
+            let base_scan = match base_scan {
+                Some(path) => {
+                    let name = path.display().to_string();
+                    let base_doc = Document::parse(&lane_core::io::read_file(&path)?, &name)?;
+                    let scan: Option<lane_core::scan::ScanSection> =
+                        base_doc.section_as(lane_core::scan::ScanSection::NAME, &name)?;
+                    Some(scan.ok_or_else(|| {
+                        Error::usage(format!(
+                            "--base-scan {name}: the document has no scan section"
+                        ))
+                    })?)
+                }
+                None => None,
+            };
             let opts = diff::DiffOptions {
                 base,
                 head,
                 changed,
                 reason,
+                base_scan,
+                head_scan: None,
             };
             let (doc, section) = diff::diff(&place, &opts, doc)?;
             doc_args.emit(TOOL, &doc, diff::SECTION, None)?;

@@ -84,9 +84,18 @@ mod schema {
         pub removed: Vec<Entry>,
         pub moved: Vec<Moved>,
         pub unchanged: u64,
+        #[serde(default)]
+        pub sidecars: Vec<SidecarEdit>,
         pub behavior_changes: Option<Vec<String>>,
         pub reason: Option<String>,
         pub problems: Vec<Problem>,
+    }
+
+    #[derive(Debug, PartialEq, Eq, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct SidecarEdit {
+        pub path: String,
+        pub change: String,
     }
 
     #[derive(Debug, PartialEq, Eq, Deserialize)]
@@ -146,6 +155,13 @@ impl Out {
     fn diff(&self) -> DiffSection {
         serde_json::from_value(self.json()["lock_diff"].clone()).expect("lock_diff schema")
     }
+    /// The section's rule ids, sorted (problems are ordered by place).
+    fn sorted_rules(&self, section: &str) -> Vec<String> {
+        let mut rules = self.rules(section);
+        rules.sort();
+        rules
+    }
+
     fn rules(&self, section: &str) -> Vec<String> {
         self.json()[section]["problems"]
             .as_array()
@@ -815,11 +831,12 @@ fn diff_reports_moves_removals_and_batching() {
     assert_eq!(d.unchanged, 1);
     assert_eq!(d.behavior_changes, None);
     assert_eq!(
-        out.rules("lock_diff"),
-        ["lock-entry-moved", "lock-entry-removed"]
+        out.sorted_rules("lock_diff"),
+        ["lock-entry-added", "lock-entry-moved", "lock-entry-removed"]
     );
 
-    // --changed with only fixtures, sidecars and the lock: not batched.
+    // --changed with only fixtures, sidecars and the lock: not batched, but the sidecar
+    // (gone from the tree) is a lock edit.
     write(
         root,
         "changed.txt",
@@ -838,9 +855,16 @@ fn diff_reports_moves_removals_and_batching() {
     );
     assert_eq!(out.diff().behavior_changes, Some(vec![]));
     assert_eq!(
-        out.rules("lock_diff"),
-        ["lock-entry-moved", "lock-entry-removed"]
+        out.sorted_rules("lock_diff"),
+        [
+            "lock-entry-added",
+            "lock-entry-moved",
+            "lock-entry-removed",
+            "lock-entry-removed"
+        ]
     );
+    assert_eq!(out.diff().sidecars.len(), 1);
+    assert_eq!(out.diff().sidecars[0].change, "removed");
 
     // Code changed in the same patch: batched.
     write(
@@ -887,18 +911,19 @@ fn diff_reports_moves_removals_and_batching() {
     );
     assert_eq!(out.code, 1);
     assert_eq!(
-        out.rules("lock_diff"),
-        ["lock-entry-moved", "lock-entry-removed"]
+        out.sorted_rules("lock_diff"),
+        ["lock-entry-added", "lock-entry-moved", "lock-entry-removed"]
     );
     assert_eq!(out.diff().reason.as_deref(), Some("new rounding rule"));
 
-    // Only additions: clean. An empty base (no lock yet) from stdin.
+    // Only additions are lock edits too (issue 16). An empty base (no lock yet) from stdin.
     let out = run_in(root, &["diff", "-", "lanes.lock"], b"");
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.code, 1, "{}", out.stderr);
     let d = out.diff();
     assert_eq!((d.base.as_str(), d.added.len()), ("-", 3));
+    assert_eq!(out.rules("lock_diff"), ["lock-entry-added"; 3]);
     let out = run_in(root, &["diff", "/dev/null", "lanes.lock"], b"");
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.code, 1, "{}", out.stderr);
 
     // A base that does not exist, or a malformed one, stops with exit 2.
     let out = run_in(root, &["diff", "nope.lock", "lanes.lock"], b"");
@@ -1070,8 +1095,8 @@ fn diff_exit_status_follows_each_kind_of_edit() {
                 ("fx/b.txt", EMPTY, 0),
                 ("fx/c.txt", ABC, 3),
             ]),
-            0,
-            &[],
+            1,
+            &["lock-entry-added"],
         ),
         (
             "removed only",
@@ -1106,7 +1131,7 @@ fn diff_exit_status_follows_each_kind_of_edit() {
         (a.head, b.head) = (String::new(), String::new());
         assert_eq!(a, b, "{name}");
     }
-    // Code changed alongside a move is batched; alongside only an addition it is not.
+    // Code changed alongside an addition is batched too (issue 16).
     write(root, "changed.txt", b"src/app.py\n");
     write(
         root,
@@ -1123,8 +1148,17 @@ fn diff_exit_status_follows_each_kind_of_edit() {
         &["diff", "base.lock", "head.lock", "--changed", "changed.txt"],
         b"",
     );
-    assert_eq!(out.code, 0, "{}", out.stdout);
-    assert!(out.rules("lock_diff").is_empty());
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert_eq!(
+        out.rules("lock_diff"),
+        ["lock-batched-with-behavior", "lock-entry-added"]
+    );
+    assert!(
+        out.stdout
+            .contains("this change adds 1 lock entry and also changes 1 other file (src/app.py)"),
+        "{}",
+        out.stdout
+    );
     // An empty --reason explains nothing.
     let out = run_in(
         root,
@@ -1340,4 +1374,247 @@ fn other_sections_pass_through_byte_for_byte() {
             );
         }
     }
+}
+
+/// A scan document with witness tests `(id, fixtures)` and one merge test.
+fn witness_scan(witnesses: &[(&str, &[&str])], merge: &[&str]) -> String {
+    let mut tests: Vec<String> = witnesses
+        .iter()
+        .map(|(id, fixtures)| {
+            let file = id.split("::").next().unwrap_or_default();
+            let fx: Vec<String> = fixtures.iter().map(|f| format!("\"{f}\"")).collect();
+            format!(
+                r#"{{"id":"{id}","file":"{file}","line":4,"lane":"witness","lanes":["witness"],"marks":["witness"],"parametrized":false,"attachments":{{"fixtures":[{}]}}}}"#,
+                fx.join(",")
+            )
+        })
+        .collect();
+    for id in merge {
+        let file = id.split("::").next().unwrap_or_default();
+        tests.push(format!(
+            r#"{{"id":"{id}","file":"{file}","line":9,"lane":"merge","lanes":["merge"],"marks":["merge"],"parametrized":false,"attachments":{{}}}}"#
+        ));
+    }
+    format!(
+        r#"{{"version":1,"scan":{{"tool":"lane-scan","tests":[{}],"counts":{{"merge":0,"witness":0,"freeze":0,"unmarked":0}},"files":[],"problems":[]}}}}"#,
+        tests.join(",")
+    )
+}
+
+/// Issue 16: the witness lane compared with the base's scan, and orphan-lock as an error.
+#[test]
+fn diff_with_a_base_scan_guards_the_witness_lane() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let root = dir.path();
+    let lock = lock_json(&[("fx/a.txt", ABC, 3), ("fx/b.txt", EMPTY, 0)]);
+    write(root, "base.lock", lock.as_bytes());
+    write(root, "lanes.lock", lock.as_bytes());
+    let base = witness_scan(
+        &[
+            ("t/test_w.py::test_a", &["fx/a.txt"]),
+            ("t/test_w.py::test_b", &["fx/b.txt"]),
+        ],
+        &[],
+    );
+    write(root, "base.json", base.as_bytes());
+    type Case<'a> = (&'a str, String, &'a [&'a str]);
+    let cases: Vec<Case<'_>> = vec![
+        ("the same witness lane", base.clone(), &[]),
+        (
+            "a witness test gone, its bytes still locked",
+            witness_scan(&[("t/test_w.py::test_a", &["fx/a.txt"])], &[]),
+            &["orphan-lock", "witness-test-removed"],
+        ),
+        (
+            "a witness test moved to merge",
+            witness_scan(
+                &[("t/test_w.py::test_a", &["fx/a.txt"])],
+                &["t/test_w.py::test_b"],
+            ),
+            &["orphan-lock", "witness-test-removed"],
+        ),
+        (
+            "a witness test pointed at other bytes",
+            witness_scan(
+                &[
+                    ("t/test_w.py::test_a", &["fx/b.txt"]),
+                    ("t/test_w.py::test_b", &["fx/b.txt"]),
+                ],
+                &[],
+            ),
+            &["orphan-lock", "witness-fixture-changed"],
+        ),
+    ];
+    for (name, head, rules) in &cases {
+        let out = run_in(
+            root,
+            &[
+                "diff",
+                "base.lock",
+                "lanes.lock",
+                "--base-scan",
+                "base.json",
+            ],
+            head.as_bytes(),
+        );
+        let code = if rules.is_empty() { 0 } else { 1 };
+        assert_eq!(out.code, code, "{name}: {}", out.stderr);
+        assert_eq!(out.sorted_rules("lock_diff"), *rules, "{name}");
+        let problems = &out.json()["lock_diff"]["problems"];
+        for p in problems.as_array().unwrap() {
+            assert_eq!(p["severity"], "error", "{name}: {p}");
+        }
+        // Without the base's scan none of these is seen.
+        let plain = run_in(root, &["diff", "base.lock", "lanes.lock"], head.as_bytes());
+        assert_eq!(plain.code, 0, "{name}");
+    }
+    let out = run_in(
+        root,
+        &[
+            "diff",
+            "base.lock",
+            "lanes.lock",
+            "--base-scan",
+            "base.json",
+        ],
+        cases[1].1.as_bytes(),
+    );
+    assert!(
+        out.stdout.contains(
+            "fx/b.txt is still locked but no witness test names it; the base's witness test \
+             t/test_w.py::test_b did"
+        ),
+        "{}",
+        out.stdout
+    );
+    // The base scan needs the head's scan on stdin, and a scan section of its own.
+    let out = run_in(
+        root,
+        &[
+            "diff",
+            "base.lock",
+            "lanes.lock",
+            "--base-scan",
+            "base.json",
+        ],
+        b"{\"version\": 1}",
+    );
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("--base-scan needs"), "{}", out.stderr);
+    write(root, "noscan.json", b"{\"version\": 1}");
+    let out = run_in(
+        root,
+        &[
+            "diff",
+            "base.lock",
+            "lanes.lock",
+            "--base-scan",
+            "noscan.json",
+        ],
+        base.as_bytes(),
+    );
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("no scan section"), "{}", out.stderr);
+}
+
+/// Issue 16: new, changed and removed sidecars are lock edits; `--changed` may be `git diff
+/// --name-status` output.
+#[test]
+fn diff_lists_sidecar_edits() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let root = dir.path();
+    let lock = lock_json(&[("fx/a.txt", ABC, 3)]);
+    write(root, "lanes.lock", lock.as_bytes());
+    write(root, "fx/new.txt.sha256", format!("{ABC}\n").as_bytes());
+    write(root, "fx/old.txt.sha256", format!("{ABC}\n").as_bytes());
+    let cases: &[(&str, &str, &[&str], &[(&str, &str)])] = &[
+        (
+            "name-status: added, modified, deleted",
+            "A\tfx/new.txt.sha256\nM\tfx/old.txt.sha256\nD\tfx/gone.txt.sha256\n",
+            &["lock-entry-added", "lock-entry-moved", "lock-entry-removed"],
+            &[
+                ("fx/gone.txt.sha256", "removed"),
+                ("fx/new.txt.sha256", "added"),
+                ("fx/old.txt.sha256", "changed"),
+            ],
+        ),
+        (
+            "name-only: present or gone",
+            "fx/new.txt.sha256\nfx/gone.txt.sha256\n",
+            &["lock-entry-moved", "lock-entry-removed"],
+            &[
+                ("fx/gone.txt.sha256", "removed"),
+                ("fx/new.txt.sha256", "added-or-changed"),
+            ],
+        ),
+        (
+            "a rename removes the old sidecar and adds the new",
+            "R100\tfx/gone.txt.sha256\tfx/new.txt.sha256\n",
+            &["lock-entry-added", "lock-entry-removed"],
+            &[
+                ("fx/gone.txt.sha256", "removed"),
+                ("fx/new.txt.sha256", "added"),
+            ],
+        ),
+        (
+            "no sidecar, nothing locked changed",
+            "M\tsrc/app.py\n.sha256\n",
+            &[],
+            &[],
+        ),
+    ];
+    for (name, changed, rules, sidecars) in cases {
+        write(root, "changed.txt", changed.as_bytes());
+        let out = run_in(
+            root,
+            &[
+                "diff",
+                "lanes.lock",
+                "lanes.lock",
+                "--changed",
+                "changed.txt",
+            ],
+            b"",
+        );
+        let code = if rules.is_empty() { 0 } else { 1 };
+        assert_eq!(out.code, code, "{name}: {}", out.stderr);
+        let mut got = out.sorted_rules("lock_diff");
+        got.retain(|r| r != "lock-batched-with-behavior");
+        assert_eq!(got, *rules, "{name}");
+        let edits: Vec<(String, String)> = out
+            .diff()
+            .sidecars
+            .into_iter()
+            .map(|s| (s.path, s.change))
+            .collect();
+        let want: Vec<(String, String)> = sidecars
+            .iter()
+            .map(|(p, c)| (p.to_string(), c.to_string()))
+            .collect();
+        assert_eq!(edits, want, "{name}");
+    }
+    // A sidecar edit beside code is batched.
+    write(
+        root,
+        "changed.txt",
+        b"A\tfx/new.txt.sha256\nM\tsrc/app.py\n",
+    );
+    let out = run_in(
+        root,
+        &[
+            "diff",
+            "lanes.lock",
+            "lanes.lock",
+            "--changed",
+            "changed.txt",
+        ],
+        b"",
+    );
+    assert!(
+        out.rules("lock_diff")
+            .contains(&"lock-batched-with-behavior".to_string()),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("edits 1 sidecar"), "{}", out.stdout);
 }

@@ -529,6 +529,7 @@ mod tests {
         ids.iter()
             .map(|id| ScanTest {
                 attachments: Default::default(),
+                defined_in: None,
                 file: id.split("::").next().unwrap_or_default().to_string(),
                 id: id.to_string(),
                 lane: None,

@@ -458,6 +458,7 @@ struct CountsMirror {
 struct TestMirror {
     id: String,
     file: String,
+    defined_in: Option<String>,
     line: u64,
     lane: Option<String>,
     lanes: Vec<String>,
@@ -807,5 +808,40 @@ fn closed_stdout_pipe_is_not_an_error() {
         out.stderr.is_empty(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Issue 16: pytest's xunit1 `file` of an inherited method is the base class's module; the
+/// scan records it as `defined_in` (only when it differs from `file`).
+#[test]
+fn an_inherited_test_records_the_file_that_defines_it() {
+    let suite = Suite::with_ini(&[
+        ("tests/__init__.py", ""),
+        (
+            "tests/base_mod.py",
+            "import pytest\nclass Base:\n    @pytest.mark.merge\n    def test_inh(self):\n        \"\"\"owner: a\"\"\"\n        assert 1 + 1 == 2\n",
+        ),
+        (
+            "tests/test_child.py",
+            "import pytest\nfrom tests.base_mod import Base\nclass TestChild(Base):\n    @pytest.mark.merge\n    def test_own(self):\n        \"\"\"owner: a\"\"\"\n        assert 1 + 1 == 2\n",
+        ),
+    ]);
+    let out = run(suite.path(), &[]);
+    let doc: DocMirror = serde_json::from_slice(&out.stdout).unwrap();
+    let by_id = |id: &str| doc.scan.tests.iter().find(|t| t.id == id).unwrap();
+    let inherited = by_id("tests/test_child.py::TestChild::test_inh");
+    assert_eq!(inherited.file, "tests/test_child.py");
+    assert_eq!(inherited.defined_in.as_deref(), Some("tests/base_mod.py"));
+    let own = by_id("tests/test_child.py::TestChild::test_own");
+    assert_eq!(own.defined_in, None);
+    let raw: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let tests = raw["scan"]["tests"].as_array().unwrap();
+    let own_raw = tests
+        .iter()
+        .find(|t| t["id"] == "tests/test_child.py::TestChild::test_own")
+        .unwrap();
+    assert!(
+        own_raw.get("defined_in").is_none(),
+        "additive: absent when it is `file`"
     );
 }

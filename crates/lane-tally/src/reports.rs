@@ -2,7 +2,7 @@
 //! parameters, outcome, retry)`; names are kept only for cases that did not plainly pass, and
 //! cases that match no test of the lane are kept as facts for the detectors.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::Path;
 
@@ -58,6 +58,10 @@ pub struct ReportTally {
     pub replays: Vec<(u32, u64, String)>,
     /// Cases that match no test of the lane, each kind once per report.
     pub unmatched: Vec<Unmatched>,
+    /// Per scanned test, every xunit1 `file` its cases ran from: the defining file of the
+    /// cases bound to it, and the other files of cases that carry its classname and name
+    /// (impostors). More than one is an identity collision.
+    pub case_files: BTreeMap<u32, BTreeSet<String>>,
 }
 
 fn hash_of(parts: &[&str]) -> u64 {
@@ -89,9 +93,15 @@ pub fn read_report(
             return;
         };
         match resolver.resolve(case.classname, case.name, case.file) {
-            Resolved::Test { index, params } => reader.on_test(case, index, params),
+            Resolved::Test { index, params } => {
+                reader.file_of(index, case.file);
+                reader.on_test(case, index, params)
+            }
             Resolved::Module { file } => reader.on_module(case, file),
-            Resolved::Unknown { why } => {
+            Resolved::Unknown { why, claimed } => {
+                for index in claimed {
+                    reader.file_of(index, case.file);
+                }
                 reader.unresolved(case);
                 let base = crate::resolve::split_params(case.name).0;
                 let key = format!("{}::{base}", case.classname);
@@ -122,6 +132,15 @@ struct Reader<'t> {
 }
 
 impl Reader<'_> {
+    /// Records that a case of (or claiming to be) test `index` ran from `file`.
+    fn file_of(&mut self, index: u32, file: Option<&str>) {
+        let Some(file) = file else { return };
+        let files = self.out.case_files.entry(index).or_default();
+        if !files.contains(file) {
+            files.insert(file.to_string());
+        }
+    }
+
     /// Counts a case that is no test of the lane.
     fn unresolved(&mut self, case: &Case<'_>) {
         self.out.occurrences.push(Occurrence {

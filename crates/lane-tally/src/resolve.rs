@@ -53,8 +53,9 @@ pub enum Resolved<'a> {
     /// A module-level case (empty classname): pytest reports collection errors and
     /// module-level skips this way. `file` is the root-relative module file.
     Module { file: String },
-    /// Matches no scanned test; `why` says how.
-    Unknown { why: String },
+    /// Matches no scanned test; `why` says how. `claimed`: the tests whose classname and
+    /// name it carries although it ran from another file (an impostor's claim).
+    Unknown { why: String, claimed: Vec<u32> },
 }
 
 /// The scan's tests keyed the way JUnit names them.
@@ -107,6 +108,10 @@ impl<'s> Resolver<'s> {
         }
     }
 
+    /// What the case `classname` / `name` (with the xunit1 `file` attribute, when present)
+    /// is. A case carrying `file` is bound to it: it is a test only when that file defines
+    /// the test function (the collecting module, or the base class's module for an inherited
+    /// method, as pytest writes it). Without `file` (xunit2) classname and name decide.
     pub fn resolve<'c>(&self, classname: &str, name: &'c str, file: Option<&str>) -> Resolved<'c> {
         if classname.is_empty() {
             let file = match self.modules.get(name) {
@@ -119,40 +124,48 @@ impl<'s> Resolver<'s> {
         let Some(candidates) = self.by_class.get(classname).and_then(|m| m.get(base)) else {
             return Resolved::Unknown {
                 why: "no scanned test has this classname and name".to_string(),
+                claimed: Vec::new(),
             };
         };
-        match candidates.as_slice() {
-            [one] => Resolved::Test {
+        let ids = |list: &[u32]| -> String {
+            list.iter()
+                .map(|&i| self.tests[i as usize].id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let bound: Vec<u32> = match file {
+            Some(f) => candidates
+                .iter()
+                .copied()
+                .filter(|&i| self.tests[i as usize].defining_file() == f)
+                .collect(),
+            None => candidates.clone(),
+        };
+        match (bound.as_slice(), file) {
+            ([one], _) => Resolved::Test {
                 index: *one,
                 params,
             },
-            many => {
-                // Two ids can spell the same classname (`a/b.py::C::t` and `a/b/C.py::t`);
-                // the xunit1 `file` attribute tells them apart.
-                let by_file: Vec<u32> = match file {
-                    Some(f) => many
-                        .iter()
-                        .copied()
-                        .filter(|&i| self.tests[i as usize].file == f)
-                        .collect(),
-                    None => Vec::new(),
-                };
-                match by_file.as_slice() {
-                    [one] => Resolved::Test {
-                        index: *one,
-                        params,
-                    },
-                    _ => {
-                        let ids: Vec<&str> = many
-                            .iter()
-                            .map(|&i| self.tests[i as usize].id.as_str())
-                            .collect();
-                        Resolved::Unknown {
-                            why: format!("ambiguous: it could be any of {}", ids.join(", ")),
-                        }
-                    }
+            ([], Some(f)) => {
+                let defined: Vec<String> = candidates
+                    .iter()
+                    .map(|&i| {
+                        let t = &self.tests[i as usize];
+                        format!("{} is defined in {}", t.id, t.defining_file())
+                    })
+                    .collect();
+                Resolved::Unknown {
+                    why: format!(
+                        "it ran from {f}, but {}: the case is bound to the file it ran from",
+                        defined.join(", ")
+                    ),
+                    claimed: candidates.clone(),
                 }
             }
+            (many, _) => Resolved::Unknown {
+                why: format!("ambiguous: it could be any of {}", ids(many)),
+                claimed: Vec::new(),
+            },
         }
     }
 }
@@ -166,6 +179,7 @@ mod tests {
     fn test(id: &str) -> ScanTest {
         ScanTest {
             id: id.to_string(),
+            defined_in: None,
             file: id.split("::").next().unwrap_or("").to_string(),
             line: 1,
             lane: Some(Lane::Merge),

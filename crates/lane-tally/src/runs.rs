@@ -120,6 +120,36 @@ pub struct LaneRuns {
     pub ran: BTreeMap<u32, Vec<NotableCase>>,
 }
 
+/// A `replay` property as the rootdir sees it: an absolute path inside the rootdir (pytest's
+/// `tmp_path` of a test that wrote its capsule under the tree, `str(Path(__file__).parent /
+/// ...)`) becomes root-relative; anything else is kept as written, for [`replay_problem`] to
+/// judge (an absolute path outside the rootdir stays refused).
+pub fn root_relative_replay(rootdir: &Path, replay: String) -> String {
+    let path = Path::new(&replay);
+    if !path.is_absolute() {
+        return replay;
+    }
+    let mut roots = vec![rootdir.to_path_buf()];
+    if let Ok(real) = rootdir.canonicalize() {
+        roots.push(real);
+    }
+    let mut candidates = vec![path.to_path_buf()];
+    if let Ok(real) = path.canonicalize() {
+        candidates.push(real);
+    }
+    for root in &roots {
+        for candidate in &candidates {
+            if let Ok(rest) = candidate.strip_prefix(root)
+                && let Some(text) = rest.to_str()
+                && !text.is_empty()
+            {
+                return text.replace('\\', "/");
+            }
+        }
+    }
+    replay
+}
+
 /// Why a replay property does not point at a usable file, or None when it does.
 pub fn replay_problem(rootdir: &Path, replay: Option<&String>) -> Option<String> {
     let Some(replay) = replay else {
@@ -157,6 +187,7 @@ pub fn gather<'f>(
             labels.entry((t, h)).or_insert(name);
         }
         for (t, h, replay) in f.replays.drain(..) {
+            let replay = root_relative_replay(rootdir, replay);
             // Several reports of one case: prefer a replay that names a usable file.
             let slot = replays.entry((t, h)).or_insert_with(|| replay.clone());
             if replay_problem(rootdir, Some(slot)).is_some() {

@@ -3,6 +3,7 @@
 //! test ([`crate::runs`]), and hands the facts to the detectors ([`crate::rules`]), which judge
 //! them by the lanes' rights ([`crate::rights`]).
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use lane_core::paths::display_name;
@@ -172,6 +173,12 @@ pub fn tally(doc: &Document, options: &Options) -> Result<TallySection, Error> {
     let runs = lane_runs(options, &mut tallies, tests, &mut lanes);
 
     let base = base_scan(options)?;
+    let mut case_files: BTreeMap<u32, BTreeSet<String>> = BTreeMap::new();
+    for t in &mut tallies {
+        for (test, files) in std::mem::take(&mut t.case_files) {
+            case_files.entry(test).or_default().extend(files);
+        }
+    }
 
     let facts = Facts {
         doc,
@@ -185,6 +192,7 @@ pub fn tally(doc: &Document, options: &Options) -> Result<TallySection, Error> {
             .zip(&tallies)
             .map(|(r, t)| (r, t.unmatched.as_slice()))
             .collect(),
+        case_files,
         rootdir: &options.rootdir,
         base: base.as_ref(),
         reason: options.reason.as_deref(),
@@ -596,6 +604,173 @@ mod tests {
                 "{name}"
             );
         }
+    }
+
+    /// Issue 16: a case carrying `file` (xunit1) is bound to the file that defines its test.
+    #[test]
+    fn cases_are_bound_to_the_file_they_ran_from() {
+        let dir = scratch("bound");
+        let json = r#"{"version":1,"scan":{"tool":"lane-scan","tests":[
+            {"id":"tests/test_invoice_merge.py::test_total","file":"tests/test_invoice_merge.py","line":3,"lane":"merge","lanes":["merge"],"marks":["merge"],"parametrized":false,"attachments":{}},
+            {"id":"tests/test_child.py::TestChild::test_inh","file":"tests/test_child.py","defined_in":"tests/base_mod.py","line":2,"lane":"merge","lanes":["merge"],"marks":["merge"],"parametrized":false,"attachments":{}}],
+            "counts":{"merge":2,"witness":0,"freeze":0,"unmarked":0},"files":[],"problems":[]},
+            "lock":{"problems":[]},"ledger":{"problems":[]}}"#;
+        let doc = Document::parse(json.as_bytes(), "doc").expect("doc");
+        let real = r#"<testcase classname="tests.test_invoice_merge" name="test_total" file="tests/test_invoice_merge.py"/>"#;
+        let impostor =
+            r#"<testcase classname="tests.test_invoice_merge" name="test_total" file="tests.py"/>"#;
+        let inherited = r#"<testcase classname="tests.test_child.TestChild" name="test_inh" file="tests/base_mod.py"/>"#;
+        let inherited_xunit2 =
+            r#"<testcase classname="tests.test_child.TestChild" name="test_inh"/>"#;
+        let inherited_wrong = r#"<testcase classname="tests.test_child.TestChild" name="test_inh" file="tests/test_child.py"/>"#;
+        let table: Vec<(&str, String, Vec<&str>)> = vec![
+            ("the real files", format!("{real}{inherited}"), vec![]),
+            (
+                "xunit2 cases keep classname matching",
+                format!(
+                    r#"<testcase classname="tests.test_invoice_merge" name="test_total"/>{inherited_xunit2}"#
+                ),
+                vec![],
+            ),
+            (
+                "an impostor alone is unknown and the real test did not vote",
+                format!("{impostor}{inherited}"),
+                vec![
+                    "unknown-test@-",
+                    "missing-vote@tests/test_invoice_merge.py::test_total",
+                ],
+            ),
+            (
+                "an impostor beside the real case collides",
+                format!("{real}{impostor}{inherited}"),
+                vec![
+                    "unknown-test@-",
+                    "identity-collision@tests/test_invoice_merge.py::test_total",
+                ],
+            ),
+            (
+                "an inherited method runs from its base class's module",
+                format!("{real}{inherited_wrong}"),
+                vec![
+                    "unknown-test@-",
+                    "missing-vote@tests/test_child.py::TestChild::test_inh",
+                ],
+            ),
+        ];
+        for (name, merge, expected) in table {
+            let section = run(&dir.0, &doc, &[(Lane::Merge, &suite(&merge))]);
+            let mut got = rules(&section);
+            got.sort();
+            let mut want: Vec<String> = expected.iter().map(|s| s.to_string()).collect();
+            want.sort();
+            assert_eq!(got, want, "{name}");
+            assert_eq!(
+                section.decision == Decision::Reject,
+                !want.is_empty(),
+                "{name}"
+            );
+        }
+        // The messages name both files.
+        let section = run(
+            &dir.0,
+            &doc,
+            &[(Lane::Merge, &suite(&format!("{real}{impostor}{inherited}")))],
+        );
+        let text: Vec<&str> = section
+            .problems
+            .iter()
+            .map(|p| p.message.as_str())
+            .collect();
+        assert!(
+            text.iter().any(|m| m.contains(
+                "it ran from tests.py, but \
+                 tests/test_invoice_merge.py::test_total is defined in tests/test_invoice_merge.py"
+            )),
+            "{text:?}"
+        );
+        assert!(
+            text.iter()
+                .any(|m| m.contains("ran from 2 files (tests.py, tests/test_invoice_merge.py)")),
+            "{text:?}"
+        );
+    }
+
+    /// Issue 16: a freeze test's xfail ran and recorded; an absolute replay path inside the
+    /// rootdir is made root-relative, one outside is refused.
+    #[test]
+    fn freeze_xfail_records_and_absolute_replays_inside_the_root() {
+        let dir = scratch("freeze16");
+        std::fs::write(dir.0.join("cap.bin"), b"x").expect("capsule");
+        let outside = scratch("freeze16-outside");
+        std::fs::write(outside.0.join("cap.bin"), b"x").expect("capsule");
+        let doc = scan_doc(&[(M, Some("merge")), (F, Some("freeze"))], "");
+        let merge = suite(r#"<testcase classname="t.test_m" name="test_a"/>"#);
+        let failed_with = |replay: &str| {
+            suite(&format!(
+                r#"<testcase classname="t.test_f" name="test_f"><properties><property name="replay" value="{replay}"/></properties><failure/></testcase>"#
+            ))
+        };
+        let inside = dir.0.join("cap.bin").display().to_string();
+        let outside_path = outside.0.join("cap.bin").display().to_string();
+        let table: Vec<(&str, String, Vec<&str>)> = vec![
+            (
+                "xfail of a freeze test",
+                suite(
+                    r#"<testcase classname="t.test_f" name="test_f"><skipped type="pytest.xfail" message="known"/></testcase>"#,
+                ),
+                vec![],
+            ),
+            (
+                "a plain skip of a freeze test still did not run",
+                suite(r#"<testcase classname="t.test_f" name="test_f"><skipped/></testcase>"#),
+                vec!["missing-freeze-run@t/test_f.py::test_f"],
+            ),
+            (
+                "absolute replay inside the rootdir",
+                failed_with(&inside),
+                vec!["~freeze-failed@t/test_f.py::test_f"],
+            ),
+            (
+                "absolute replay outside the rootdir",
+                failed_with(&outside_path),
+                vec![
+                    "~freeze-failed@t/test_f.py::test_f",
+                    "missing-replay-artifact@t/test_f.py::test_f",
+                ],
+            ),
+            (
+                "absolute replay climbing out of the rootdir",
+                failed_with(&format!("{}/../x/cap.bin", dir.0.display())),
+                vec![
+                    "~freeze-failed@t/test_f.py::test_f",
+                    "missing-replay-artifact@t/test_f.py::test_f",
+                ],
+            ),
+        ];
+        for (name, freeze, expected) in table {
+            let section = run(
+                &dir.0,
+                &doc,
+                &[(Lane::Merge, &merge), (Lane::Freeze, &freeze)],
+            );
+            let mut got = rules(&section);
+            got.sort();
+            let mut want: Vec<String> = expected.iter().map(|s| s.to_string()).collect();
+            want.sort();
+            assert_eq!(got, want, "{name}");
+        }
+        assert_eq!(
+            runs::root_relative_replay(&dir.0, inside.clone()),
+            "cap.bin".to_string()
+        );
+        assert_eq!(
+            runs::root_relative_replay(&dir.0, outside_path.clone()),
+            outside_path
+        );
+        assert_eq!(
+            runs::root_relative_replay(&dir.0, "rel/cap.bin".into()),
+            "rel/cap.bin"
+        );
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! `lock-batched-with-behavior`: the change moves locked digests and also changes other
-//! files (`--changed`), with no `--reason` for the new bytes.
+//! `lock-batched-with-behavior`: the change edits the lock (moves, adds or removes entries,
+//! or touches `.sha256` sidecars) and also changes other files (`--changed`), with no
+//! `--reason` for the new bytes.
 
 use lane_core::render::plural;
 use lane_core::{Problem, Rule};
@@ -13,7 +14,25 @@ pub fn detect(facts: &DiffFacts<'_>) -> Vec<Problem> {
     let Some(behavior) = facts.behavior_changes else {
         return Vec::new();
     };
-    if facts.moved.is_empty() || behavior.is_empty() || facts.reason.is_some() {
+    let counts = [
+        (facts.moved.len(), "moves", "locked digest"),
+        (facts.added.len(), "adds", "lock entry"),
+        (facts.removed.len(), "removes", "lock entry"),
+        (facts.sidecars.len(), "edits", "sidecar"),
+    ];
+    let edits: Vec<String> = counts
+        .iter()
+        .filter(|(n, _, _)| *n > 0)
+        .map(|(n, verb, what)| {
+            let what = match (*n, *what) {
+                (1, w) => w.to_string(),
+                (_, "lock entry") => "lock entries".to_string(),
+                (_, w) => format!("{w}s"),
+            };
+            format!("{verb} {n} {what}")
+        })
+        .collect();
+    if edits.is_empty() || behavior.is_empty() || facts.reason.is_some() {
         return Vec::new();
     }
     let mut named: Vec<&str> = behavior
@@ -24,13 +43,12 @@ pub fn detect(facts: &DiffFacts<'_>) -> Vec<Problem> {
     if behavior.len() > NAMED_PATHS {
         named.push("...");
     }
-    let moved = facts.moved.len();
     vec![Problem::new(
         Rule::LockBatchedWithBehavior,
         format!(
-            "this change moves {moved} locked digest{} and also changes {} other file{} ({}): \
-             split the lock edit into its own change or pass --reason",
-            plural(moved),
+            "this change {} and also changes {} other file{} ({}): split the lock edit into \
+             its own change or pass --reason",
+            edits.join(", "),
             behavior.len(),
             plural(behavior.len()),
             named.join(", ")
@@ -60,6 +78,10 @@ mod tests {
         let facts = DiffFacts {
             moved: &moved,
             removed: &[],
+            added: &[],
+            sidecars: &[],
+            head_entries: &[],
+            scans: None,
             behavior_changes: Some(&paths),
             reason: None,
         };

@@ -1,11 +1,12 @@
-//! `lock-entry-moved`: the change gives a locked path a new digest.
+//! `lock-entry-moved`: the change gives a locked path a new digest, in the lock or in its
+//! `.sha256` sidecar.
 
 use lane_core::{Problem, Rule};
 
-use crate::diff::DiffFacts;
+use crate::diff::{DiffFacts, SidecarChange};
 
 pub fn detect(facts: &DiffFacts<'_>) -> Vec<Problem> {
-    facts
+    let mut out: Vec<Problem> = facts
         .moved
         .iter()
         .map(|m| {
@@ -18,5 +19,24 @@ pub fn detect(facts: &DiffFacts<'_>) -> Vec<Problem> {
             )
             .file(m.path.clone())
         })
-        .collect()
+        .collect();
+    for s in facts.sidecars {
+        let what = match s.change {
+            SidecarChange::Changed => "changed",
+            SidecarChange::AddedOrChanged => "added or changed",
+            SidecarChange::Added | SidecarChange::Removed => continue,
+        };
+        out.push(
+            Problem::new(
+                Rule::LockEntryMoved,
+                format!(
+                    "{}: sidecar {what}: the digest it locks may have moved; review the new \
+                     bytes",
+                    s.path
+                ),
+            )
+            .file(s.path.clone()),
+        );
+    }
+    out
 }

@@ -1,10 +1,25 @@
-//! `lock-entry-removed`: the change drops a lock entry, so its bytes are no longer witnessed.
+//! `lock-entry-removed`: the change drops a lock entry or a `.sha256` sidecar, so its bytes
+//! are no longer witnessed.
 
 use lane_core::{Problem, Rule};
 
-use crate::diff::DiffFacts;
+use crate::diff::{DiffFacts, SidecarChange};
 
 pub fn detect(facts: &DiffFacts<'_>) -> Vec<Problem> {
+    let sidecars = facts
+        .sidecars
+        .iter()
+        .filter(|s| s.change == SidecarChange::Removed)
+        .map(|s| {
+            Problem::new(
+                Rule::LockEntryRemoved,
+                format!(
+                    "{}: sidecar removed: the bytes it locked are no longer witnessed",
+                    s.path
+                ),
+            )
+            .file(s.path.clone())
+        });
     facts
         .removed
         .iter()
@@ -18,5 +33,6 @@ pub fn detect(facts: &DiffFacts<'_>) -> Vec<Problem> {
             )
             .file(r.path.clone())
         })
+        .chain(sidecars)
         .collect()
 }

@@ -12,12 +12,14 @@ use crate::verify::VerifyFacts;
 
 pub mod digest_moved;
 pub mod lock_batched_with_behavior;
+pub mod lock_entry_added;
 pub mod lock_entry_moved;
 pub mod lock_entry_removed;
 pub mod missing_file;
 pub mod orphan_lock;
 pub mod unlocked_fixture;
 pub mod unsafe_path;
+pub mod witness_base;
 
 /// A detector of `lane-lock verify`.
 pub type VerifyDetector = fn(&VerifyFacts) -> Vec<Problem>;
@@ -38,5 +40,8 @@ pub const VERIFY: &[VerifyDetector] = &[
 pub const DIFF: &[DiffDetector] = &[
     lock_entry_moved::detect,
     lock_entry_removed::detect,
+    lock_entry_added::detect,
     lock_batched_with_behavior::detect,
+    witness_base::witness_tests_kept,
+    witness_base::orphaned_by_the_change,
 ];

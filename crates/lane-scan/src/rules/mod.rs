@@ -60,6 +60,7 @@ pub fn check_test(tree: &SourceTree, found: TestFound, problems: &mut Vec<Proble
         }
         ScanTest {
             id: String::new(),
+            defined_in: (facts.func_file != facts.file).then(|| facts.func_file.to_string()),
             file: facts.file.to_string(),
             line: facts.func.line,
             lane: facts.lane,

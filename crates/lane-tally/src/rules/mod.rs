@@ -11,6 +11,7 @@ mod evidence;
 mod outcomes;
 mod unmatched;
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use lane_core::scan::{ScanSection, ScanTest};
@@ -34,6 +35,9 @@ pub struct Facts<'a> {
     pub runs: &'a [LaneRuns; 3],
     /// Each report with the cases of it that matched no test of its lane.
     pub unmatched: Vec<(&'a Report, &'a [Unmatched])>,
+    /// Per scanned test, the xunit1 files its cases (and cases claiming its name) ran from,
+    /// over every report.
+    pub case_files: BTreeMap<u32, BTreeSet<String>>,
     /// Where `replay` properties are resolved.
     pub rootdir: &'a Path,
     /// The base's scan section (`--base`).
@@ -55,6 +59,7 @@ pub const DETECTORS: &[(&[Rule], Detector)] = &[
     (&[Rule::LaneMismatch], unmatched::lane_mismatch),
     (&[Rule::CollectionError], unmatched::collection_error),
     (&[Rule::UnknownTest], unmatched::unknown_test),
+    (&[Rule::IdentityCollision], unmatched::identity_collision),
     (
         &[
             Rule::MissingVote,

@@ -7,6 +7,7 @@
 use lane_core::Problem;
 
 use super::{Facts, TestRun, at, each_test, list};
+use crate::junit::Outcome;
 use crate::rights::{Rerun, Verdict};
 use crate::runs::{NotableCase, replay_problem};
 
@@ -129,7 +130,7 @@ pub fn missing_replay_artifact(facts: &Facts<'_>) -> Vec<Problem> {
 }
 
 /// Cases skipped or xfailed at run time (a case the lane already counts as failed by its
-/// rerun is not a skip too).
+/// rerun is not a skip too; an xfail in a lane where it records is no skip).
 pub fn skipped(facts: &Facts<'_>) -> Vec<Problem> {
     let mut out = Vec::new();
     for TestRun {
@@ -143,6 +144,8 @@ pub fn skipped(facts: &Facts<'_>) -> Vec<Problem> {
         let names: Vec<String> = cases
             .iter()
             .filter(|c| c.case.worst.is_skip())
+            // A freeze test's xfail is its known failure, run and recorded.
+            .filter(|c| !(rights.xfail_records && c.case.worst == Outcome::XFail))
             .filter(|c| rights.rerun != Rerun::Failed || c.case.retried().is_none())
             .map(named)
             .collect();

@@ -1,5 +1,6 @@
 //! `lane-mismatch`, `collection-error`, `unknown-test`: report cases that match no scanned
-//! test of their lane. Unknown evidence is a rejection, never ignored.
+//! test of their lane. Unknown evidence is a rejection, never ignored. `identity-collision`:
+//! cases from different files that name one test.
 
 use lane_core::{Problem, Rule};
 
@@ -94,4 +95,31 @@ pub fn unknown_test(facts: &Facts<'_>) -> Vec<Problem> {
         }
     }
     out
+}
+
+/// Cases that carry one scanned test's classname and name but ran from different files
+/// (xunit1 `file`): whichever of them is the real one, the name no longer identifies a test.
+pub fn identity_collision(facts: &Facts<'_>) -> Vec<Problem> {
+    facts
+        .case_files
+        .iter()
+        .filter(|(_, files)| files.len() > 1)
+        .map(|(&index, files)| {
+            let test = &facts.tests[index as usize];
+            let files: Vec<&str> = files.iter().map(String::as_str).collect();
+            super::at(
+                test,
+                Problem::new(
+                    Rule::IdentityCollision,
+                    format!(
+                        "cases named like {} ran from {} files ({}); only {} defines it",
+                        test.id,
+                        files.len(),
+                        files.join(", "),
+                        test.defining_file()
+                    ),
+                ),
+            )
+        })
+        .collect()
 }
