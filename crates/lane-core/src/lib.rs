@@ -22,3 +22,12 @@ pub use exit::Status;
 pub use position::Position;
 pub use problem::{Problem, Severity};
 pub use rule::Rule;
+
+/// What every binary's `--version` prints: the crate version and the git commit it was built
+/// from (`unknown` outside a git checkout unless `LANES_GIT_COMMIT` was set at build time).
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("LANES_GIT_COMMIT"),
+    ")"
+);
