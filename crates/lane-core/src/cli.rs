@@ -188,7 +188,9 @@ impl DocumentArgs {
             Format::Github => {
                 crate::io::write_stdout(render::github::annotations(problems).as_bytes())?
             }
-            Format::Sarif => crate::io::write_stdout(render::sarif::log(tool, problems).as_bytes())?,
+            Format::Sarif => {
+                crate::io::write_stdout(render::sarif::log(tool, problems).as_bytes())?
+            }
         }
         self.summarize(tool, problems);
         Ok(())

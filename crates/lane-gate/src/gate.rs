@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use jiff::civil::Date;
-use lane_core::scan::{Lane, ScanSection};
 use lane_core::cli::Format;
+use lane_core::scan::{Lane, ScanSection};
 use lane_core::{Document, Problem, Rule, Status};
 use lane_tally::{Decision, Report};
 

@@ -42,10 +42,7 @@ pub fn log(tool: &str, problems: &[Problem]) -> String {
             None => Rule::ALL.len() + unknown.iter().position(|u| *u == id).unwrap_or(0),
         }
     };
-    let results: Vec<Value> = problems
-        .iter()
-        .map(|p| result(p, index(&p.rule)))
-        .collect();
+    let results: Vec<Value> = problems.iter().map(|p| result(p, index(&p.rule))).collect();
 
     let run = json!({
         "tool": {
@@ -210,7 +207,9 @@ mod tests {
     #[test]
     fn every_catalogue_rule_is_a_driver_rule_in_catalogue_order() {
         let log = parse(&log("lane-scan", &[]));
-        let rules = log["runs"][0]["tool"]["driver"]["rules"].as_array().unwrap();
+        let rules = log["runs"][0]["tool"]["driver"]["rules"]
+            .as_array()
+            .unwrap();
         assert_eq!(rules.len(), Rule::ALL.len());
         for (entry, rule) in rules.iter().zip(Rule::ALL) {
             assert_eq!(entry["id"], rule.id());
@@ -266,7 +265,7 @@ mod tests {
         assert_eq!(fingerprint(&a), fingerprint(&moved));
         assert_ne!(fingerprint(&a), fingerprint(&other_test));
         assert_ne!(fingerprint(&a), fingerprint(&other_rule));
-        let log = parse(&log("lane-scan", &[a.clone()]));
+        let log = parse(&log("lane-scan", std::slice::from_ref(&a)));
         assert_eq!(
             log["runs"][0]["results"][0]["partialFingerprints"][FINGERPRINT],
             fingerprint(&a)
