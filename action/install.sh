@@ -33,8 +33,17 @@ args=(--quiet --disable-pip-version-check --only-binary lanes-gate)
 if [ -n "${LANES_FIND_LINKS:-}" ]; then
   args+=(--find-links "$LANES_FIND_LINKS")
 fi
-"$venv/bin/python" -m pip install "${args[@]}" "lanes-gate==$version" \
-  || fail "pip could not install the lanes-gate $version wheel (wheels are built for Linux x86-64; elsewhere build from source: pip install lanes-gate needs Rust)"
+case ${LANES_FROM_SOURCE:-false} in
+  true)
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$action" \
+      || fail "pip could not build lanes-gate from $action (a source build needs Rust)"
+    ;;
+  false)
+    "$venv/bin/python" -m pip install "${args[@]}" "lanes-gate==$version" \
+      || fail "pip could not install the lanes-gate $version wheel (wheels are built for Linux x86-64; elsewhere set the input source: true, which needs Rust)"
+    ;;
+  *) fail "input source: expected true or false, found '$LANES_FROM_SOURCE'" ;;
+esac
 mkdir -p "$bin"
 for t in "${tools[@]}"; do
   [ -x "$venv/bin/$t" ] || fail "the lanes-gate $version wheel has no $t"
