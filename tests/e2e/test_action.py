@@ -161,7 +161,8 @@ def runner(tmp_path: Path, find_links: str, patch: bool, labels: tuple[str, ...]
 def test_the_action_is_composite_with_the_documented_inputs():
     assert ACTION["runs"]["using"] == "composite"
     assert {"version", "base", "ack-label", "today", "python", "out", "artifact-name",
-            "find-links", "working-directory"} <= set(ACTION["inputs"])
+            "find-links", "working-directory", "source"} <= set(ACTION["inputs"])
+    assert ACTION["inputs"]["source"]["default"] == "false"
     assert ACTION["inputs"]["version"]["default"] == ""  # the action's own
     [upload] = [s for s in STEPS if "uses" in s]
     assert re.fullmatch(r"actions/upload-artifact@v\d+", upload["uses"])

@@ -5,6 +5,7 @@ the hooks' environment, then runs the hooks on a sample project (a git copy of t
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -14,10 +15,20 @@ import pytest
 
 from conftest import REPO, copy_tree
 
-# The hooks' build keeps its own cargo target folder (beside the workspace's, never the
-# workspace's: the other end-to-end tests run target/release's binaries meanwhile), so a
-# second run only recompiles the lanes crates of the new clone.
-TARGET = REPO / "target" / "pre-commit"
+
+def seeded_target(root: Path) -> Path:
+    """A cargo target folder for the hooks' build, never the workspace's (the other end-to-end
+    tests run target/release's binaries meanwhile), holding a copy of the workspace's release
+    build: the clone's third-party crates are those already compiled, so only the lanes crates
+    of the new clone (a new path) compile."""
+    target = root / "cargo-target"
+    release = target / "release"
+    release.mkdir(parents=True)
+    built = REPO / "target" / "release"
+    for part in ("deps", "build", ".fingerprint"):
+        if (built / part).is_dir():
+            subprocess.run(["cp", "-a", str(built / part), str(release / part)], check=True)
+    return target
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -27,9 +38,10 @@ def git(cwd: Path, *args: str) -> str:
         cwd=cwd, capture_output=True, text=True, check=True).stdout
 
 
-def try_repo(project: Path, clone: Path, home: Path, *hooks: str) -> subprocess.CompletedProcess:
+def try_repo(project: Path, clone: Path, home: Path, target: Path,
+             *hooks: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PRE_COMMIT", "LANES_"))}
-    env.update({"PRE_COMMIT_HOME": str(home), "CARGO_TARGET_DIR": str(TARGET),
+    env.update({"PRE_COMMIT_HOME": str(home), "CARGO_TARGET_DIR": str(target),
                 "PYTHONDONTWRITEBYTECODE": "1"})
     # Only the system's tools and the interpreter running these tests (pre-commit's own): no
     # lanes binary of this checkout is on PATH, the hooks must bring their own.
@@ -38,15 +50,6 @@ def try_repo(project: Path, clone: Path, home: Path, *hooks: str) -> subprocess.
     return subprocess.run([sys.executable, "-m", "pre_commit", "try-repo", str(clone), *hooks,
                            "--all-files", "--verbose"],
                           cwd=project, capture_output=True, text=True, env=env, timeout=3000)
-
-
-@pytest.fixture(scope="module")
-def hooks(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """A clone of this repository and a pre-commit home with its hooks installed once."""
-    root = tmp_path_factory.mktemp("pre-commit")
-    clone = root / "lanes"
-    subprocess.run(["git", "clone", "--quiet", str(REPO), str(clone)], check=True)
-    return clone, root / "home"
 
 
 def sample(tmp_path: Path) -> Path:
@@ -59,39 +62,38 @@ def sample(tmp_path: Path) -> Path:
     return project
 
 
-def test_both_hooks_pass_on_the_example_and_name_their_tools(hooks, tmp_path: Path):
-    clone, home = hooks
-    proc = try_repo(sample(tmp_path), clone, home)
-    out = proc.stdout + proc.stderr
-    assert proc.returncode == 0, out
-    assert "lane-scan (every test in exactly one lane, no skips)" in out
-    assert "lane-lock verify (locked fixtures still match)" in out
-    assert out.count("Passed") >= 2, out
-    # The hook's binaries are the clone's build, installed by pip into pre-commit's venv.
-    venvs = list(home.glob("repo*/py_env-*/bin/lane-gate"))
-    assert venvs, list(home.rglob("lane-gate"))
-    version = subprocess.run([str(venvs[0]), "--version"], capture_output=True, text=True)
-    assert git(clone, "rev-parse", "--short=12", "HEAD").strip() in version.stdout
-
-
-def test_the_scan_hook_refuses_an_unmarked_test(hooks, tmp_path: Path):
-    clone, home = hooks
-    project = sample(tmp_path)
-    (project / "tests" / "test_unmarked.py").write_text("def test_nothing():\n    assert 1 + 1 == 2\n")
-    git(project, "add", "-A")
-    proc = try_repo(project, clone, home, "lane-scan")
-    out = proc.stdout + proc.stderr
-    assert proc.returncode == 1, out
-    assert "`unmarked`" in out and "tests/test_unmarked.py" in out, out
-
-
-def test_the_lock_hook_refuses_a_moved_golden_file(hooks, tmp_path: Path):
-    clone, home = hooks
+def test_try_repo_installs_the_hooks_from_a_clone_and_they_judge_a_sample_project(
+        tmp_path: Path):
+    # One try-repo run (each builds the clone in a store of its own): a golden file moved under
+    # its lock. The scan hook has nothing to refuse and passes; the lock hook fails on it.
+    clone = tmp_path / "lanes"
+    subprocess.run(["git", "clone", "--quiet", str(REPO), str(clone)], check=True)
     project = sample(tmp_path)
     golden = project / "tests" / "fixtures" / "statement_v3.txt"
     golden.write_bytes(golden.read_bytes() + b"\nmoved\n")
     git(project, "add", "-A")
-    proc = try_repo(project, clone, home, "lane-lock")
+    proc = try_repo(project, clone, tmp_path / "home", seeded_target(tmp_path))
     out = proc.stdout + proc.stderr
     assert proc.returncode == 1, out
-    assert "`digest-moved`" in out, out
+    scan = re.search(r"^lane-scan \(every test in exactly one lane, no skips\)\.+(\w+)$", out,
+                     re.M)
+    lock = re.search(r"^lane-lock verify \(locked fixtures still match\)\.+(\w+)$", out, re.M)
+    assert scan and lock, out
+    assert (scan.group(1), lock.group(1)) == ("Passed", "Failed"), out
+    assert "`digest-moved`" in out and "tests/fixtures/statement_v3.txt" in out, out
+    assert "`unmarked`" not in out
+
+
+def test_the_documented_pins_are_commits_of_this_repository_with_these_hooks():
+    # The configuration docs/ci.md shows must work as written: its rev (and the action's pin)
+    # name a commit of this repository that has the python hooks and the action.
+    text = (REPO / "docs" / "ci.md").read_text()
+    revs = re.findall(r"^\s+rev: (\S+)$", text, re.M)
+    pins = re.findall(r"uses: lanes-gate/lanes@(\S+)$", text, re.M)
+    assert revs and pins
+    for rev in revs + pins:
+        assert re.fullmatch(r"[0-9a-f]{40}", rev), f"{rev}: pin a commit, no release is tagged"
+        hooks = git(REPO, "show", f"{rev}:.pre-commit-hooks.yaml")
+        assert re.findall(r"^- id: ([\w-]+)", hooks, re.M) == ["lane-scan", "lane-lock"], rev
+        assert "language: system" not in hooks, rev
+        git(REPO, "cat-file", "-e", f"{rev}:action.yml")
