@@ -7,7 +7,7 @@ VPY := $(VENV)/bin/python
 BIN := target/release
 TOOLS := lane-scan lane-lock freeze-ledger lane-tally lane-gate
 
-.PHONY: all build venv test test-rust test-e2e demo demo-patch docs install clean
+.PHONY: all build venv test test-rust test-e2e demo demo-patch docs install wheel clean
 
 all: build
 
@@ -26,8 +26,11 @@ test: venv build test-rust test-e2e
 test-rust:
 	LANES_PYTHON=$(CURDIR)/$(VPY) $(CARGO) test --workspace --release
 
-test-e2e: venv build
-	LANES_BIN_DIR=$(CURDIR)/$(BIN) $(VPY) -m pytest -p no:cacheprovider -q -n auto tests/e2e
+# The wheels are built first (from the release build above: only the five binaries relink) and
+# the end-to-end tests install them into a fresh venv (tests/e2e/test_wheels.py).
+test-e2e: venv build wheel
+	LANES_BIN_DIR=$(CURDIR)/$(BIN) LANES_WHEEL_DIR=$(CURDIR)/$(WHEELS) \
+		$(VPY) -m pytest -p no:cacheprovider -q -n auto tests/e2e
 
 # The bundled example, gated with a pinned clock and the venv's python first on PATH: APPROVE.
 DEMO_TODAY := 2026-12-01
@@ -62,8 +65,31 @@ docs: build
 		$(BIN)/$$t --generate man > $(DOCS)/man/$$t.1 || exit 1; \
 	done
 
-install:
-	for t in $(TOOLS); do $(CARGO) install --locked --path crates/$$t --root $(PREFIX) || exit 1; done
+# The lanes-gate wheel (the five binaries, built by maturin from crates/lanes-gate into the
+# same target folder and release profile as `make build`, so only the binaries relink) and, when
+# python/pytest-lanes-gate exists, the plugin's pure-Python wheel, into target/wheels.
+WHEELS ?= target/wheels
+PLUGIN := python/pytest-lanes-gate
+wheel: venv build
+	mkdir -p $(WHEELS)
+	rm -f $(WHEELS)/lanes_gate-*.whl $(WHEELS)/pytest_lanes_gate-*.whl
+	$(VPY) -m maturin build --release --quiet --out $(WHEELS)
+	if [ -d $(PLUGIN) ]; then \
+		$(VPY) -m pip wheel --quiet --disable-pip-version-check --no-deps -w $(WHEELS) ./$(PLUGIN) || exit 1; \
+	fi
+	ls $(WHEELS)
+
+# The five binaries from the release build, their man pages and shell completions, under
+# $(DESTDIR)$(PREFIX) (default ~/.local): bin/, share/man/man1/, and the folders bash-completion,
+# zsh and fish load completions from.
+install: build docs
+	for t in $(TOOLS); do \
+		install -D -m 0755 $(BIN)/$$t "$(DESTDIR)$(PREFIX)/bin/$$t" || exit 1; \
+		install -D -m 0644 $(DOCS)/man/$$t.1 "$(DESTDIR)$(PREFIX)/share/man/man1/$$t.1" || exit 1; \
+		install -D -m 0644 $(DOCS)/$$t.bash "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$t" || exit 1; \
+		install -D -m 0644 $(DOCS)/_$$t "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_$$t" || exit 1; \
+		install -D -m 0644 $(DOCS)/$$t.fish "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/$$t.fish" || exit 1; \
+	done
 
 clean:
 	$(CARGO) clean

@@ -130,10 +130,10 @@ def test_linked_and_named_files_exist():
     assert not (REPO / "scripts" / "lane-gate").exists()
 
 
-def test_pre_commit_hooks_are_system_hooks_running_real_tools():
+def test_pre_commit_hooks_are_python_hooks_running_real_tools():
     ids = re.findall(r"^- id: ([\w-]+)", HOOKS, re.M)
     assert "lane-scan" in ids
-    assert len(re.findall(r"^  language: system$", HOOKS, re.M)) == len(ids)
+    assert len(re.findall(r"^  language: python$", HOOKS, re.M)) == len(ids)
     for hook_id in re.findall(r"^\s+- id: ([\w-]+)", CI, re.M):
         assert hook_id in ids, hook_id
     for tool, sub, flags in tool_invocations("```\n" + "\n".join(

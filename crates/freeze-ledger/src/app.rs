@@ -52,7 +52,7 @@ Rules: freeze-ledger --explain RULE (e.g. --explain expired-ticket).";
 /// Checks and edits the freeze ledger: every freeze test has one valid, unexpired ticket
 /// with a replay capsule (seed, input digest, expiry, last replay job).
 #[derive(Debug, Parser)]
-#[command(name = "freeze-ledger", version, after_help = AFTER_HELP)]
+#[command(name = "freeze-ledger", version = lane_core::VERSION, after_help = AFTER_HELP)]
 pub struct Cli {
     /// The ledger file (default: <rootdir>/freeze_ledger.json).
     #[arg(long, value_name = "FILE", global = true)]

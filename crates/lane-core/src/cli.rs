@@ -19,6 +19,8 @@ pub enum Format {
     Markdown,
     /// GitHub Actions workflow annotations.
     Github,
+    /// A SARIF 2.1.0 log (code scanning).
+    Sarif,
 }
 
 /// The flags every binary takes, flattened into its arguments: the document's
@@ -185,6 +187,9 @@ impl DocumentArgs {
             }
             Format::Github => {
                 crate::io::write_stdout(render::github::annotations(problems).as_bytes())?
+            }
+            Format::Sarif => {
+                crate::io::write_stdout(render::sarif::log(tool, problems).as_bytes())?
             }
         }
         self.summarize(tool, problems);

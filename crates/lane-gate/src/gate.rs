@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use jiff::civil::Date;
+use lane_core::cli::Format;
 use lane_core::scan::{Lane, ScanSection};
 use lane_core::{Document, Problem, Rule, Status};
 use lane_tally::{Decision, Report};
@@ -468,13 +469,41 @@ pub fn run(args: &Args) -> Result<Status, GateError> {
         lane_tally::markdown_verdict(&doc, &tally).map_err(from_tool("lane-tally"))?;
     markdown.push_str(&gate_markdown(&gate));
     doc.set_section(lane_tally::vote::SECTION, &tally);
-    write(&out.join("verdict.json"), &doc.to_bytes())?;
+    let verdict = doc.to_bytes();
+    write(&out.join("verdict.json"), &verdict)?;
     write(&out.join("verdict.md"), markdown.as_bytes())?;
-    lane_core::io::write_stdout(markdown.as_bytes())?;
+    let shown = shown_problems(&doc, &tally)?;
+    let sarif = lane_core::render::sarif::log(TOOL, &shown);
+    write(&out.join("verdict.sarif"), sarif.as_bytes())?;
+    let printed = match args.format {
+        Format::Markdown => markdown.into_bytes(),
+        Format::Json => verdict,
+        Format::Github => lane_core::render::github::annotations(&shown).into_bytes(),
+        Format::Sarif => sarif.into_bytes(),
+    };
+    lane_core::io::write_stdout(&printed)?;
     Ok(match tally.decision {
         Decision::Approve => Status::Clean,
         Decision::Reject => Status::Findings,
     })
+}
+
+/// What the annotations and the SARIF log show: the reasons of the decision, then every
+/// section's warnings (as the markdown verdict does), sorted and without duplicates.
+fn shown_problems(
+    doc: &Document,
+    tally: &lane_tally::vote::TallySection,
+) -> Result<Vec<Problem>, GateError> {
+    let mut shown = tally.reasons.clone();
+    let mut warnings: Vec<Problem> = doc
+        .all_problems("<evidence document>")?
+        .into_iter()
+        .flat_map(|(_, problems)| problems)
+        .filter(|p| !p.is_error())
+        .collect();
+    lane_core::problem::normalize(&mut warnings);
+    shown.extend(warnings);
+    Ok(shown)
 }
 
 /// The gate's part of the printed verdict: whose tests voted, the acknowledgment, the seed and

@@ -21,7 +21,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
-use lane_core::cli::Generate;
+use lane_core::cli::{Format, Generate};
 use lane_core::{Error, Status};
 
 pub const TOOL: &str = "lane-gate";
@@ -62,7 +62,7 @@ What it does:
   3. three pytest runs, one per lane, in a pytest the patch cannot steer:
      OUT/{merge,witness,freeze}.{xml,log}, OUT/pytest-status
   4. the patch's new or changed tests as non-voting candidates (OUT/candidates.{xml,log})
-  5. lane-tally -> OUT/verdict.json, OUT/verdict.md (printed)
+  5. lane-tally -> OUT/verdict.json, OUT/verdict.md (printed), OUT/verdict.sarif
 
 Exit status: 0 approve, 1 reject, 2 the gate could not decide (one message on stderr).
 
@@ -72,7 +72,7 @@ Example (CI pins the date once per run and grants --ack from a maintainer-only l
 
 /// Gate a patch: the base's tests vote on the patch's code, in a pytest the patch cannot steer.
 #[derive(Debug, Parser)]
-#[command(name = "lane-gate", version, about, after_help = AFTER_HELP)]
+#[command(name = "lane-gate", version = lane_core::VERSION, about, after_help = AFTER_HELP)]
 pub struct Args {
     /// The pinned date [default: $LANES_TODAY]; the job's start, never a commit's date.
     #[arg(long, value_name = "YYYY-MM-DD")]
@@ -98,6 +98,11 @@ pub struct Args {
     /// commit, else 0].
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
+    /// What to print on stdout: the markdown verdict, the verdict document (json), workflow
+    /// annotations (github) or a SARIF 2.1.0 log (sarif). OUT gets verdict.md, verdict.json and
+    /// verdict.sarif whatever is printed.
+    #[arg(long, value_enum, default_value_t = Format::Markdown)]
+    pub format: Format,
     /// Print what a rule means and how to fix it, then exit.
     #[arg(long, value_name = "RULE")]
     pub explain: Option<String>,

@@ -39,7 +39,7 @@ Example pipeline:
 
 /// Hash-lock witness fixtures: lanes.lock and .sha256 sidecars are the oracle.
 #[derive(Debug, Parser)]
-#[command(name = "lane-lock", version, after_help = AFTER_HELP)]
+#[command(name = "lane-lock", version = lane_core::VERSION, after_help = AFTER_HELP)]
 struct Cli {
     #[command(flatten)]
     common: CommonArgs,

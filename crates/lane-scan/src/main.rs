@@ -23,7 +23,7 @@ Explain a rule: lane-scan --explain unconditional-skip";
 /// Finds pytest tests without running them, gives each its lane (merge, witness, freeze) and
 /// reports every rule broken, as the `scan` section of the evidence document.
 #[derive(Debug, Parser)]
-#[command(name = "lane-scan", version, after_help = EXAMPLE)]
+#[command(name = "lane-scan", version = lane_core::VERSION, after_help = EXAMPLE)]
 struct Args {
     /// Files and folders to scan, as given to pytest (default: testpaths, or the current folder).
     paths: Vec<PathBuf>,

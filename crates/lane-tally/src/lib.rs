@@ -38,7 +38,7 @@ Explain a rule: lane-tally --explain missing-vote";
 
 /// Tally the lanes' votes: match each lane's JUnit reports against the scan and decide.
 #[derive(Debug, Parser)]
-#[command(name = "lane-tally", version, about, after_help = AFTER_HELP)]
+#[command(name = "lane-tally", version = lane_core::VERSION, about, after_help = AFTER_HELP)]
 pub struct Args {
     /// A lane's JUnit XML report, as LANE=PATH (merge, witness or freeze); repeat it for
     /// several lanes, and for several shards of one lane.

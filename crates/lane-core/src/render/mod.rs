@@ -2,6 +2,7 @@
 
 pub mod github;
 pub mod markdown;
+pub mod sarif;
 
 use crate::problem::{Problem, Severity};
 
