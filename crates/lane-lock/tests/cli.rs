@@ -1461,7 +1461,7 @@ fn diff_with_a_base_scan_guards_the_witness_lane() {
         assert_eq!(out.code, code, "{name}: {}", out.stderr);
         assert_eq!(out.sorted_rules("lock_diff"), *rules, "{name}");
         let problems = &out.json()["lock_diff"]["problems"];
-        for p in problems.as_array().unwrap() {
+        for p in problems.as_array().expect("problems") {
             assert_eq!(p["severity"], "error", "{name}: {p}");
         }
         // Without the base's scan none of these is seen.
@@ -1527,7 +1527,8 @@ fn diff_lists_sidecar_edits() {
     write(root, "lanes.lock", lock.as_bytes());
     write(root, "fx/new.txt.sha256", format!("{ABC}\n").as_bytes());
     write(root, "fx/old.txt.sha256", format!("{ABC}\n").as_bytes());
-    let cases: &[(&str, &str, &[&str], &[(&str, &str)])] = &[
+    type Case<'a> = (&'a str, &'a str, &'a [&'a str], &'a [(&'a str, &'a str)]);
+    let cases: &[Case<'_>] = &[
         (
             "name-status: added, modified, deleted",
             "A\tfx/new.txt.sha256\nM\tfx/old.txt.sha256\nD\tfx/gone.txt.sha256\n",
