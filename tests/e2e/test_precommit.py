@@ -108,4 +108,7 @@ def test_the_documented_pins_are_commits_of_this_repository_with_these_hooks():
         hooks = git(REPO, "show", f"{rev}:.pre-commit-hooks.yaml")
         assert re.findall(r"^- id: ([\w-]+)", hooks, re.M) == ["lane-scan", "lane-lock"], rev
         assert "language: system" not in hooks, rev
-        git(REPO, "cat-file", "-e", f"{rev}:action.yml")
+        import yaml
+
+        action = yaml.safe_load(git(REPO, "show", f"{rev}:action.yml"))
+        assert action["runs"]["using"] == "composite", rev
