@@ -38,16 +38,28 @@ def git(cwd: Path, *args: str) -> str:
         cwd=cwd, capture_output=True, text=True, check=True).stdout
 
 
+def pre_commit_venv(root: Path) -> Path:
+    """A venv with the pinned pre-commit (tests/e2e/requirements-pre-commit.txt)."""
+    venv = root / "pre-commit-venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet",
+                    "--disable-pip-version-check", "-r",
+                    str(Path(__file__).with_name("requirements-pre-commit.txt"))],
+                   check=True, timeout=900)
+    return venv / "bin" / "python"
+
+
 def try_repo(project: Path, clone: Path, home: Path, target: Path,
              *hooks: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PRE_COMMIT", "LANES_"))}
     env.update({"PRE_COMMIT_HOME": str(home), "CARGO_TARGET_DIR": str(target),
                 "PYTHONDONTWRITEBYTECODE": "1"})
-    # Only the system's tools and the interpreter running these tests (pre-commit's own): no
+    # Only the system's tools and pre-commit's venv: no
     # lanes binary of this checkout is on PATH, the hooks must bring their own.
-    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), "/usr/local/bin",
-                                   "/usr/bin", "/bin", str(Path.home() / ".cargo" / "bin")])
-    return subprocess.run([sys.executable, "-m", "pre_commit", "try-repo", str(clone), *hooks,
+    python = pre_commit_venv(home.parent)
+    env["PATH"] = os.pathsep.join([str(python.parent), "/usr/local/bin", "/usr/bin", "/bin",
+                                   str(Path.home() / ".cargo" / "bin")])
+    return subprocess.run([str(python), "-m", "pre_commit", "try-repo", str(clone), *hooks,
                            "--all-files", "--verbose"],
                           cwd=project, capture_output=True, text=True, env=env, timeout=3000)
 
@@ -96,4 +108,7 @@ def test_the_documented_pins_are_commits_of_this_repository_with_these_hooks():
         hooks = git(REPO, "show", f"{rev}:.pre-commit-hooks.yaml")
         assert re.findall(r"^- id: ([\w-]+)", hooks, re.M) == ["lane-scan", "lane-lock"], rev
         assert "language: system" not in hooks, rev
-        git(REPO, "cat-file", "-e", f"{rev}:action.yml")
+        import yaml
+
+        action = yaml.safe_load(git(REPO, "show", f"{rev}:action.yml"))
+        assert action["runs"]["using"] == "composite", rev
