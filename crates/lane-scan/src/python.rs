@@ -1447,6 +1447,105 @@ mod tests {
         }
     }
 
+    /// (asserts, tautologies, swallowed) of the only function in `body` (indented by 4).
+    fn counted(body: &str) -> (u32, u32, u32) {
+        let f = only_fn(&format!("def t():\n{body}"));
+        (
+            f.asserts.asserts,
+            f.asserts.tautologies,
+            f.asserts.swallowed,
+        )
+    }
+
+    #[test]
+    fn swallowed_assertions() {
+        let swallowed = [
+            "    try:\n        assert f() == 1\n    except AssertionError:\n        pass\n",
+            "    try:\n        assert f() == 1\n    except:\n        print('no')\n",
+            "    try:\n        assert f()\n    except (ValueError, Exception) as e:\n        log(e)\n",
+            "    try:\n        for x in xs:\n            assert f(x)\n    except BaseException:\n        return\n",
+            "    with contextlib.suppress(AssertionError):\n        assert f() == 1\n",
+            "    with suppress(Exception):\n        if c:\n            assert f()\n",
+            "    assert f() == 2 or True\n",
+            "    assert f() or 'always'\n",
+        ];
+        for body in swallowed {
+            assert_eq!(counted(body).2, 1, "{body}");
+        }
+        let failing = [
+            "    try:\n        assert f() == 1\n    except AssertionError:\n        raise\n",
+            "    try:\n        assert f() == 1\n    except AssertionError as e:\n        pytest.fail(str(e))\n",
+            "    failures = []\n    try:\n        assert f()\n    except AssertionError as e:\n        failures.append(e)\n    assert not failures\n",
+            "    try:\n        assert f()\n    except AssertionError:\n        failed = True\n    assert not failed\n",
+            "    try:\n        assert f()\n    except ValueError:\n        pass\n",
+            "    try:\n        assert f()\n    except AssertionError:\n        raise\n    except Exception:\n        pass\n",
+            "    with suppress(KeyError):\n        assert f()\n",
+            "    with pytest.raises(AssertionError):\n        assert f()\n",
+            "    assert f() == 2 or g() == 3\n",
+            "    try:\n        x = f()\n    except Exception:\n        pass\n    assert x\n",
+        ];
+        for body in failing {
+            assert_eq!(counted(body).2, 0, "{body}");
+        }
+    }
+
+    #[test]
+    fn tautologies_on_literals_and_object() {
+        for body in [
+            "    assert isinstance(f(), object)\n",
+            "    assert isinstance(f(), (int, object))\n",
+            "    assert [f()]\n",
+            "    assert {'k': f()}\n",
+            "    assert {f()}\n",
+            "    assert f'result {f()}'\n",
+            "    assert (f(), 'message')\n",
+        ] {
+            assert_eq!(counted(body), (1, 1, 0), "{body}");
+        }
+        for body in [
+            "    assert isinstance(f(), int)\n",
+            "    assert []\n",
+            "    assert f'{f()}'\n",
+            "    assert False\n",
+            "    assert m == m2\n",
+        ] {
+            assert_eq!(counted(body).1, 0, "{body}");
+        }
+    }
+
+    #[test]
+    fn coding_cookies() {
+        let at = |src: &str| {
+            summarize(src)
+                .unwrap()
+                .coding
+                .map(|c| (c.value.to_string(), c.line))
+        };
+        assert_eq!(
+            at("# -*- coding: latin-1 -*-\nx = 1\n"),
+            Some(("latin-1".into(), 1))
+        );
+        assert_eq!(
+            at("#!/usr/bin/env python\n# vim: set fileencoding=cp1252 :\n"),
+            Some(("cp1252".into(), 2))
+        );
+        assert_eq!(at("\r\n# coding=utf_8\r\n"), Some(("utf_8".into(), 2)));
+        // Only the first two lines, and line 2 only after a comment or blank line 1.
+        assert_eq!(at("x = 1\n# coding: latin-1\n"), None);
+        assert_eq!(at("#\n#\n# coding: latin-1\n"), None);
+        assert_eq!(at("x = '# coding: latin-1'\n"), None);
+        assert_eq!(at("# no cookie here, just coding\n"), None);
+    }
+
+    #[test]
+    fn assume_calls_are_kept() {
+        let f = only_fn(
+            "def t(x):\n    assume(x > 0)\n    if x:\n        hypothesis.assume(x != 3)\n    assert x\n",
+        );
+        let lines: Vec<u64> = f.assumes.iter().map(|a| a.line).collect();
+        assert_eq!(lines, [2, 4]);
+    }
+
     #[test]
     fn lines_with_crlf_and_bom() {
         let src = "\u{feff}import pytest\r\n\r\n@pytest.mark.merge\r\ndef test_a():\r\n    assert 1 == f()\r\n";
