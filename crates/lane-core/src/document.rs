@@ -613,10 +613,12 @@ mod tests {
             tests: vec![
                 test(
                     Attachments {
+                        assumes: vec!["x > 0".into()],
                         domain: Some("st.integers()".into()),
                         fixtures: vec!["golden/a.txt".into()],
                         locked_on: Some("2026-01-01".into()),
                         owner: Some("ana".into()),
+                        settings: [("max_examples".to_string(), "10".to_string())].into(),
                         shrinking: Some("shrinks to 0".into()),
                     },
                     None,

@@ -20,6 +20,9 @@ pub const DEFAULT_MAX_DAYS: u32 = 90;
 /// largest test file of CPython, NumPy, SymPy or pyparsing). Also the most source bytes parsed
 /// at once across all threads, which bounds peak memory (docs/robustness.md).
 pub const SOURCE_MAX_BYTES: u64 = 2 << 20;
+/// `weakened-search`: a property setting `max_examples` below this searches less than
+/// hypothesis's default.
+pub const MIN_MAX_EXAMPLES: u64 = 100;
 
 /// The rules that make a suite illegal (the tally table's last row): they reject the job.
 pub const ILLEGAL: &[Rule] = &[Rule::UnconditionalSkip, Rule::Unmarked, Rule::MultipleLanes];
@@ -336,6 +339,36 @@ rules! {
         summary: "a witness test's fixture= differs from the base's",
         explanation: "lane-lock diff given the base's scan (--base-scan): pointing a witness test at other golden bytes is the same as changing them. A human reviews which bytes the test now corroborates.",
         fix: "Point the witness test back at its base fixture. If the change is intended, land it as its own reviewed change, or have a maintainer acknowledge it.";
+    // ---- issue 16: lane-scan ----
+    TestRedefined = "test-redefined", Error, "lane-scan", acknowledgeable: false,
+        summary: "a collected test name is bound more than once in its module or class",
+        explanation: "pytest runs whatever the name is bound to last (a second def, `test_x = other`, an import as the name), while the scan judges one definition. Definitions in both branches of an if or try whose condition the scan cannot decide are refused too; sys.version_info and sys.platform comparisons are decided for the target interpreter and only the branch that runs counts.",
+        fix: "Give each test one definition: rename or delete the other binding, or guard alternatives with a sys.version_info / sys.platform condition.";
+    CodingCookie = "coding-cookie", Error, "lane-scan", acknowledgeable: false,
+        summary: "a source file declares an encoding other than UTF-8",
+        explanation: "CPython and pytest decode a file with the encoding its PEP 263 coding cookie names, while lane-scan reads UTF-8: with another encoding the scan would judge different text than the one that runs. utf-8, utf8, utf_8 (any case) and ascii are accepted.",
+        fix: "Save the file as UTF-8 and remove the cookie (or declare utf-8).";
+    UnsafeAddopts = "unsafe-addopts", Error, "lane-scan", acknowledgeable: false,
+        summary: "addopts holds an option that changes what runs or how it is reported",
+        explanation: "addopts is added to every pytest run, the gate's too. Options that change selection, collection, the rootdir, the report or hypothesis's search (positional paths, -k, -m, --deselect, -p NAME, --co, -o, --rootdir, --confcutdir, --junitxml, --pyargs, --lf, --ff, --sw, --hypothesis-seed, --hypothesis-profile, snapshot-update flags) would make the run differ from what was scanned. A bare argument after an option lanes does not know is refused too: it may be a path.",
+        fix: "Remove the option from addopts; pass it on the command line of a local run instead. Write an unknown option's value as --opt=VALUE.";
+    UnknownAddopts = "unknown-addopts", Warning, "lane-scan", acknowledgeable: false,
+        summary: "addopts holds an option lanes does not know",
+        explanation: "lanes knows which pytest and common plugin options change nothing it relies on (verbosity, --tb, -W, --cov, -n, -x ...) and which change what runs (unsafe-addopts). An option it does not know could be either; it is named so a human can check it.",
+        fix: "Check the option does not change selection, collection or reports; if it does, remove it from addopts. A warning only.";
+    SwallowedFailure = "swallowed-failure", Error, "lane-scan", acknowledgeable: false,
+        summary: "a merge test's assertion can never fail the test",
+        explanation: "An assert inside a try whose handler catches AssertionError, Exception, BaseException or everything and lets it go (no raise, no pytest.fail, nothing kept for a later assert), an assert inside contextlib.suppress of those, or an assert on an `or` with an operand that cannot be false (`assert x == y or True`) cannot fail a wrong patch, so the test must not vote.",
+        fix: "Let the assertion fail: remove the try / suppress, re-raise or call pytest.fail in the handler, or keep the failures and assert on them afterwards (`failures.append(e)` ... `assert not failures`).";
+    WeakenedSearch = "weakened-search", Warning, "lane-scan", acknowledgeable: false,
+        summary: "a merge property searches a narrowed or shortened domain",
+        explanation: "The property filters its inputs with assume(), sets max_examples below 100 (hypothesis's default), sets phases without generate, sets derandomize=True, or runs under a hypothesis profile loaded in a conftest.py that does. Real suites do these on purpose, so on its own this only informs; the domain attachment records the @given arguments, every assume() and the effective settings, and lane-tally --base reports a change of them as domain-changed.",
+        fix: "Nothing, if the narrowing is intended. Otherwise widen the strategy instead of filtering, and keep max_examples at 100 or more. A warning only.";
+    // ---- issue 16: lane-tally (domain) ----
+    DomainChanged = "domain-changed", Error, "lane-tally", acknowledgeable: true,
+        summary: "a merge property's recorded domain differs from the base's",
+        explanation: "A narrowed strategy, a new assume(), fewer examples or other changed settings let a property pass a wrong patch while still voting. With --base, lane-tally compares each merge property's domain attachment (the @given arguments, its assume() calls and effective settings) with the base's, and a merge test that asserted in the base and no longer asserts anything is reported too.",
+        fix: "Restore the base's domain. If the change is intended, acknowledge it with --reason TEXT (lane-gate: --ack) so a reviewer sees it.";
 }
 
 impl std::fmt::Display for Rule {
@@ -455,7 +488,9 @@ mod tests {
                 "expiring-soon",
                 "freeze-failed",
                 "plugin-not-loaded",
-                "candidate-failed"
+                "candidate-failed",
+                "unknown-addopts",
+                "weakened-search"
             ]
         );
     }
@@ -512,7 +547,8 @@ mod tests {
                 "test-surface-changed",
                 "lock-entry-added",
                 "witness-test-removed",
-                "witness-fixture-changed"
+                "witness-fixture-changed",
+                "domain-changed"
             ]
         );
     }

@@ -92,6 +92,9 @@ pub struct ScanTest {
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Attachments {
+    /// A property's `assume(...)` calls: the source text of each one's arguments, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub assumes: Vec<String>,
     /// Source text of the `@given(...)` arguments.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub domain: Option<String>,
@@ -102,6 +105,10 @@ pub struct Attachments {
     pub locked_on: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub owner: Option<String>,
+    /// A property's effective hypothesis settings: each key's source text, from a profile
+    /// loaded in a conftest.py (`profile` names it) overridden by `@settings(...)`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub settings: BTreeMap<String, String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shrinking: Option<String>,
 }

@@ -53,8 +53,8 @@ fn in_dir<T>(dir: &Path, f: impl FnOnce() -> Result<T, GateError>) -> Result<T, 
 }
 
 /// lane-scan, lane-lock verify and freeze-ledger check of the tree in the current folder.
-fn evidence(today: Date) -> Result<Document, GateError> {
-    let scan = lane_scan::scan(&lane_scan::Options::default()).map_err(from_tool("lane-scan"))?;
+fn evidence(today: Date, scan_options: &lane_scan::Options) -> Result<Document, GateError> {
+    let scan = lane_scan::scan(scan_options).map_err(from_tool("lane-scan"))?;
     let mut section = scan.section;
     section.tests = scan.runs.into_iter().flatten().collect();
     let mut doc = Document::empty();
@@ -191,6 +191,12 @@ pub fn run(args: &Args) -> Result<Status, GateError> {
         .unwrap_or_else(|| PathBuf::from("python"));
     let interp = Interpreter::probe(&python)?;
     let (dists, installed_plugins) = interp.installed()?;
+    // lane-scan decides sys.version_info / sys.platform conditions for the interpreter that runs.
+    let scan_options = lane_scan::Options {
+        target: lane_scan::probe_target(Some(&interp.command)),
+        python: Some(interp.command.clone()),
+        ..Default::default()
+    };
 
     let mut gate = GateSection {
         ack: ack.clone(),
@@ -220,7 +226,7 @@ pub fn run(args: &Args) -> Result<Status, GateError> {
     let mut base_doc: Option<Document> = None;
     let mut candidates: Vec<String> = Vec::new();
     let mut doc = match &args.base {
-        None => in_dir(&cwd, || evidence(today))?,
+        None => in_dir(&cwd, || evidence(today, &scan_options))?,
         Some(base_ref) => {
             let based = Based::prepare(base_ref, &cwd, &out, tmp, ack.is_some())?;
             gate.seed = seed(args, Some(&based.merge_base))?;
@@ -244,7 +250,7 @@ pub fn run(args: &Args) -> Result<Status, GateError> {
             }
             // The base's own scan: merge tests the patch removed or moved.
             let base_scan = in_dir(&based.base_dir, || {
-                let scan = lane_scan::scan(&lane_scan::Options::default()).map_err(|e| {
+                let scan = lane_scan::scan(&scan_options).map_err(|e| {
                     GateError::new(format!("lane-scan of the base {base_ref}: {e}"))
                 })?;
                 let mut section = scan.section;
@@ -259,7 +265,7 @@ pub fn run(args: &Args) -> Result<Status, GateError> {
                 head: None,
             };
             base_doc = Some(base_scan);
-            let patch_doc = in_dir(&cwd, || evidence(today))?;
+            let patch_doc = in_dir(&cwd, || evidence(today, &scan_options))?;
             // lane-lock diff compares the patch's own witness lane with the base's.
             let scans = LockScans {
                 head: patch_doc.section_as(ScanSection::NAME, "<patch evidence>")?,
@@ -273,7 +279,7 @@ pub fn run(args: &Args) -> Result<Status, GateError> {
                 vote_root = based.vote_dir.clone();
                 manifest_root = based.base_dir.clone();
                 check_imports(&interp, &vote_root, &based.product_names)?;
-                let vote_doc = in_dir(&vote_root, || evidence(today))?;
+                let vote_doc = in_dir(&vote_root, || evidence(today, &scan_options))?;
                 // The patch's own tree: its problems are shown (each once).
                 for name in [ScanSection::NAME, "lock", "ledger"] {
                     let seen = vote_doc.problems_of(name, "<vote evidence>")?;

@@ -36,6 +36,47 @@ pub struct Options {
     /// Files and folders as given (none: testpaths or the current folder).
     pub paths: Vec<PathBuf>,
     pub rootdir: Option<PathBuf>,
+    /// The interpreter the tests will run on, for deciding `sys.version_info` and
+    /// `sys.platform` conditions (test-redefined). When unset, `python` is asked.
+    pub target: Option<python::Target>,
+    /// The interpreter to ask for the target (`-I -S -c`, no project code runs): default
+    /// `python3`, then `python`, on PATH.
+    pub python: Option<PathBuf>,
+}
+
+/// Asks `python` (or `python3`, then `python`, on PATH) for its version and `sys.platform`,
+/// in isolated mode without site (nothing of the project is imported). `None` when none answers:
+/// version and platform conditions then stay undecided, which fails closed.
+pub fn probe_target(python: Option<&Path>) -> Option<python::Target> {
+    let candidates: Vec<PathBuf> = match python {
+        Some(p) => vec![p.to_path_buf()],
+        None => vec![PathBuf::from("python3"), PathBuf::from("python")],
+    };
+    const PROBE: &str = "import sys; print(*sys.version_info[:3], sys.platform)";
+    for c in candidates {
+        let Ok(out) = std::process::Command::new(&c)
+            .args(["-I", "-S", "-c", PROBE])
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .output()
+        else {
+            continue;
+        };
+        if !out.status.success() {
+            continue;
+        }
+        let text = String::from_utf8_lossy(&out.stdout);
+        let parts: Vec<&str> = text.split_whitespace().collect();
+        if let [a, b, c, platform] = parts[..]
+            && let (Ok(a), Ok(b), Ok(c)) = (a.parse(), b.parse(), c.parse())
+        {
+            return Some(python::Target {
+                version: (a, b, c),
+                platform: platform.to_string(),
+            });
+        }
+    }
+    None
 }
 
 /// Scans the suite and returns the `scan` section.
@@ -69,6 +110,31 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
     } = parse_tree(&pool, &found, &test_files, root, &imports);
 
     let tree = SourceTree::new(&modules, root, &imports);
+    let conftests: Vec<ModuleId> = modules
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.abs.file_name().is_some_and(|n| n == "conftest.py"))
+        .map(|(i, _)| ModuleId(i))
+        .collect();
+    let profile = rules::weakened_search::loaded_profile(&tree, &conftests);
+    let target_cell: std::sync::OnceLock<Option<python::Target>> = std::sync::OnceLock::new();
+    let target = || {
+        target_cell
+            .get_or_init(|| {
+                options
+                    .target
+                    .clone()
+                    .or_else(|| probe_target(options.python.as_deref()))
+            })
+            .clone()
+    };
+    let ctx = ModuleCtx {
+        tree: &tree,
+        config: &config,
+        test_files: &test_files,
+        profile: profile.as_ref(),
+        target: &target,
+    };
     // Each module is collected and its tests checked on one core, so the intermediate
     // lists never exist for the whole tree at once. Test ids start with their module's path,
     // so two modules never share one; each module's list is sorted by id, and the lists are
@@ -77,7 +143,7 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
         modules
             .par_iter()
             .enumerate()
-            .map(|(i, module)| module_tests(&tree, &config, &test_files, ModuleId(i), module))
+            .map(|(i, module)| module_tests(&ctx, ModuleId(i), module))
             .collect()
     });
     let mut runs = Vec::with_capacity(per_module.len());
@@ -204,21 +270,37 @@ fn parse_tree(
     }
 }
 
+/// What every module's check shares.
+struct ModuleCtx<'a> {
+    tree: &'a SourceTree<'a>,
+    config: &'a Config,
+    test_files: &'a HashSet<&'a PathBuf>,
+    profile: Option<&'a rules::weakened_search::Profile>,
+    target: &'a (dyn Fn() -> Option<python::Target> + Sync),
+}
+
 /// The tests of module `i`, sorted by id and checked, and the problems found in it.
 fn module_tests(
-    tree: &SourceTree,
-    config: &Config,
-    test_files: &HashSet<&PathBuf>,
+    ctx: &ModuleCtx,
     i: ModuleId,
     module: &ModuleFile,
 ) -> (Vec<ScanTest>, Vec<Problem>) {
+    let (tree, config) = (ctx.tree, ctx.config);
     let mut found = Vec::new();
     let mut found_problems = Vec::new();
-    if test_files.contains(&module.abs) {
+    let is_test_file = ctx.test_files.contains(&module.abs);
+    if is_test_file {
         collect::collect_module(tree, config, i, &mut found);
     } else if module.abs.file_name().is_some_and(|n| n == "conftest.py") {
         rules::check_conftest(module, &mut found_problems);
     }
+    rules::check_module(
+        module,
+        config,
+        is_test_file,
+        ctx.target,
+        &mut found_problems,
+    );
     // Found last definition first, the tests are mostly in descending id order already.
     found.sort_by(|a: &TestFound, b| b.id.cmp(&a.id));
     // Two definitions of one test id: the last one written (found first) wins at import time.
@@ -226,7 +308,7 @@ fn module_tests(
     found.reverse();
     let tests = found
         .into_iter()
-        .map(|t| rules::check_test(tree, t, &mut found_problems))
+        .map(|t| rules::check_test(tree, t, ctx.profile, &mut found_problems))
         .collect();
     (tests, found_problems)
 }

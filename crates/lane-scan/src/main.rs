@@ -27,6 +27,11 @@ Explain a rule: lane-scan --explain unconditional-skip";
 struct Args {
     /// Files and folders to scan, as given to pytest (default: testpaths, or the current folder).
     paths: Vec<PathBuf>,
+    /// The interpreter the tests will run on (default: python3, then python, on PATH). It is
+    /// asked only for its version and sys.platform (`-I -S -c`, no project code), to decide
+    /// `sys.version_info` / `sys.platform` conditions around test definitions.
+    #[arg(long, value_name = "PYTHON")]
+    python: Option<PathBuf>,
     #[command(flatten)]
     common: CommonArgs,
 }
@@ -38,9 +43,20 @@ fn main() -> ExitCode {
             return done;
         }
         let doc = args.common.document.read()?;
+        let target = match &args.python {
+            Some(p) => Some(lane_scan::probe_target(Some(p)).ok_or_else(|| {
+                lane_core::Error::usage(format!(
+                    "{}: could not report its version and sys.platform (--python)",
+                    p.display()
+                ))
+            })?),
+            None => None,
+        };
         let scan = lane_scan::scan(&lane_scan::Options {
             paths: args.paths.clone(),
             rootdir: args.common.tool.rootdir.clone(),
+            target,
+            python: None,
         })?;
         let status = Status::from_problems(&scan.section.problems);
         // Serialized straight to stdout: the section is never held as text.

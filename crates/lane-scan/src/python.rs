@@ -47,6 +47,8 @@ pub struct Call {
     pub func: Ex,
     pub args: Vec<Ex>,
     pub kwargs: Vec<(CompactString, Ex)>,
+    /// Source text of each keyword argument's value, in the order of `kwargs`.
+    pub kwargs_src: Vec<CompactString>,
     /// Source text between the call's parentheses.
     pub args_src: CompactString,
     /// `*args` / `**kwargs` in the call: the arguments are not all visible.
@@ -101,6 +103,11 @@ pub struct Asserts {
     pub first_tautology: Option<u64>,
     /// Calls of `*.raises` / `*.warns` / `*.deprecated_call` / `self.assert*` / `self.fail`.
     pub checks: u32,
+    /// `assert` statements whose failure is swallowed (a `try` handler or `suppress` catching
+    /// `AssertionError` that lets it go) or that cannot fail through an `or` (`assert x or True`).
+    pub swallowed: u32,
+    /// Line of the first swallowed assertion.
+    pub first_swallowed: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -114,6 +121,9 @@ pub struct Function {
     pub asserts: Asserts,
     /// Calls that are statements at the top level of the body (e.g. `pytest.skip(...)`).
     pub body_calls: Vec<Located<Ex>>,
+    /// Calls named `assume` anywhere in the body (`assume(x)`, `hypothesis.assume(x)`), as
+    /// statements.
+    pub assumes: Vec<Located<Ex>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -129,6 +139,8 @@ pub struct Class {
     pub has_init: bool,
     pub methods: Vec<Function>,
     pub classes: Vec<Class>,
+    /// Every binding of a name the class body binds more than once (see [`Binding`]).
+    pub rebound: Vec<Binding>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -144,6 +156,128 @@ pub struct Module {
     pub calls: Vec<Located<Ex>>,
     /// `name.__test__ = <const>` at module level.
     pub function_dunder_test: Vec<(CompactString, bool)>,
+    /// The encoding a PEP 263 coding cookie declares (as written), and its line.
+    pub coding: Option<Located<CompactString>>,
+    /// Every binding of a name the module body binds more than once (see [`Binding`]).
+    pub rebound: Vec<Binding>,
+}
+
+/// One binding of a name in a module or class body (`def`, `class`, assignment, import, `for`
+/// or `with` target), under the conditions of the `if` statements around it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Binding {
+    pub name: CompactString,
+    pub line: u64,
+    /// Each condition must have the given truth value for the binding to run.
+    pub guards: Vec<(Cond, bool)>,
+}
+
+/// An `if` condition, as far as it can be decided without running code: constants,
+/// `sys.version_info` and `sys.platform` comparisons (decided for a target interpreter),
+/// `TYPE_CHECKING`, and `not` / `and` / `or` of those.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cond {
+    Const(bool),
+    /// `sys.version_info[:len] OP (values)`; `len` is `None` for the whole 5-tuple.
+    Version {
+        op: CmpOp,
+        len: Option<usize>,
+        values: Vec<u64>,
+    },
+    /// `sys.platform == / != value`.
+    Platform {
+        eq: bool,
+        value: CompactString,
+    },
+    /// `sys.platform.startswith(prefixes)`.
+    PlatformStarts(Vec<CompactString>),
+    /// `os.name == / != value`.
+    OsName {
+        eq: bool,
+        value: CompactString,
+    },
+    Not(Box<Cond>),
+    And(Vec<Cond>),
+    Or(Vec<Cond>),
+    Unknown,
+}
+
+/// The interpreter that will run the code: what version and platform conditions are decided
+/// for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    pub version: (u64, u64, u64),
+    /// `sys.platform`: `linux`, `darwin`, `win32` ...
+    pub platform: String,
+}
+
+impl Cond {
+    /// The condition's truth for `target` (`None`: undecidable, or no target known).
+    pub fn eval(&self, target: Option<&Target>) -> Option<bool> {
+        match self {
+            Cond::Const(b) => Some(*b),
+            Cond::Unknown => None,
+            Cond::Not(c) => c.eval(target).map(|b| !b),
+            Cond::And(cs) => {
+                let mut all = Some(true);
+                for c in cs {
+                    match c.eval(target) {
+                        Some(false) => return Some(false),
+                        None => all = None,
+                        Some(true) => {}
+                    }
+                }
+                all
+            }
+            Cond::Or(cs) => {
+                let mut any = Some(false);
+                for c in cs {
+                    match c.eval(target) {
+                        Some(true) => return Some(true),
+                        None => any = None,
+                        Some(false) => {}
+                    }
+                }
+                any
+            }
+            Cond::Version { op, len, values } => {
+                let t = target?;
+                let (a, b, c) = t.version;
+                let full = [a, b, c];
+                // version_info is (major, minor, micro, releaselevel, serial): five items.
+                let left_len = len.unwrap_or(5).min(5);
+                let shared = left_len.min(values.len());
+                if shared > 3 {
+                    return None;
+                }
+                let ord = full[..shared]
+                    .cmp(&values[..shared])
+                    .then(left_len.cmp(&values.len()));
+                Some(match op {
+                    CmpOp::Eq => ord.is_eq(),
+                    CmpOp::NotEq => !ord.is_eq(),
+                    CmpOp::Lt => ord.is_lt(),
+                    CmpOp::LtE => ord.is_le(),
+                    CmpOp::Gt => ord.is_gt(),
+                    CmpOp::GtE => ord.is_ge(),
+                    _ => return None,
+                })
+            }
+            Cond::Platform { eq, value } => Some((target?.platform == value.as_str()) == *eq),
+            Cond::PlatformStarts(prefixes) => {
+                let t = target?;
+                Some(prefixes.iter().any(|p| t.platform.starts_with(p.as_str())))
+            }
+            Cond::OsName { eq, value } => {
+                let name = if target?.platform == "win32" {
+                    "nt"
+                } else {
+                    "posix"
+                };
+                Some((name == value.as_str()) == *eq)
+            }
+        }
+    }
 }
 
 /// Maps byte offsets to 1-based lines and columns (lane-core's line index, with Python's line
@@ -182,7 +316,11 @@ pub fn summarize(source: &str) -> Result<Module, SyntaxError> {
                 source,
                 lines: &lines,
             };
-            Ok(summarizer.module(&parsed.syntax().body))
+            let body = &parsed.syntax().body;
+            let mut module = summarizer.module(body);
+            module.coding = coding_cookie(source);
+            module.rebound = summarizer.rebound(body);
+            Ok(module)
         }
         Err(e) => Err(SyntaxError {
             line: lines.line(e.location.start()),
@@ -253,6 +391,163 @@ struct Summarizer<'a> {
 impl Summarizer<'_> {
     fn line_of(&self, node: &impl Ranged) -> u64 {
         self.lines.line(node.start())
+    }
+
+    /// The source text of `node`.
+    fn text(&self, node: &impl Ranged) -> &str {
+        self.source
+            .get(node.start().to_usize()..node.end().to_usize())
+            .unwrap_or("")
+    }
+
+    /// Every binding of each name that `body` binds more than once on paths that can run
+    /// (a branch whose condition is a constant false is left out).
+    fn rebound(&self, body: &[Stmt]) -> Vec<Binding> {
+        let mut all = Vec::new();
+        self.bindings(body, &mut Vec::new(), &mut all, 0);
+        all.retain(|b: &Binding| {
+            b.guards
+                .iter()
+                .all(|(c, want)| c.eval(None).is_none_or(|v| v == *want))
+        });
+        let mut counts: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+        for b in &all {
+            *counts.entry(b.name.as_str()).or_default() += 1;
+        }
+        let twice: std::collections::HashSet<CompactString> = counts
+            .into_iter()
+            .filter(|(_, n)| *n > 1)
+            .map(|(name, _)| CompactString::new(name))
+            .collect();
+        all.retain(|b| twice.contains(&b.name));
+        all
+    }
+
+    /// The bindings of one body, under `guards`.
+    fn bindings(
+        &self,
+        body: &[Stmt],
+        guards: &mut Vec<(Cond, bool)>,
+        out: &mut Vec<Binding>,
+        depth: usize,
+    ) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        fn bind(out: &mut Vec<Binding>, name: &str, line: u64, guards: &[(Cond, bool)]) {
+            out.push(Binding {
+                name: CompactString::new(name),
+                line,
+                guards: guards.to_vec(),
+            })
+        }
+        for stmt in body {
+            let line = self.line_of(stmt);
+            match stmt {
+                Stmt::FunctionDef(f) => bind(out, f.name.as_str(), self.line_of(&f.name), guards),
+                Stmt::ClassDef(c) => bind(out, c.name.as_str(), self.line_of(&c.name), guards),
+                Stmt::Import(i) => {
+                    for a in &i.names {
+                        let name = match &a.asname {
+                            Some(n) => n.as_str(),
+                            None => a.name.as_str().split('.').next().unwrap_or(""),
+                        };
+                        bind(out, name, line, guards);
+                    }
+                }
+                Stmt::ImportFrom(i) => {
+                    for a in &i.names {
+                        bind(
+                            out,
+                            a.asname.as_ref().unwrap_or(&a.name).as_str(),
+                            line,
+                            guards,
+                        );
+                    }
+                }
+                Stmt::Assign(a) => {
+                    let mut names = Vec::new();
+                    for t in &a.targets {
+                        target_names(t, &mut names, 0);
+                    }
+                    for n in names {
+                        bind(out, n, line, guards);
+                    }
+                }
+                Stmt::AnnAssign(a) if a.value.is_some() => {
+                    let mut names = Vec::new();
+                    target_names(&a.target, &mut names, 0);
+                    for n in names {
+                        bind(out, n, line, guards);
+                    }
+                }
+                Stmt::AugAssign(a) => {
+                    let mut names = Vec::new();
+                    target_names(&a.target, &mut names, 0);
+                    for n in names {
+                        bind(out, n, line, guards);
+                    }
+                }
+                Stmt::For(f) => {
+                    let mut names = Vec::new();
+                    target_names(&f.target, &mut names, 0);
+                    for n in names {
+                        bind(out, n, line, guards);
+                    }
+                    self.bindings(&f.body, guards, out, depth + 1);
+                    self.bindings(&f.orelse, guards, out, depth + 1);
+                }
+                Stmt::While(w) => {
+                    self.bindings(&w.body, guards, out, depth + 1);
+                    self.bindings(&w.orelse, guards, out, depth + 1);
+                }
+                Stmt::With(w) => {
+                    let mut names = Vec::new();
+                    for item in &w.items {
+                        if let Some(v) = &item.optional_vars {
+                            target_names(v, &mut names, 0);
+                        }
+                    }
+                    for n in names {
+                        bind(out, n, line, guards);
+                    }
+                    self.bindings(&w.body, guards, out, depth + 1);
+                }
+                Stmt::If(i) => {
+                    let first = cond(&i.test, 0);
+                    guards.push((first.clone(), true));
+                    self.bindings(&i.body, guards, out, depth + 1);
+                    guards.pop();
+                    let mut before = vec![(first, false)];
+                    for clause in &i.elif_else_clauses {
+                        let n = guards.len();
+                        guards.extend(before.iter().cloned());
+                        let c = clause.test.as_ref().map(|t| cond(t, 0));
+                        if let Some(c) = &c {
+                            guards.push((c.clone(), true));
+                        }
+                        self.bindings(&clause.body, guards, out, depth + 1);
+                        guards.truncate(n);
+                        if let Some(c) = c {
+                            before.push((c, false));
+                        }
+                    }
+                }
+                Stmt::Try(t) => {
+                    self.bindings(&t.body, guards, out, depth + 1);
+                    for handler in &t.handlers {
+                        let ast::ExceptHandler::ExceptHandler(h) = handler;
+                        if let Some(name) = &h.name {
+                            bind(out, name.as_str(), self.line_of(h), guards);
+                        }
+                        self.bindings(&h.body, guards, out, depth + 1);
+                    }
+                    self.bindings(&t.orelse, guards, out, depth + 1);
+                    self.bindings(&t.finalbody, guards, out, depth + 1);
+                }
+                _ => {}
+            }
+        }
     }
 
     fn module(&self, body: &[Stmt]) -> Module {
@@ -446,6 +741,7 @@ impl Summarizer<'_> {
                     .count(),
             ),
             classes: Vec::new(),
+            rebound: self.rebound(&c.body),
         };
         for stmt in &c.body {
             match stmt {
@@ -502,8 +798,9 @@ impl Summarizer<'_> {
     }
 
     fn function(&self, f: &ast::StmtFunctionDef) -> Function {
-        let mut asserts = Asserts::default();
-        self.scan_asserts(&f.body, &mut asserts, 0);
+        let mut walk = Walk::default();
+        self.scan_asserts(&f.body, &mut walk, false, 0);
+        let Walk { asserts, assumes } = walk;
         fn call(s: &Stmt) -> Option<(&Stmt, &Expr)> {
             match s {
                 Stmt::Expr(e) if matches!(&*e.value, Expr::Call(_)) => Some((s, &*e.value)),
@@ -524,60 +821,81 @@ impl Summarizer<'_> {
             is_async: f.is_async,
             asserts,
             body_calls,
+            assumes,
         }
     }
 
-    fn scan_asserts(&self, body: &[Stmt], out: &mut Asserts, depth: usize) {
+    /// Counts the assertions of `body` into `walk`; `swallow`: a failure of an assertion here
+    /// is caught and let go by a `try` or `suppress` around it.
+    fn scan_asserts(&self, body: &[Stmt], walk: &mut Walk, swallow: bool, depth: usize) {
         if depth > MAX_DEPTH {
             return;
         }
         for stmt in body {
             match stmt {
                 Stmt::Assert(a) => {
+                    let out = &mut walk.asserts;
                     out.asserts += 1;
                     if cannot_fail(&a.test) {
                         out.tautologies += 1;
                         out.first_tautology.get_or_insert(self.line_of(stmt));
                     }
-                }
-                Stmt::Expr(e) => self.count_check_call(&e.value, out),
-                Stmt::Assign(a) => self.count_check_call(&a.value, out),
-                Stmt::With(w) => {
-                    for item in &w.items {
-                        self.count_check_call(&item.context_expr, out);
+                    if swallow || or_cannot_fail(&a.test) {
+                        out.swallowed += 1;
+                        out.first_swallowed.get_or_insert(self.line_of(stmt));
                     }
-                    self.scan_asserts(&w.body, out, depth + 1);
+                }
+                Stmt::Expr(e) => {
+                    self.count_check_call(&e.value, &mut walk.asserts);
+                    if let Expr::Call(c) = &*e.value
+                        && call_name(c) == Some("assume")
+                    {
+                        walk.assumes.push(Located {
+                            value: self.ex(&e.value, 0),
+                            line: self.line_of(stmt),
+                        });
+                    }
+                }
+                Stmt::Assign(a) => self.count_check_call(&a.value, &mut walk.asserts),
+                Stmt::With(w) => {
+                    let mut suppressed = swallow;
+                    for item in &w.items {
+                        self.count_check_call(&item.context_expr, &mut walk.asserts);
+                        suppressed |= suppresses_assertions(&item.context_expr);
+                    }
+                    self.scan_asserts(&w.body, walk, suppressed, depth + 1);
                 }
                 Stmt::If(i) => {
-                    self.scan_asserts(&i.body, out, depth + 1);
+                    self.scan_asserts(&i.body, walk, swallow, depth + 1);
                     for clause in &i.elif_else_clauses {
-                        self.scan_asserts(&clause.body, out, depth + 1);
+                        self.scan_asserts(&clause.body, walk, swallow, depth + 1);
                     }
                 }
                 Stmt::For(f) => {
-                    self.scan_asserts(&f.body, out, depth + 1);
-                    self.scan_asserts(&f.orelse, out, depth + 1);
+                    self.scan_asserts(&f.body, walk, swallow, depth + 1);
+                    self.scan_asserts(&f.orelse, walk, swallow, depth + 1);
                 }
                 Stmt::While(w) => {
-                    self.scan_asserts(&w.body, out, depth + 1);
-                    self.scan_asserts(&w.orelse, out, depth + 1);
+                    self.scan_asserts(&w.body, walk, swallow, depth + 1);
+                    self.scan_asserts(&w.orelse, walk, swallow, depth + 1);
                 }
                 Stmt::Try(t) => {
-                    self.scan_asserts(&t.body, out, depth + 1);
+                    let caught = swallow || swallows_assertions(t);
+                    self.scan_asserts(&t.body, walk, caught, depth + 1);
                     for handler in &t.handlers {
                         let ast::ExceptHandler::ExceptHandler(h) = handler;
-                        self.scan_asserts(&h.body, out, depth + 1);
+                        self.scan_asserts(&h.body, walk, swallow, depth + 1);
                     }
-                    self.scan_asserts(&t.orelse, out, depth + 1);
-                    self.scan_asserts(&t.finalbody, out, depth + 1);
+                    self.scan_asserts(&t.orelse, walk, swallow, depth + 1);
+                    self.scan_asserts(&t.finalbody, walk, swallow, depth + 1);
                 }
                 Stmt::Match(m) => {
                     for case in &m.cases {
-                        self.scan_asserts(&case.body, out, depth + 1);
+                        self.scan_asserts(&case.body, walk, swallow, depth + 1);
                     }
                 }
                 // Helpers defined inside the test count: they are usually called by it.
-                Stmt::FunctionDef(f) => self.scan_asserts(&f.body, out, depth + 1),
+                Stmt::FunctionDef(f) => self.scan_asserts(&f.body, walk, swallow, depth + 1),
                 _ => {}
             }
         }
@@ -630,12 +948,16 @@ impl Summarizer<'_> {
                     })
                     .collect();
                 let mut kwargs = Vec::with_capacity(c.arguments.keywords.len());
+                let mut kwargs_src = Vec::with_capacity(c.arguments.keywords.len());
                 for k in &c.arguments.keywords {
                     match &k.arg {
-                        Some(name) => kwargs.push((
-                            CompactString::new(name.as_str()),
-                            self.ex(&k.value, depth + 1),
-                        )),
+                        Some(name) => {
+                            kwargs.push((
+                                CompactString::new(name.as_str()),
+                                self.ex(&k.value, depth + 1),
+                            ));
+                            kwargs_src.push(CompactString::new(self.text(&k.value)));
+                        }
                         None => starred = true,
                     }
                 }
@@ -643,6 +965,7 @@ impl Summarizer<'_> {
                     func: self.ex(&c.func, depth + 1),
                     args,
                     kwargs,
+                    kwargs_src,
                     args_src: CompactString::new(inner.trim()),
                     starred,
                 }))
@@ -680,11 +1003,359 @@ fn const_truth(expr: &Expr) -> Option<bool> {
     }
 }
 
+/// What a walk over a test body gathers.
+#[derive(Default)]
+struct Walk {
+    asserts: Asserts,
+    assumes: Vec<Located<Ex>>,
+}
+
+/// The last name of a call's function (`assume` for `hypothesis.assume(...)`).
+fn call_name(call: &ast::ExprCall) -> Option<&str> {
+    match &*call.func {
+        Expr::Name(n) => Some(n.id.as_str()),
+        Expr::Attribute(a) => Some(a.attr.as_str()),
+        _ => None,
+    }
+}
+
+/// An exception type (or tuple of them) that catches a failed `assert`: `AssertionError`,
+/// `Exception`, `BaseException` (by its last name), or no type at all (`except:`).
+fn catches_assertions(ty: Option<&Expr>) -> bool {
+    match ty {
+        None => true,
+        Some(Expr::Name(n)) => is_assertion_catcher(n.id.as_str()),
+        Some(Expr::Attribute(a)) => is_assertion_catcher(a.attr.as_str()),
+        Some(Expr::Tuple(t)) => t.elts.iter().any(|e| catches_assertions(Some(e))),
+        Some(_) => false,
+    }
+}
+
+fn is_assertion_catcher(name: &str) -> bool {
+    matches!(name, "AssertionError" | "Exception" | "BaseException")
+}
+
+/// A `try` whose first handler catching a failed assertion lets it go: it neither re-raises,
+/// calls `*.fail(...)`, asserts, nor keeps something for later (an assignment, or
+/// `errors.append(e)` and the like: the soft-assert pattern).
+fn swallows_assertions(t: &ast::StmtTry) -> bool {
+    t.handlers.iter().find_map(|handler| {
+        let ast::ExceptHandler::ExceptHandler(h) = handler;
+        catches_assertions(h.type_.as_deref()).then(|| !escapes(&h.body, 0))
+    }) == Some(true)
+}
+
+/// Methods that keep a value in a container for a later assertion.
+const KEEPING_METHODS: &[&str] = &[
+    "append",
+    "add",
+    "extend",
+    "insert",
+    "update",
+    "appendleft",
+    "put",
+    "put_nowait",
+    "setdefault",
+    "__setitem__",
+];
+
+/// A handler body that lets the failure out or keeps it: `raise`, `assert`, a call of
+/// `*.fail(...)`, an assignment, or a call of a keeping method.
+fn escapes(body: &[Stmt], depth: usize) -> bool {
+    if depth > MAX_DEPTH {
+        return true;
+    }
+    body.iter().any(|stmt| match stmt {
+        Stmt::Raise(_) | Stmt::Assert(_) => true,
+        Stmt::Assign(_) | Stmt::AugAssign(_) | Stmt::AnnAssign(_) => true,
+        Stmt::Expr(e) => match &*e.value {
+            Expr::Call(c) => match &*c.func {
+                Expr::Attribute(a) => {
+                    let m = a.attr.as_str();
+                    m == "fail" || KEEPING_METHODS.contains(&m)
+                }
+                Expr::Name(n) => n.id.as_str() == "fail",
+                _ => false,
+            },
+            _ => false,
+        },
+        Stmt::If(i) => {
+            escapes(&i.body, depth + 1)
+                || i.elif_else_clauses
+                    .iter()
+                    .any(|c| escapes(&c.body, depth + 1))
+        }
+        Stmt::With(w) => escapes(&w.body, depth + 1),
+        Stmt::For(f) => escapes(&f.body, depth + 1) || escapes(&f.orelse, depth + 1),
+        Stmt::While(w) => escapes(&w.body, depth + 1) || escapes(&w.orelse, depth + 1),
+        Stmt::Try(t) => {
+            escapes(&t.body, depth + 1)
+                || escapes(&t.orelse, depth + 1)
+                || escapes(&t.finalbody, depth + 1)
+                || t.handlers.iter().any(|h| {
+                    let ast::ExceptHandler::ExceptHandler(h) = h;
+                    escapes(&h.body, depth + 1)
+                })
+        }
+        _ => false,
+    })
+}
+
+/// `suppress(AssertionError)` / `contextlib.suppress(Exception, ...)`: a `with` that swallows a
+/// failed assertion.
+fn suppresses_assertions(expr: &Expr) -> bool {
+    let Expr::Call(c) = expr else { return false };
+    call_name(c) == Some("suppress") && c.arguments.args.iter().any(|a| catches_assertions(Some(a)))
+}
+
+/// `assert a or True`: an `or` with an operand that cannot be false.
+fn or_cannot_fail(test: &Expr) -> bool {
+    match test {
+        Expr::BoolOp(b) if b.op == ast::BoolOp::Or => b.values.iter().any(cannot_fail),
+        _ => false,
+    }
+}
+
+/// The names an assignment target binds (`a`, `a, (b, c)`, `*rest`); attributes and
+/// subscripts bind none.
+fn target_names<'e>(target: &'e Expr, out: &mut Vec<&'e str>, depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    match target {
+        Expr::Name(n) => out.push(n.id.as_str()),
+        Expr::Tuple(t) => t.elts.iter().for_each(|e| target_names(e, out, depth + 1)),
+        Expr::List(l) => l.elts.iter().for_each(|e| target_names(e, out, depth + 1)),
+        Expr::Starred(s) => target_names(&s.value, out, depth + 1),
+        _ => {}
+    }
+}
+
+/// `sys.X` or a bare `X` (imported from sys).
+fn is_sys(expr: &Expr, attr: &str) -> bool {
+    match expr {
+        Expr::Attribute(a) => {
+            a.attr.as_str() == attr && matches!(&*a.value, Expr::Name(n) if n.id.as_str() == "sys")
+        }
+        Expr::Name(n) => n.id.as_str() == attr,
+        _ => false,
+    }
+}
+
+/// `sys.version_info`, `sys.version_info[:n]`, `sys.version_info[0]` or
+/// `sys.version_info.major`: how many leading items it keeps (`None`: all five).
+fn version_prefix(expr: &Expr) -> Option<Option<usize>> {
+    if is_sys(expr, "version_info") {
+        return Some(None);
+    }
+    match expr {
+        Expr::Subscript(s) if is_sys(&s.value, "version_info") => match &*s.slice {
+            Expr::Slice(sl) if sl.lower.is_none() && sl.step.is_none() => {
+                small_int(sl.upper.as_deref()?).map(|n| Some(n as usize))
+            }
+            Expr::NumberLiteral(_) if small_int(&s.slice) == Some(0) => Some(Some(1)),
+            _ => None,
+        },
+        Expr::Attribute(a) if a.attr.as_str() == "major" && is_sys(&a.value, "version_info") => {
+            Some(Some(1))
+        }
+        _ => None,
+    }
+}
+
+fn small_int(expr: &Expr) -> Option<u64> {
+    match expr {
+        Expr::NumberLiteral(n) => match &n.value {
+            Number::Int(i) => i.as_u64(),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A tuple of integer literals, or one integer literal.
+fn int_tuple(expr: &Expr) -> Option<Vec<u64>> {
+    match expr {
+        Expr::Tuple(t) => t.elts.iter().map(small_int).collect(),
+        other => small_int(other).map(|i| vec![i]),
+    }
+}
+
+fn flipped(op: CmpOp) -> CmpOp {
+    match op {
+        CmpOp::Lt => CmpOp::Gt,
+        CmpOp::LtE => CmpOp::GtE,
+        CmpOp::Gt => CmpOp::Lt,
+        CmpOp::GtE => CmpOp::LtE,
+        other => other,
+    }
+}
+
+/// An `if` condition as a [`Cond`].
+fn cond(expr: &Expr, depth: usize) -> Cond {
+    if depth > MAX_DEPTH {
+        return Cond::Unknown;
+    }
+    if let Some(t) = const_truth(expr) {
+        return Cond::Const(t);
+    }
+    match expr {
+        Expr::UnaryOp(u) if u.op == ast::UnaryOp::Not => {
+            Cond::Not(Box::new(cond(&u.operand, depth + 1)))
+        }
+        Expr::BoolOp(b) => {
+            let parts = b.values.iter().map(|v| cond(v, depth + 1)).collect();
+            match b.op {
+                ast::BoolOp::And => Cond::And(parts),
+                ast::BoolOp::Or => Cond::Or(parts),
+            }
+        }
+        Expr::Name(n) if n.id.as_str() == "TYPE_CHECKING" => Cond::Const(false),
+        Expr::Attribute(a) if a.attr.as_str() == "TYPE_CHECKING" => Cond::Const(false),
+        Expr::Compare(c) if c.ops.len() == 1 && c.comparators.len() == 1 => {
+            let (left, op, right) = (&*c.left, c.ops[0], &c.comparators[0]);
+            let version = |prefix: Option<usize>, other: &Expr, op: CmpOp| match int_tuple(other) {
+                Some(values) => Cond::Version {
+                    op,
+                    len: prefix,
+                    values,
+                },
+                None => Cond::Unknown,
+            };
+            if let Some(p) = version_prefix(left) {
+                return version(p, right, op);
+            }
+            if let Some(p) = version_prefix(right) {
+                return version(p, left, flipped(op));
+            }
+            let eq = match op {
+                CmpOp::Eq => true,
+                CmpOp::NotEq => false,
+                _ => return Cond::Unknown,
+            };
+            let (subject, value) = match (left, right) {
+                (s, Expr::StringLiteral(v)) | (Expr::StringLiteral(v), s) => (s, literal(&v.value)),
+                _ => return Cond::Unknown,
+            };
+            if is_sys(subject, "platform") {
+                Cond::Platform { eq, value }
+            } else if matches!(subject, Expr::Attribute(a) if a.attr.as_str() == "name"
+                && matches!(&*a.value, Expr::Name(n) if n.id.as_str() == "os"))
+            {
+                Cond::OsName { eq, value }
+            } else {
+                Cond::Unknown
+            }
+        }
+        Expr::Call(c)
+            if c.arguments.keywords.is_empty()
+                && c.arguments.args.len() == 1
+                && matches!(&*c.func, Expr::Attribute(a) if a.attr.as_str() == "startswith"
+                    && is_sys(&a.value, "platform")) =>
+        {
+            let prefixes: Option<Vec<CompactString>> = match &c.arguments.args[0] {
+                Expr::StringLiteral(s) => Some(vec![literal(&s.value)]),
+                Expr::Tuple(t) => t
+                    .elts
+                    .iter()
+                    .map(|e| match e {
+                        Expr::StringLiteral(s) => Some(literal(&s.value)),
+                        _ => None,
+                    })
+                    .collect(),
+                _ => None,
+            };
+            prefixes.map_or(Cond::Unknown, Cond::PlatformStarts)
+        }
+        _ => Cond::Unknown,
+    }
+}
+
+/// The encoding a PEP 263 cookie declares on line 1, or on line 2 after a comment or blank
+/// line 1: `# -*- coding: NAME -*-`, `# vim: set fileencoding=NAME :`.
+fn coding_cookie(source: &str) -> Option<Located<CompactString>> {
+    let mut real = Vec::with_capacity(2);
+    let mut rest = source;
+    for _ in 0..2 {
+        let end = rest.find(['\n', '\r']).unwrap_or(rest.len());
+        real.push(&rest[..end]);
+        let skip = if rest[end..].starts_with("\r\n") {
+            2
+        } else {
+            1
+        };
+        rest = rest.get(end + skip..).unwrap_or("");
+    }
+    for (i, line) in real.iter().enumerate() {
+        let trimmed = line.trim_start_matches([' ', '\t', '\x0c']);
+        if !trimmed.starts_with('#') {
+            if i == 0 && !trimmed.is_empty() {
+                return None;
+            }
+            continue;
+        }
+        if let Some(name) = cookie_name(trimmed) {
+            return Some(Located {
+                value: CompactString::new(name),
+                line: i as u64 + 1,
+            });
+        }
+    }
+    None
+}
+
+/// `coding[:=][ \t]*NAME` in a comment line (the first such place), NAME of `[-\w.]`.
+fn cookie_name(comment: &str) -> Option<&str> {
+    let mut from = 0;
+    while let Some(at) = comment[from..].find("coding") {
+        let after = &comment[from + at + "coding".len()..];
+        if let Some(rest) = after.strip_prefix([':', '=']) {
+            let rest = rest.trim_start_matches([' ', '\t']);
+            let len = rest
+                .find(|c: char| !(c.is_alphanumeric() || matches!(c, '-' | '_' | '.')))
+                .unwrap_or(rest.len());
+            if len > 0 {
+                return Some(&rest[..len]);
+            }
+        }
+        from += at + 1;
+    }
+    None
+}
+
 /// An assertion that passes whatever the code does: a truthy constant, or a comparison of an
 /// expression with itself by `==`, `is`, `<=` or `>=`.
 fn cannot_fail(test: &Expr) -> bool {
     if const_truth(test) == Some(true) {
         return true;
+    }
+    match test {
+        // A non-empty display is true whatever it holds; so is an f-string with literal text.
+        Expr::List(l) if !l.elts.is_empty() => return true,
+        Expr::Set(s) if !s.elts.is_empty() => return true,
+        Expr::Dict(d) if !d.items.is_empty() => return true,
+        Expr::FString(f) => {
+            return f.value.iter().any(|part| match part {
+                ast::FStringPart::Literal(l) => !l.value.is_empty(),
+                ast::FStringPart::FString(f) => f.elements.iter().any(|e| match e {
+                    ast::InterpolatedStringElement::Literal(l) => !l.value.is_empty(),
+                    _ => false,
+                }),
+            });
+        }
+        // `isinstance(x, object)`: everything is an object.
+        Expr::Call(c)
+            if matches!(&*c.func, Expr::Name(n) if n.id.as_str() == "isinstance")
+                && c.arguments.args.len() == 2
+                && c.arguments.keywords.is_empty() =>
+        {
+            let is_object = |e: &Expr| matches!(e, Expr::Name(n) if n.id.as_str() == "object");
+            return match &c.arguments.args[1] {
+                Expr::Tuple(t) => t.elts.iter().any(is_object),
+                other => is_object(other),
+            };
+        }
+        _ => {}
     }
     if let Expr::Compare(c) = test
         && c.ops.len() == 1
@@ -698,7 +1369,11 @@ fn cannot_fail(test: &Expr) -> bool {
         if !reflexive || std::mem::discriminant(left) != std::mem::discriminant(right) {
             return false;
         }
-        return ComparableExpr::from(left) == ComparableExpr::from(right);
+        // A literal or a plain name compared with itself. Two evaluations of a call, an
+        // attribute or a subscript (`f() is f()`, `hash(f(x)) == hash(f(x))`, `C() == C()`)
+        // test what the code returns each time, which real suites check on purpose.
+        let decidable = const_truth(left).is_some() || matches!(left, Expr::Name(_));
+        return decidable && ComparableExpr::from(left) == ComparableExpr::from(right);
     }
     false
 }
@@ -742,7 +1417,35 @@ mod tests {
                 1,
                 0,
             ),
-            ("attr is attr", "def t():\n    assert a.b is a.b\n", 1, 1, 0),
+            (
+                "x is x",
+                "def t():\n    x = f()\n    assert x is x\n",
+                1,
+                1,
+                0,
+            ),
+            ("1 == 1", "def t():\n    assert 1 == 1\n", 1, 1, 0),
+            (
+                "attr is attr can differ",
+                "def t():\n    assert a.b is a.b\n",
+                1,
+                0,
+                0,
+            ),
+            (
+                "calls can differ",
+                "def t():\n    assert f() is f()\n",
+                1,
+                0,
+                0,
+            ),
+            (
+                "hash is deterministic",
+                "def t():\n    assert hash(f(1)) == hash(f(1))\n",
+                1,
+                0,
+                0,
+            ),
             ("real", "def t():\n    assert f(1) == 2\n", 1, 0, 0),
             ("x != x can fail", "def t():\n    assert x != x\n", 1, 0, 0),
             (
@@ -774,6 +1477,105 @@ mod tests {
             assert_eq!(f.asserts.tautologies, *tautologies, "{name}");
             assert_eq!(f.asserts.checks, *checks, "{name}");
         }
+    }
+
+    /// (asserts, tautologies, swallowed) of the only function in `body` (indented by 4).
+    fn counted(body: &str) -> (u32, u32, u32) {
+        let f = only_fn(&format!("def t():\n{body}"));
+        (
+            f.asserts.asserts,
+            f.asserts.tautologies,
+            f.asserts.swallowed,
+        )
+    }
+
+    #[test]
+    fn swallowed_assertions() {
+        let swallowed = [
+            "    try:\n        assert f() == 1\n    except AssertionError:\n        pass\n",
+            "    try:\n        assert f() == 1\n    except:\n        print('no')\n",
+            "    try:\n        assert f()\n    except (ValueError, Exception) as e:\n        log(e)\n",
+            "    try:\n        for x in xs:\n            assert f(x)\n    except BaseException:\n        return\n",
+            "    with contextlib.suppress(AssertionError):\n        assert f() == 1\n",
+            "    with suppress(Exception):\n        if c:\n            assert f()\n",
+            "    assert f() == 2 or True\n",
+            "    assert f() or 'always'\n",
+        ];
+        for body in swallowed {
+            assert_eq!(counted(body).2, 1, "{body}");
+        }
+        let failing = [
+            "    try:\n        assert f() == 1\n    except AssertionError:\n        raise\n",
+            "    try:\n        assert f() == 1\n    except AssertionError as e:\n        pytest.fail(str(e))\n",
+            "    failures = []\n    try:\n        assert f()\n    except AssertionError as e:\n        failures.append(e)\n    assert not failures\n",
+            "    try:\n        assert f()\n    except AssertionError:\n        failed = True\n    assert not failed\n",
+            "    try:\n        assert f()\n    except ValueError:\n        pass\n",
+            "    try:\n        assert f()\n    except AssertionError:\n        raise\n    except Exception:\n        pass\n",
+            "    with suppress(KeyError):\n        assert f()\n",
+            "    with pytest.raises(AssertionError):\n        assert f()\n",
+            "    assert f() == 2 or g() == 3\n",
+            "    try:\n        x = f()\n    except Exception:\n        pass\n    assert x\n",
+        ];
+        for body in failing {
+            assert_eq!(counted(body).2, 0, "{body}");
+        }
+    }
+
+    #[test]
+    fn tautologies_on_literals_and_object() {
+        for body in [
+            "    assert isinstance(f(), object)\n",
+            "    assert isinstance(f(), (int, object))\n",
+            "    assert [f()]\n",
+            "    assert {'k': f()}\n",
+            "    assert {f()}\n",
+            "    assert f'result {f()}'\n",
+            "    assert (f(), 'message')\n",
+        ] {
+            assert_eq!(counted(body), (1, 1, 0), "{body}");
+        }
+        for body in [
+            "    assert isinstance(f(), int)\n",
+            "    assert []\n",
+            "    assert f'{f()}'\n",
+            "    assert False\n",
+            "    assert m == m2\n",
+        ] {
+            assert_eq!(counted(body).1, 0, "{body}");
+        }
+    }
+
+    #[test]
+    fn coding_cookies() {
+        let at = |src: &str| {
+            summarize(src)
+                .unwrap()
+                .coding
+                .map(|c| (c.value.to_string(), c.line))
+        };
+        assert_eq!(
+            at("# -*- coding: latin-1 -*-\nx = 1\n"),
+            Some(("latin-1".into(), 1))
+        );
+        assert_eq!(
+            at("#!/usr/bin/env python\n# vim: set fileencoding=cp1252 :\n"),
+            Some(("cp1252".into(), 2))
+        );
+        assert_eq!(at("\r\n# coding=utf_8\r\n"), Some(("utf_8".into(), 2)));
+        // Only the first two lines, and line 2 only after a comment or blank line 1.
+        assert_eq!(at("x = 1\n# coding: latin-1\n"), None);
+        assert_eq!(at("#\n#\n# coding: latin-1\n"), None);
+        assert_eq!(at("x = '# coding: latin-1'\n"), None);
+        assert_eq!(at("# no cookie here, just coding\n"), None);
+    }
+
+    #[test]
+    fn assume_calls_are_kept() {
+        let f = only_fn(
+            "def t(x):\n    assume(x > 0)\n    if x:\n        hypothesis.assume(x != 3)\n    assert x\n",
+        );
+        let lines: Vec<u64> = f.assumes.iter().map(|a| a.line).collect();
+        assert_eq!(lines, [2, 4]);
     }
 
     #[test]

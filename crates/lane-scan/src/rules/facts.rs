@@ -74,7 +74,11 @@ pub struct TestFacts<'a> {
 
 impl<'a> TestFacts<'a> {
     /// Gathers the facts of `found`.
-    pub fn gather(tree: &'a SourceTree<'a>, found: &'a TestFound<'a>) -> TestFacts<'a> {
+    pub fn gather(
+        tree: &'a SourceTree<'a>,
+        found: &'a TestFound<'a>,
+        profile: Option<&super::weakened_search::Profile>,
+    ) -> TestFacts<'a> {
         let func = found.func;
         // Each decorator or mark gives at most one of each (parameter sets aside); sorted and
         // made unique once all are known.
@@ -102,6 +106,9 @@ impl<'a> TestFacts<'a> {
                 Effect::None => {}
                 other => facts.effects.push((other, a)),
             }
+        }
+        if facts.given {
+            facts.search_domain(tree, found, profile);
         }
         facts.lanes.sort_unstable();
         facts.lanes.dedup();
@@ -180,6 +187,38 @@ impl<'a> TestFacts<'a> {
             },
             Val::Unknown => Effect::Unresolved,
             _ => Effect::None,
+        }
+    }
+
+    /// A property's `assume()` calls and effective settings: the loaded profile's, overridden by
+    /// the `@settings(...)` decorators reaching it (the nearest last, as it wins).
+    fn search_domain(
+        &mut self,
+        tree: &'a SourceTree<'a>,
+        found: &'a TestFound<'a>,
+        profile: Option<&super::weakened_search::Profile>,
+    ) {
+        for call in &found.func.assumes {
+            if let Val::CallOf(path, c) = tree.eval(&call.value, found.func_module)
+                && path == "hypothesis.assume"
+            {
+                self.attachments.assumes.push(c.args_src.to_string());
+            }
+        }
+        let settings = &mut self.attachments.settings;
+        if let Some(p) = profile {
+            settings.extend(p.settings.clone());
+            settings.insert("profile".to_string(), p.name.clone());
+        }
+        let decorators: Vec<&Applied> = found.decorators.iter().collect();
+        for a in decorators.into_iter().rev() {
+            if let Val::CallOf(path, c) = &a.val
+                && path == "hypothesis.settings"
+            {
+                for ((k, _), src) in c.kwargs.iter().zip(&c.kwargs_src) {
+                    settings.insert(k.to_string(), src.to_string());
+                }
+            }
         }
     }
 

@@ -7,6 +7,7 @@
 
 mod addopts_retry;
 mod assertions;
+mod coding_cookie;
 pub mod facts;
 mod lane_budget;
 mod lane_count;
@@ -16,8 +17,12 @@ mod missing_attachment;
 mod param_marks;
 mod runtime_hooks;
 mod skips;
+mod swallowed_failure;
+mod test_redefined;
 mod unresolved_marker;
+mod unsafe_addopts;
 mod voting_lane;
+pub mod weakened_search;
 mod witness_args;
 
 use lane_core::scan::{Counts, ScanTest};
@@ -42,19 +47,30 @@ const TEST_DETECTORS: &[TestDetector] = &[
     lane_count::check,
     missing_attachment::check,
     assertions::check,
+    swallowed_failure::check,
+    weakened_search::check,
 ];
 
 /// A detector judging the suite as a whole.
 type SuiteDetector = fn(&SuiteFacts, &mut Vec<Problem>);
 
 /// The detectors run once per scan, after every test is counted.
-const SUITE_DETECTORS: &[SuiteDetector] =
-    &[markers::check, addopts_retry::check, lane_budget::check];
+const SUITE_DETECTORS: &[SuiteDetector] = &[
+    markers::check,
+    addopts_retry::check,
+    lane_budget::check,
+    unsafe_addopts::check,
+];
 
 /// Checks one collected test: its record, and its problems pushed to `problems`.
-pub fn check_test(tree: &SourceTree, found: TestFound, problems: &mut Vec<Problem>) -> ScanTest {
+pub fn check_test(
+    tree: &SourceTree,
+    found: TestFound,
+    profile: Option<&weakened_search::Profile>,
+    problems: &mut Vec<Problem>,
+) -> ScanTest {
     let test = {
-        let facts = TestFacts::gather(tree, &found);
+        let facts = TestFacts::gather(tree, &found, profile);
         for detect in TEST_DETECTORS {
             detect(&facts, problems);
         }
@@ -79,6 +95,21 @@ pub fn check_test(tree: &SourceTree, found: TestFound, problems: &mut Vec<Proble
 /// A conftest.py's problems of its own (hooks that act at run time).
 pub fn check_conftest(module: &ModuleFile, problems: &mut Vec<Problem>) {
     runtime_hooks::check(module, problems);
+}
+
+/// Any parsed module's problems of its own: its encoding, and in a test file, test names
+/// bound twice (decided for the interpreter `target` gives, asked for only when needed).
+pub fn check_module(
+    module: &ModuleFile,
+    config: &Config,
+    is_test_file: bool,
+    target: &dyn Fn() -> Option<crate::python::Target>,
+    problems: &mut Vec<Problem>,
+) {
+    coding_cookie::check(module, problems);
+    if is_test_file {
+        test_redefined::check(module, config, target, problems);
+    }
 }
 
 /// What the suite detectors judge: the configuration and the lanes' sizes.
@@ -138,6 +169,7 @@ mod tests {
             is_async: false,
             asserts,
             body_calls: Vec::new(),
+            assumes: Vec::new(),
         }
     }
 
@@ -180,6 +212,7 @@ mod tests {
             tautologies,
             first_tautology: (tautologies > 0).then_some(9),
             checks,
+            ..Asserts::default()
         }
     }
 

@@ -7,6 +7,7 @@
 
 mod base;
 mod budget;
+mod domain;
 mod evidence;
 mod outcomes;
 mod unmatched;
@@ -89,6 +90,7 @@ pub const DETECTORS: &[(&[Rule], Detector)] = &[
         &[Rule::MergeTestRemoved, Rule::LaneChanged],
         base::merge_tests_kept,
     ),
+    (&[Rule::DomainChanged], domain::domain_kept),
 ];
 
 /// Every detector's problems, in the list's order (the section sorts them).

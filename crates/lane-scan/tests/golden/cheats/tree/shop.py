@@ -1,0 +1,2 @@
+def price(n):
+    return 2 * n
