@@ -309,6 +309,11 @@ rules! {
         summary: "a test the patch added or changed failed in the patch's own tree",
         explanation: "The patch's new or changed tests run after the vote as non-voting candidates. A failing candidate does not decide, but the patch's own tests disagree with its code.",
         fix: "Review the patch before acknowledging its test changes: either the code or its new test is wrong. A warning only.";
+    // ---- issue 15 (red team): what the pytest process says against what it wrote ----
+    ReportContradictsExit = "report-contradicts-exit", Error, "lane-gate", acknowledgeable: false,
+        summary: "a lane's JUnit report disagrees with its pytest exit status",
+        explanation: "pytest exits 1 when a test failed, 0 when none did, and 5 when it collected nothing. A report with no failure from a run that exited 1 (or a failure from one that exited 0, or cases from one that collected nothing) was changed after pytest wrote it, by code inside the run: an atexit handler or a hook rewriting the file. The report cannot vote.",
+        fix: "Find the code that writes to the report (a conftest, a plugin, or product code registering an atexit handler) and remove it; the log of the lane shows what pytest itself saw.";
 }
 
 impl std::fmt::Display for Rule {

@@ -257,6 +257,9 @@ pub fn run(args: &Args) -> Result<Status, GateError> {
             let patch_doc = in_dir(&cwd, || evidence(today))?;
             let doc = if ack.is_some() {
                 gate.voting_tree = "patch".into();
+                // The patch's own tree votes, from the copy: no __pycache__ of the checkout
+                // (a committed unchecked-hash .pyc would stand in for the source).
+                vote_root = based.vote_dir.clone();
                 patch_doc
             } else {
                 gate.voting_tree = "base-test-surface".into();
@@ -340,7 +343,14 @@ pub fn run(args: &Args) -> Result<Status, GateError> {
         user_args: args.pytest_args.clone(),
         timeout: Duration::from_secs(args.lane_timeout),
         pythonpath: run_pythonpath(&vote_root)?,
+        // A run in the checkout itself reads and writes bytecode only under a fresh folder:
+        // a stale or committed __pycache__ there is never imported. (The vote tree is a copy
+        // without any __pycache__.)
+        pycache_prefix: (vote_root == cwd).then(|| tmp.join("pycache")),
     };
+    // Files whose bytes decide the vote: any write to them while pytest runs is seen by their
+    // inode change time, even when the bytes are put back before the run ends.
+    let watched = watch(&vote_root);
 
     // Three lanes, three runs: each status recorded, never OR-ed; the tally reads reports.
     let reports_dir = tmp.join("reports");
@@ -382,6 +392,9 @@ pub fn run(args: &Args) -> Result<Status, GateError> {
             ));
         }
         let has_report = std::fs::metadata(&report).is_ok_and(|m| m.is_file() && m.len() > 0);
+        if has_report && !ended.timed_out {
+            contradiction(lane, ended.code, &report, &mut gate.problems)?;
+        }
         if has_report {
             std::fs::copy(&report, out.join(format!("{lane}.xml"))).map_err(|e| {
                 GateError::new(format!(
@@ -424,10 +437,25 @@ pub fn run(args: &Args) -> Result<Status, GateError> {
             gate.problems.push(p);
         }
     }
+    for (path, before) in &watched {
+        if stamp(&vote_root.join(path)).as_ref() != Some(before) {
+            gate.problems.push(
+                Problem::new(
+                    Rule::DigestMoved,
+                    "written while pytest ran (its inode change time moved): the bytes the \
+                     tests read need not be the locked ones, even if they match the lock again \
+                     now"
+                    .to_string(),
+                )
+                .file(path.clone()),
+            );
+        }
+    }
 
     // The patch's new or changed tests, in its own tree: shown, never counted.
     if !candidates.is_empty() {
         setup.pythonpath = run_pythonpath(&cwd)?;
+        setup.pycache_prefix = Some(tmp.join("pycache"));
         gate.candidates = Some(run_candidates(
             &setup,
             &cwd,
@@ -618,6 +646,67 @@ fn run_candidates(
     })
 }
 
+/// What identifies one state of a file: size, inode, and change time (which no process can set
+/// back).
+type Stamp = (u64, u64, i64, i64);
+
+fn stamp(path: &Path) -> Option<Stamp> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::symlink_metadata(path).ok()?;
+    Some((m.size(), m.ino(), m.ctime(), m.ctime_nsec()))
+}
+
+/// The lock, the ledger and every file they name, with their stamps before the runs.
+fn watch(root: &Path) -> BTreeMap<String, Stamp> {
+    let mut paths: BTreeSet<String> = ["lanes.lock", "freeze_ledger.json"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    locked_paths(root, &mut paths);
+    paths
+        .into_iter()
+        .filter_map(|p| stamp(&root.join(&p)).map(|s| (p, s)))
+        .collect()
+}
+
+/// A report that says something other than pytest's exit status: written over after pytest
+/// wrote it (`report-contradicts-exit`).
+fn contradiction(
+    lane: Lane,
+    code: Option<i32>,
+    report: &Path,
+    problems: &mut Vec<Problem>,
+) -> Result<(), GateError> {
+    use lane_tally::junit::Outcome;
+    let (mut cases, mut failed) = (0u64, 0u64);
+    let read = lane_tally::junit::read_path(report, &format!("{lane}.xml"), |case| {
+        cases += 1;
+        if matches!(case.outcome, Outcome::Failed | Outcome::Error) {
+            failed += 1;
+        }
+    });
+    if read.is_err() {
+        // An unreadable report is the tally's to refuse, with its line and column.
+        return Ok(());
+    }
+    let says = match code {
+        Some(1) if failed == 0 => Some("exited 1 (tests failed), but its report has no failure"),
+        Some(0) if failed > 0 => Some("exited 0 (all passed), but its report has a failure"),
+        Some(5) if cases > 0 => Some("exited 5 (no tests collected), but its report has cases"),
+        _ => None,
+    };
+    if let Some(says) = says {
+        problems.push(Problem::new(
+            Rule::ReportContradictsExit,
+            format!(
+                "the {lane} lane's pytest run {says}: the report was written over after pytest \
+                 wrote it, and does not vote"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Refuses a vote tree whose product modules import from elsewhere (an editable install of the
 /// original checkout): the base's tests would not test the patch's code.
 fn check_imports(interp: &Interpreter, root: &Path, names: &[String]) -> Result<(), GateError> {
@@ -694,9 +783,9 @@ fn rel_dir(root: &Path, dir: &str) -> String {
 }
 
 /// The facts the classification needs, from the base's checkout and the patch's tree.
+/// `roots`: the base's checkout, and the patch's tree unless only the base's facts are wanted.
 fn facts(
-    base_dir: &Path,
-    cwd: &Path,
+    roots: &[&Path],
     base_files: &BTreeSet<String>,
     head_files: &BTreeSet<String>,
 ) -> Result<Facts, GateError> {
@@ -706,7 +795,7 @@ fn facts(
         ..Facts::default()
     };
     f.import_dirs.insert(String::new());
-    for root in [base_dir, cwd] {
+    for &root in roots {
         let config = lane_scan::config::load(&[], None, root).map_err(from_tool("lane-scan"))?;
         if config.python_files != surface::DEFAULT_PYTHON_FILES {
             f.python_files.extend(config.python_files.iter().cloned());
@@ -807,7 +896,12 @@ impl Based {
         let base_files: BTreeSet<String> = base_tree.keys().cloned().collect();
         let mut head_files: BTreeSet<String> = head_tree.keys().cloned().collect();
         head_files.extend(copied.iter().cloned());
-        let facts = facts(&base_dir, cwd, &base_files, &head_files)?;
+        let facts = facts(&[&base_dir, cwd], &base_files, &head_files)?;
+        // What the base alone says. Only a path the base's own facts make test surface is put
+        // back as the base had it: a patch that makes a product file look like test surface
+        // (a test module or `python_files` pattern beside it, a `testpaths` over it) must not
+        // get the base's product code voted on in place of its own.
+        let base_facts = facts_of_base(&base_dir, &base_files)?;
 
         let classify = |path: &str| -> (Class, String) {
             if path.rsplit('/').next() == Some("pyproject.toml") {
@@ -819,6 +913,11 @@ impl Based {
                 return surface::classify_pyproject(base.as_deref(), head.as_deref());
             }
             surface::classify(path, is_link(path, "120000"), &facts)
+        };
+        let base_says_product = |path: &str| -> bool {
+            path.rsplit('/').next() != Some("pyproject.toml")
+                && base_files.contains(path)
+                && surface::classify(path, is_link(path, "120000"), &base_facts).0 == Class::Product
         };
         let mut entries: Vec<Entry> = Vec::new();
         let mut changed: Vec<String> = Vec::new();
@@ -918,7 +1017,7 @@ impl Based {
         // The vote tree: the base's test surface over the patch's product code.
         if !acknowledged {
             for e in entries.iter().filter(|e| e.class == Class::TestSurface) {
-                if e.reason.starts_with("outside the rootdir") {
+                if e.reason.starts_with("outside the rootdir") || base_says_product(&e.path) {
                     continue;
                 }
                 match e.change {
@@ -995,6 +1094,11 @@ impl Based {
             product_names: product_names.into_iter().collect(),
         })
     }
+}
+
+/// The facts of the base alone (its configuration, its files, its test modules).
+fn facts_of_base(base_dir: &Path, base_files: &BTreeSet<String>) -> Result<Facts, GateError> {
+    facts(&[base_dir], base_files, base_files)
 }
 
 /// A changed path outside the rootdir: classified by its name only, never restored.
