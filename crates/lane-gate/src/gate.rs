@@ -1192,3 +1192,72 @@ fn review_edits(
     }
     Ok(doc)
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    const PASSED: &str = "<testsuites><testsuite name=\"pytest\" errors=\"0\" failures=\"0\">\
+        <testcase classname=\"tests.test_a\" name=\"test_x\" file=\"tests/test_a.py\"/>\
+        </testsuite></testsuites>";
+    const FAILED: &str = "<testsuites><testsuite name=\"pytest\" errors=\"0\" failures=\"1\">\
+        <testcase classname=\"tests.test_a\" name=\"test_x\" file=\"tests/test_a.py\">\
+        <failure message=\"boom\">boom</failure></testcase></testsuite></testsuites>";
+    const EMPTY: &str = "<testsuites><testsuite name=\"pytest\" tests=\"0\"/></testsuites>";
+
+    fn judged(report: &str, code: Option<i32>) -> Vec<Problem> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("merge.xml");
+        std::fs::write(&path, report).unwrap();
+        let mut problems = Vec::new();
+        contradiction(Lane::Merge, code, &path, &mut problems).unwrap();
+        problems
+    }
+
+    #[test]
+    fn a_report_must_agree_with_its_exit_status() {
+        for (report, code) in [(PASSED, Some(1)), (FAILED, Some(0)), (PASSED, Some(5))] {
+            let p = judged(report, code);
+            assert_eq!(p.len(), 1, "{code:?}");
+            assert_eq!(p[0].rule, Rule::ReportContradictsExit.id());
+            assert!(p[0].message.contains("merge lane"), "{}", p[0].message);
+        }
+        for (report, code) in [
+            (PASSED, Some(0)),
+            (FAILED, Some(1)),
+            (EMPTY, Some(5)),
+            (FAILED, Some(2)),
+            (PASSED, None),
+        ] {
+            assert!(judged(report, code).is_empty(), "{code:?}");
+        }
+        // an unreadable report is the tally's to refuse
+        assert!(judged("<testsuites><testcase", Some(1)).is_empty());
+    }
+
+    #[test]
+    fn a_watched_file_written_and_restored_changes_its_stamp() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(
+            root.join("lanes.lock"),
+            "{\"version\":1,\"files\":[{\"path\":\"g.txt\",\"sha256\":\"ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb\",\
+             \"bytes\":1,\"locked_on\":\"2026-01-01\"}]}",
+        )
+        .unwrap();
+        std::fs::write(root.join("g.txt"), "a").unwrap();
+        let before = watch(root);
+        assert_eq!(
+            before.keys().cloned().collect::<Vec<_>>(),
+            ["g.txt", "lanes.lock"]
+        );
+        assert_eq!(watch(root), before);
+        std::thread::sleep(Duration::from_millis(20));
+        std::fs::write(root.join("g.txt"), "b").unwrap();
+        std::fs::write(root.join("g.txt"), "a").unwrap();
+        let after = watch(root);
+        assert_ne!(after.get("g.txt"), before.get("g.txt"));
+        assert_eq!(after.get("lanes.lock"), before.get("lanes.lock"));
+    }
+}
