@@ -157,6 +157,20 @@ def test_a_removed_voter_is_named_even_though_the_base_s_copy_votes(invoice: Pat
     assert verdict["tally"]["lanes"]["merge"]["passed"] == 2  # the base's two voted
 
 
+def test_a_product_file_made_to_look_like_test_surface_is_still_the_patch_s(invoice: Path):
+    # The patch names its own product module in python_files: listed as test surface, but the
+    # vote tree keeps the patch's version, so the base's tests judge the wrong library.
+    repo = based(invoice)
+    edit(repo / "invoice.py", *WRONG_LIBRARY)
+    edit(repo / "pytest.ini", "testpaths = tests", "testpaths = tests\npython_files = test_*.py invoice.py")
+    commit(repo, "agent: bonus, and invoice.py is a test module now")
+    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    verdict = verdict_of(repo)
+    assert {"invoice.py", "pytest.ini"} <= set(surface(verdict))
+    assert "merge-failed" in reason_rules(verdict), verdict["tally"]["reasons"]
+
+
 # ---- real CI shapes ----
 
 def test_a_detached_head_is_gated_like_a_branch(tmp_path: Path):

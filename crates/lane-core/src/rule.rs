@@ -369,6 +369,11 @@ rules! {
         summary: "a merge property's recorded domain differs from the base's",
         explanation: "A narrowed strategy, a new assume(), fewer examples or other changed settings let a property pass a wrong patch while still voting. With --base, lane-tally compares each merge property's domain attachment (the @given arguments, its assume() calls and effective settings) with the base's, and a merge test that asserted in the base and no longer asserts anything is reported too.",
         fix: "Restore the base's domain. If the change is intended, acknowledge it with --reason TEXT (lane-gate: --ack) so a reviewer sees it.";
+    // ---- issue 15 (red team): what the pytest process says against what it wrote ----
+    ReportContradictsExit = "report-contradicts-exit", Error, "lane-gate", acknowledgeable: false,
+        summary: "a lane's JUnit report disagrees with its pytest exit status",
+        explanation: "pytest exits 1 when a test failed, 0 when none did, and 5 when it collected nothing. A report with no failure from a run that exited 1 (or a failure from one that exited 0, or cases from one that collected nothing) was changed after pytest wrote it, by code inside the run: an atexit handler or a hook rewriting the file. The report cannot vote.",
+        fix: "Find the code that writes to the report (a conftest, a plugin, or product code registering an atexit handler) and remove it; the log of the lane shows what pytest itself saw.";
 }
 
 impl std::fmt::Display for Rule {

@@ -273,6 +273,9 @@ pub fn run(args: &Args) -> Result<Status, GateError> {
             };
             let doc = if ack.is_some() {
                 gate.voting_tree = "patch".into();
+                // The patch's own tree votes, from the copy: no __pycache__ of the checkout
+                // (a committed unchecked-hash .pyc would stand in for the source).
+                vote_root = based.vote_dir.clone();
                 patch_doc
             } else {
                 gate.voting_tree = "base-test-surface".into();
@@ -356,7 +359,14 @@ pub fn run(args: &Args) -> Result<Status, GateError> {
         user_args: args.pytest_args.clone(),
         timeout: Duration::from_secs(args.lane_timeout),
         pythonpath: run_pythonpath(&vote_root)?,
+        // A run in the checkout itself reads and writes bytecode only under a fresh folder:
+        // a stale or committed __pycache__ there is never imported. (The vote tree is a copy
+        // without any __pycache__.)
+        pycache_prefix: (vote_root == cwd).then(|| tmp.join("pycache")),
     };
+    // Files whose bytes decide the vote: any write to them while pytest runs is seen by their
+    // inode change time, even when the bytes are put back before the run ends.
+    let watched = watch(&vote_root);
 
     // Three lanes, three runs: each status recorded, never OR-ed; the tally reads reports.
     let reports_dir = tmp.join("reports");
@@ -398,6 +408,9 @@ pub fn run(args: &Args) -> Result<Status, GateError> {
             ));
         }
         let has_report = std::fs::metadata(&report).is_ok_and(|m| m.is_file() && m.len() > 0);
+        if has_report && !ended.timed_out {
+            contradiction(lane, ended.code, &report, &mut gate.problems)?;
+        }
         if has_report {
             std::fs::copy(&report, out.join(format!("{lane}.xml"))).map_err(|e| {
                 GateError::new(format!(
@@ -440,10 +453,25 @@ pub fn run(args: &Args) -> Result<Status, GateError> {
             gate.problems.push(p);
         }
     }
+    for (path, before) in &watched {
+        if stamp(&vote_root.join(path)).as_ref() != Some(before) {
+            gate.problems.push(
+                Problem::new(
+                    Rule::DigestMoved,
+                    "written while pytest ran (its inode change time moved): the bytes the \
+                     tests read need not be the locked ones, even if they match the lock again \
+                     now"
+                    .to_string(),
+                )
+                .file(path.clone()),
+            );
+        }
+    }
 
     // The patch's new or changed tests, in its own tree: shown, never counted.
     if !candidates.is_empty() {
         setup.pythonpath = run_pythonpath(&cwd)?;
+        setup.pycache_prefix = Some(tmp.join("pycache"));
         gate.candidates = Some(run_candidates(
             &setup,
             &cwd,
@@ -662,6 +690,67 @@ fn run_candidates(
     })
 }
 
+/// What identifies one state of a file: size, inode, and change time (which no process can set
+/// back).
+type Stamp = (u64, u64, i64, i64);
+
+fn stamp(path: &Path) -> Option<Stamp> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::symlink_metadata(path).ok()?;
+    Some((m.size(), m.ino(), m.ctime(), m.ctime_nsec()))
+}
+
+/// The lock, the ledger and every file they name, with their stamps before the runs.
+fn watch(root: &Path) -> BTreeMap<String, Stamp> {
+    let mut paths: BTreeSet<String> = ["lanes.lock", "freeze_ledger.json"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    locked_paths(root, &mut paths);
+    paths
+        .into_iter()
+        .filter_map(|p| stamp(&root.join(&p)).map(|s| (p, s)))
+        .collect()
+}
+
+/// A report that says something other than pytest's exit status: written over after pytest
+/// wrote it (`report-contradicts-exit`).
+fn contradiction(
+    lane: Lane,
+    code: Option<i32>,
+    report: &Path,
+    problems: &mut Vec<Problem>,
+) -> Result<(), GateError> {
+    use lane_tally::junit::Outcome;
+    let (mut cases, mut failed) = (0u64, 0u64);
+    let read = lane_tally::junit::read_path(report, &format!("{lane}.xml"), |case| {
+        cases += 1;
+        if matches!(case.outcome, Outcome::Failed | Outcome::Error) {
+            failed += 1;
+        }
+    });
+    if read.is_err() {
+        // An unreadable report is the tally's to refuse, with its line and column.
+        return Ok(());
+    }
+    let says = match code {
+        Some(1) if failed == 0 => Some("exited 1 (tests failed), but its report has no failure"),
+        Some(0) if failed > 0 => Some("exited 0 (all passed), but its report has a failure"),
+        Some(5) if cases > 0 => Some("exited 5 (no tests collected), but its report has cases"),
+        _ => None,
+    };
+    if let Some(says) = says {
+        problems.push(Problem::new(
+            Rule::ReportContradictsExit,
+            format!(
+                "the {lane} lane's pytest run {says}: the report was written over after pytest \
+                 wrote it, and does not vote"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Refuses a vote tree whose product modules import from elsewhere (an editable install of the
 /// original checkout): the base's tests would not test the patch's code.
 fn check_imports(interp: &Interpreter, root: &Path, names: &[String]) -> Result<(), GateError> {
@@ -738,9 +827,9 @@ fn rel_dir(root: &Path, dir: &str) -> String {
 }
 
 /// The facts the classification needs, from the base's checkout and the patch's tree.
+/// `roots`: the base's checkout, and the patch's tree unless only the base's facts are wanted.
 fn facts(
-    base_dir: &Path,
-    cwd: &Path,
+    roots: &[&Path],
     base_files: &BTreeSet<String>,
     head_files: &BTreeSet<String>,
 ) -> Result<Facts, GateError> {
@@ -750,7 +839,7 @@ fn facts(
         ..Facts::default()
     };
     f.import_dirs.insert(String::new());
-    for root in [base_dir, cwd] {
+    for &root in roots {
         let config = lane_scan::config::load(&[], None, root).map_err(from_tool("lane-scan"))?;
         if config.python_files != surface::DEFAULT_PYTHON_FILES {
             f.python_files.extend(config.python_files.iter().cloned());
@@ -851,7 +940,12 @@ impl Based {
         let base_files: BTreeSet<String> = base_tree.keys().cloned().collect();
         let mut head_files: BTreeSet<String> = head_tree.keys().cloned().collect();
         head_files.extend(copied.iter().cloned());
-        let facts = facts(&base_dir, cwd, &base_files, &head_files)?;
+        let facts = facts(&[&base_dir, cwd], &base_files, &head_files)?;
+        // What the base alone says. Only a path the base's own facts make test surface is put
+        // back as the base had it: a patch that makes a product file look like test surface
+        // (a test module or `python_files` pattern beside it, a `testpaths` over it) must not
+        // get the base's product code voted on in place of its own.
+        let base_facts = facts_of_base(&base_dir, &base_files)?;
 
         let classify = |path: &str| -> (Class, String) {
             if path.rsplit('/').next() == Some("pyproject.toml") {
@@ -863,6 +957,11 @@ impl Based {
                 return surface::classify_pyproject(base.as_deref(), head.as_deref());
             }
             surface::classify(path, is_link(path, "120000"), &facts)
+        };
+        let base_says_product = |path: &str| -> bool {
+            path.rsplit('/').next() != Some("pyproject.toml")
+                && base_files.contains(path)
+                && surface::classify(path, is_link(path, "120000"), &base_facts).0 == Class::Product
         };
         let mut entries: Vec<Entry> = Vec::new();
         let mut changed: Vec<String> = Vec::new();
@@ -962,7 +1061,7 @@ impl Based {
         // The vote tree: the base's test surface over the patch's product code.
         if !acknowledged {
             for e in entries.iter().filter(|e| e.class == Class::TestSurface) {
-                if e.reason.starts_with("outside the rootdir") {
+                if e.reason.starts_with("outside the rootdir") || base_says_product(&e.path) {
                     continue;
                 }
                 match e.change {
@@ -1039,6 +1138,11 @@ impl Based {
             product_names: product_names.into_iter().collect(),
         })
     }
+}
+
+/// The facts of the base alone (its configuration, its files, its test modules).
+fn facts_of_base(base_dir: &Path, base_files: &BTreeSet<String>) -> Result<Facts, GateError> {
+    facts(&[base_dir], base_files, base_files)
 }
 
 /// A changed path outside the rootdir: classified by its name only, never restored.
@@ -1168,4 +1272,73 @@ fn review_edits(
         doc.set_section(freeze_ledger::diff::SECTION, &section);
     }
     Ok(doc)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    const PASSED: &str = "<testsuites><testsuite name=\"pytest\" errors=\"0\" failures=\"0\">\
+        <testcase classname=\"tests.test_a\" name=\"test_x\" file=\"tests/test_a.py\"/>\
+        </testsuite></testsuites>";
+    const FAILED: &str = "<testsuites><testsuite name=\"pytest\" errors=\"0\" failures=\"1\">\
+        <testcase classname=\"tests.test_a\" name=\"test_x\" file=\"tests/test_a.py\">\
+        <failure message=\"boom\">boom</failure></testcase></testsuite></testsuites>";
+    const EMPTY: &str = "<testsuites><testsuite name=\"pytest\" tests=\"0\"/></testsuites>";
+
+    fn judged(report: &str, code: Option<i32>) -> Vec<Problem> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("merge.xml");
+        std::fs::write(&path, report).unwrap();
+        let mut problems = Vec::new();
+        contradiction(Lane::Merge, code, &path, &mut problems).unwrap();
+        problems
+    }
+
+    #[test]
+    fn a_report_must_agree_with_its_exit_status() {
+        for (report, code) in [(PASSED, Some(1)), (FAILED, Some(0)), (PASSED, Some(5))] {
+            let p = judged(report, code);
+            assert_eq!(p.len(), 1, "{code:?}");
+            assert_eq!(p[0].rule, Rule::ReportContradictsExit.id());
+            assert!(p[0].message.contains("merge lane"), "{}", p[0].message);
+        }
+        for (report, code) in [
+            (PASSED, Some(0)),
+            (FAILED, Some(1)),
+            (EMPTY, Some(5)),
+            (FAILED, Some(2)),
+            (PASSED, None),
+        ] {
+            assert!(judged(report, code).is_empty(), "{code:?}");
+        }
+        // an unreadable report is the tally's to refuse
+        assert!(judged("<testsuites><testcase", Some(1)).is_empty());
+    }
+
+    #[test]
+    fn a_watched_file_written_and_restored_changes_its_stamp() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(
+            root.join("lanes.lock"),
+            "{\"version\":1,\"files\":[{\"path\":\"g.txt\",\"sha256\":\"ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb\",\
+             \"bytes\":1,\"locked_on\":\"2026-01-01\"}]}",
+        )
+        .unwrap();
+        std::fs::write(root.join("g.txt"), "a").unwrap();
+        let before = watch(root);
+        assert_eq!(
+            before.keys().cloned().collect::<Vec<_>>(),
+            ["g.txt", "lanes.lock"]
+        );
+        assert_eq!(watch(root), before);
+        std::thread::sleep(Duration::from_millis(20));
+        std::fs::write(root.join("g.txt"), "b").unwrap();
+        std::fs::write(root.join("g.txt"), "a").unwrap();
+        let after = watch(root);
+        assert_ne!(after.get("g.txt"), before.get("g.txt"));
+        assert_eq!(after.get("lanes.lock"), before.get("lanes.lock"));
+    }
 }

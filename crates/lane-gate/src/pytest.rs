@@ -1,4 +1,5 @@
-//! One pytest run the patch cannot steer: `python -P -m pytest` with plugin autoloading off and
+//! One pytest run the patch cannot steer: `python -P` running pytest from a bootstrap that puts
+//! the tree on `sys.path` after start-up, with plugin autoloading off and
 //! only named plugins loaded, the caller's pytest environment cleared, the gate's own options
 //! last-word (a user argument may not override them), a fresh report path, and a timeout that
 //! kills the whole process group.
@@ -70,6 +71,16 @@ pub fn check_user_args(args: &[String]) -> Result<(), GateError> {
     Ok(())
 }
 
+/// The program `python -P -c` runs: the folders the run needs go on `sys.path` only now, after
+/// start-up, so a `sitecustomize.py` or `usercustomize.py` in them is never imported by the
+/// interpreter itself; children get them on PYTHONPATH as before.
+pub const BOOTSTRAP: &str = "import os, sys\n\
+p = os.environ.pop('LANES_GATE_PATH', '')\n\
+sys.path[0:0] = [d for d in p.split(os.pathsep) if d]\n\
+if p:\n    os.environ['PYTHONPATH'] = p\n\
+import pytest\n\
+raise SystemExit(int(pytest.main()))\n";
+
 /// What every run of one gate shares.
 #[derive(Debug, Clone)]
 pub struct Setup {
@@ -82,6 +93,9 @@ pub struct Setup {
     pub timeout: Duration,
     /// PYTHONPATH for the run (absolute folders), or none at all.
     pub pythonpath: Vec<PathBuf>,
+    /// PYTHONPYCACHEPREFIX: bytecode read and written only under this fresh folder, never a
+    /// `__pycache__` of the tree (PYTHONDONTWRITEBYTECODE alone still reads them).
+    pub pycache_prefix: Option<PathBuf>,
 }
 
 /// How a run ended.
@@ -96,7 +110,7 @@ impl Setup {
     /// The arguments after `python`: the selection first, the gate's own options after it,
     /// then the user's.
     pub fn arguments(&self, select: &[String], report: &Path) -> Vec<String> {
-        let mut args: Vec<String> = vec!["-P".into(), "-m".into(), "pytest".into()];
+        let mut args: Vec<String> = vec!["-P".into(), "-c".into(), BOOTSTRAP.into()];
         args.extend(select.iter().cloned());
         args.extend(
             [
@@ -147,13 +161,16 @@ impl Setup {
             .env("PYTHONHASHSEED", "0")
             .env("TZ", "UTC")
             .env("PYTHONDONTWRITEBYTECODE", "1")
+            .env_remove("PYTHONPYCACHEPREFIX")
             .process_group(0);
-        if self.pythonpath.is_empty() {
-            cmd.env_remove("PYTHONPATH");
-        } else {
+        if let Some(prefix) = &self.pycache_prefix {
+            cmd.env("PYTHONPYCACHEPREFIX", prefix);
+        }
+        cmd.env_remove("PYTHONPATH").env_remove("LANES_GATE_PATH");
+        if !self.pythonpath.is_empty() {
             let joined = std::env::join_paths(&self.pythonpath)
-                .map_err(|e| GateError::new(format!("cannot build PYTHONPATH: {e}")))?;
-            cmd.env("PYTHONPATH", joined);
+                .map_err(|e| GateError::new(format!("cannot build the run's sys.path: {e}")))?;
+            cmd.env("LANES_GATE_PATH", joined);
         }
         let mut child = cmd
             .spawn()
@@ -256,14 +273,15 @@ mod tests {
             user_args: args(&["-q"]),
             timeout: Duration::from_secs(1),
             pythonpath: vec![],
+            pycache_prefix: None,
         };
         let got = setup.arguments(&args(&["-m", "merge"]), Path::new("/tmp/r.xml"));
         assert_eq!(
             got,
             args(&[
                 "-P",
-                "-m",
-                "pytest",
+                "-c",
+                BOOTSTRAP,
                 "-m",
                 "merge",
                 "-p",

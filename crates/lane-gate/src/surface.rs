@@ -193,20 +193,23 @@ impl Facts {
                 &path[dir.len() + 1..]
             };
             let first = rest.split('/').next().unwrap_or(rest);
-            let stem = first.strip_suffix(".py").unwrap_or(first);
             let prefix = if dir.is_empty() {
                 String::new()
             } else {
                 format!("{dir}/")
             };
-            let module = format!("{prefix}{stem}.py");
-            let package = format!("{prefix}{stem}/");
-            let base_has = self.base_files.contains(&module)
-                || self
-                    .base_files
+            // A module file right in the import folder is new unless the base had that very
+            // file: a base folder of the same name (`tests/` beside a new `tests.py`) does not
+            // make it the base's.
+            let base_has = if first == rest {
+                self.base_files.contains(path)
+            } else {
+                let package = format!("{prefix}{first}/");
+                self.base_files
                     .range(package.clone()..)
                     .next()
-                    .is_some_and(|f| f.starts_with(&package));
+                    .is_some_and(|f| f.starts_with(&package))
+            };
             return (!base_has).then(|| {
                 if dir.is_empty() {
                     "the rootdir".to_string()
@@ -327,6 +330,16 @@ pub fn classify(path: &str, symlink: bool, facts: &Facts) -> (Class, String) {
     }
     if name.ends_with(".pth") {
         return ts("a .pth file: the interpreter runs it at start-up".into());
+    }
+    if path.split('/').any(|c| c == "__pycache__")
+        || name.ends_with(".pyc")
+        || name.ends_with(".pyo")
+    {
+        return ts(
+            "compiled bytecode: Python can import it in place of the source beside it (an \
+             unchecked-hash .pyc is never compared with its source)"
+                .into(),
+        );
     }
     if name == "sitecustomize.py" || name == "usercustomize.py" {
         return ts(format!("{name}: the interpreter imports it at start-up"));
@@ -532,6 +545,36 @@ mod tests {
                 "test module *_test.py",
             ),
             ("pkg/link.py", true, Class::TestSurface, "symlink"),
+            (
+                "tests.py",
+                false,
+                Class::TestSurface,
+                "new root module beside the base's tests/ folder",
+            ),
+            (
+                "pkg.py",
+                false,
+                Class::TestSurface,
+                "new root module beside the base's pkg/ package",
+            ),
+            (
+                "__pycache__/invoice.cpython-312.pyc",
+                false,
+                Class::TestSurface,
+                "committed bytecode",
+            ),
+            (
+                "pkg/__pycache__/core.cpython-312.pyc",
+                false,
+                Class::TestSurface,
+                "committed bytecode in a package",
+            ),
+            (
+                "pluggy.pyc",
+                false,
+                Class::TestSurface,
+                "sourceless bytecode",
+            ),
             ("pkg/../x.py", false, Class::TestSurface, "unplaceable"),
         ];
         for (path, symlink, class, what) in cases {
