@@ -210,6 +210,11 @@ impl<'a> SourceTree<'a> {
     }
 
     /// What `name` is bound to at module level in module `m`.
+    pub fn eval_name(&self, name: &'a str, m: ModuleId) -> Val<'a> {
+        self.lookup(name, m, 0)
+    }
+
+    /// What `name` is bound to at module level in module `m`.
     fn lookup(&self, name: &'a str, m: ModuleId, hops: usize) -> Val<'a> {
         if hops > MAX_HOPS {
             return Val::Unknown;
