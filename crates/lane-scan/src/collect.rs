@@ -555,6 +555,9 @@ fn applied_from<'a>(
         v @ Val::Mark(_) => v,
         // `getattr(pytest.mark, name)` and friends: refers to marks, resolves to none.
         _ if marks::mentions_marks(tree, &d.value, m) => Val::Unknown,
+        // A decorator written in the tree whose body reads `pytest.mark`: it may apply marks
+        // that exist only at run time.
+        Val::Unknown if tree.function(&d.value, m).is_some_and(|f| f.mentions_mark) => Val::Unknown,
         // An ordinary decorator we cannot see into: not a mark.
         Val::Unknown => Val::Path(Cow::Borrowed("")),
         v => v,

@@ -209,6 +209,63 @@ impl<'a> SourceTree<'a> {
         }
     }
 
+    /// The tree function a decorator expression names (`deco`, `deco(...)`, `mod.deco`,
+    /// `from helpers import deco`), if it is one.
+    pub fn function(&self, ex: &'a Ex, m: ModuleId) -> Option<&'a crate::python::Function> {
+        self.function_hops(ex, m, 0)
+    }
+
+    fn function_hops(
+        &self,
+        ex: &'a Ex,
+        m: ModuleId,
+        hops: usize,
+    ) -> Option<&'a crate::python::Function> {
+        if hops > MAX_HOPS {
+            return None;
+        }
+        let modules: &'a [ModuleFile] = self.modules;
+        match ex {
+            Ex::Call(call) => self.function_hops(&call.func, m, hops + 1),
+            Ex::Name(n) => self.named_function(n, m, hops),
+            Ex::Attr(base, attr) => match self.eval_hops(base, m, hops + 1) {
+                Val::Module(i) => modules[i]
+                    .module
+                    .functions
+                    .iter()
+                    .rev()
+                    .find(|f| f.name == *attr),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    fn named_function(
+        &self,
+        name: &str,
+        m: ModuleId,
+        hops: usize,
+    ) -> Option<&'a crate::python::Function> {
+        if hops > MAX_HOPS {
+            return None;
+        }
+        let modules: &'a [ModuleFile] = self.modules;
+        let module = &modules[m].module;
+        if let Some(f) = module.functions.iter().rev().find(|f| f.name == name) {
+            return Some(f);
+        }
+        let (k, import) = module
+            .imports
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, i)| i.binds == name)?;
+        let item = import.name.as_deref()?;
+        let i = self.import_target(m, k)?;
+        self.named_function(item, i, hops + 1)
+    }
+
     /// What `name` is bound to at module level in module `m`.
     pub fn eval_name(&self, name: &'a str, m: ModuleId) -> Val<'a> {
         self.lookup(name, m, 0)

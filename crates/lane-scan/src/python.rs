@@ -115,6 +115,9 @@ pub struct Function {
     pub asserts: Asserts,
     /// Calls that are statements at the top level of the body (e.g. `pytest.skip(...)`).
     pub body_calls: Vec<Located<Ex>>,
+    /// The body reads an attribute or name `mark` (`pytest.mark.X`): used as a decorator,
+    /// the function may apply marks only known at run time.
+    pub mentions_mark: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -581,7 +584,10 @@ impl Summarizer<'_> {
             value: self.ex(e, 0),
             line: self.line_of(s),
         }));
+        let mut marks = MentionsMark(false);
+        marks.visit_body(&f.body);
         Function {
+            mentions_mark: marks.0,
             name: CompactString::new(f.name.as_str()),
             line: self.line_of(&f.name),
             decorators: self.decorators(&f.decorator_list),
@@ -789,6 +795,24 @@ impl Dynamic<'_> {
         f(self);
         self.scope = outer;
         self.loops = loops;
+    }
+}
+
+/// Finds `X.mark` or a bare `mark` anywhere in a body.
+struct MentionsMark(bool);
+
+impl<'a> Visitor<'a> for MentionsMark {
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if self.0 {
+            return;
+        }
+        match expr {
+            Expr::Attribute(a) if a.attr.as_str() == "mark" => self.0 = true,
+            Expr::Name(n) if n.id.as_str() == "mark" => self.0 = true,
+            // Attribute chains and calls are shallow; other nesting is bounded by the parser's
+            // bracket limit.
+            _ => ruff_python_ast::visitor::walk_expr(self, expr),
+        }
     }
 }
 

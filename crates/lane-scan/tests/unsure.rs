@@ -353,3 +353,33 @@ fn every_new_rule_has_an_explanation() {
         assert!(run.stdout.contains("Fix:"), "{rule}: {}", run.stdout);
     }
 }
+
+#[test]
+fn a_tree_decorator_that_applies_marks_is_unresolved() {
+    let doc = scan(
+        "mark-decorator",
+        &[
+            (
+                "tests/helpers.py",
+                "import pytest\n\ndef unix_only(f):\n    for mark in [pytest.mark.skipif(True, reason='x')]:\n        f = mark(f)\n    return f\n\ndef plain(f):\n    return f\n",
+            ),
+            (
+                "tests/test_m.py",
+                "import pytest\nfrom helpers import unix_only, plain\n\n@unix_only\n@pytest.mark.merge\ndef test_a(): assert f()\n\n@plain\n@pytest.mark.merge\ndef test_b(): assert f()\n",
+            ),
+        ],
+    );
+    let got: Vec<(String, u64)> = doc["scan"]["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["rule"] == "unresolved-marker")
+        .map(|p| {
+            (
+                p["test"].as_str().unwrap().to_string(),
+                p["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got, [("tests/test_m.py::test_a".to_string(), 4)], "{doc:#}");
+}
