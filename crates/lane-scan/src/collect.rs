@@ -225,11 +225,16 @@ impl<'a> Collector<'_, 'a> {
         class_marks.extend_from_slice(outer);
         let class_marks: Rc<[Applied<'a>]> = class_marks.into();
 
+        // A unittest.TestCase with no test* method runs its runTest method, if it has one.
+        let run_test = unittest
+            && !classes
+                .iter()
+                .any(|(_, c)| c.methods.iter().any(|f| f.name.starts_with("test")));
         let mut names = BTreeSet::new();
         for (i, c) in &classes {
             for f in c.methods.iter().rev() {
                 if names.insert(f.name.as_str()) {
-                    self.method(f, *i, unittest, prefix, &class_marks);
+                    self.method(f, *i, unittest, run_test, prefix, &class_marks);
                 }
             }
         }
@@ -341,11 +346,12 @@ impl<'a> Collector<'_, 'a> {
         f: &'a Function,
         m: ModuleId,
         unittest: bool,
+        run_test: bool,
         prefix: &str,
         class_marks: &Rc<[Applied<'a>]>,
     ) {
         let is_test = if unittest {
-            f.name.starts_with("test")
+            f.name.starts_with("test") || (run_test && f.name == "runTest")
         } else {
             matches_prefix_or_glob(&self.config.python_functions, &f.name)
         };
@@ -419,7 +425,15 @@ fn mro<'a>(tree: &SourceTree<'a>, m: ModuleId, class: &'a Class) -> Vec<MroEntry
             out.push(MroEntry::Abc);
         }
         for base in &class.bases {
-            match tree.eval(base, m) {
+            let mut val = tree.eval(base, m);
+            // `from m import Test` then `class Test(Test)`: the base is the name's binding
+            // before the class statement (the import), not the class itself.
+            if let (Val::Class(_, c), python::Ex::Name(n)) = (&val, base)
+                && std::ptr::eq(*c, class)
+            {
+                val = tree.import_binding(n, m, 0).unwrap_or(Val::Unknown);
+            }
+            match val {
                 Val::Class(i, c) => walk(tree, i, c, out, seen, depth + 1),
                 Val::Path(p)
                     if matches!(

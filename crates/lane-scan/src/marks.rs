@@ -266,6 +266,42 @@ impl<'a> SourceTree<'a> {
         self.named_function(item, i, hops + 1)
     }
 
+    /// What an import statement of module `m` binds `name` to, if one does.
+    pub fn import_binding(&self, name: &str, m: ModuleId, hops: usize) -> Option<Val<'a>> {
+        if hops > MAX_HOPS {
+            return Some(Val::Unknown);
+        }
+        let modules: &'a [ModuleFile] = self.modules;
+        let module = &modules[m].module;
+        let (k, import) = module
+            .imports
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, i)| i.binds == name)?;
+        let Some(item) = &import.name else {
+            return Some(match self.import_target(m, k) {
+                Some(i) => Val::Module(i),
+                None => Val::Path(Cow::Borrowed(import.module.as_str())),
+            });
+        };
+        if let Some(i) = self.import_target(m, k) {
+            // `from pkg import sub` may name a submodule.
+            let own = &modules[i].module;
+            let defined = own.classes.iter().any(|c| c.name == *item)
+                || own.assigns.iter().any(|(n, _)| n == item)
+                || own.imports.iter().any(|imp| imp.binds == *item);
+            if !defined && let Some(j) = self.import_submodule(m, k) {
+                return Some(Val::Module(j));
+            }
+            return Some(self.lookup(item, i, hops + 1));
+        }
+        if import.level > 0 {
+            return Some(Val::Unknown);
+        }
+        Some(attr_val(&import.module, item))
+    }
+
     /// What `name` is bound to at module level in module `m`.
     pub fn eval_name(&self, name: &'a str, m: ModuleId) -> Val<'a> {
         self.lookup(name, m, 0)
@@ -284,38 +320,8 @@ impl<'a> SourceTree<'a> {
         if let Some((_, value)) = module.assigns.iter().rev().find(|(n, _)| n == name) {
             return self.eval_hops(&value.value, m, hops + 1);
         }
-        if let Some((k, import)) = module
-            .imports
-            .iter()
-            .enumerate()
-            .rev()
-            .find(|(_, i)| i.binds == name)
-        {
-            match &import.name {
-                None => {
-                    if let Some(i) = self.import_target(m, k) {
-                        return Val::Module(i);
-                    }
-                    return Val::Path(Cow::Borrowed(import.module.as_str()));
-                }
-                Some(item) => {
-                    if let Some(i) = self.import_target(m, k) {
-                        // `from pkg import sub` may name a submodule.
-                        let own = &self.modules[i].module;
-                        let defined = own.classes.iter().any(|c| c.name == *item)
-                            || own.assigns.iter().any(|(n, _)| n == item)
-                            || own.imports.iter().any(|imp| imp.binds == *item);
-                        if !defined && let Some(j) = self.import_submodule(m, k) {
-                            return Val::Module(j);
-                        }
-                        return self.lookup(item, i, hops + 1);
-                    }
-                    if import.level > 0 {
-                        return Val::Unknown;
-                    }
-                    return attr_val(&import.module, item);
-                }
-            }
+        if let Some(v) = self.import_binding(name, m, hops) {
+            return v;
         }
         if module.functions.iter().any(|f| f.name == name) {
             return Val::Unknown;

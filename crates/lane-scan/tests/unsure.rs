@@ -383,3 +383,72 @@ fn a_tree_decorator_that_applies_marks_is_unresolved() {
         .collect();
     assert_eq!(got, [("tests/test_m.py::test_a".to_string(), 4)], "{doc:#}");
 }
+
+#[test]
+fn a_class_named_like_its_imported_base_derives_from_the_import() {
+    let doc = scan(
+        "rebind",
+        &[
+            (
+                "tests/base.py",
+                "class TestThing:\n    def test_inherited(self): pass\n",
+            ),
+            (
+                "tests/test_m.py",
+                "from base import TestThing\n\nclass TestThing(TestThing):\n    def test_own(self): pass\n",
+            ),
+        ],
+    );
+    assert_eq!(
+        ids(&doc),
+        [
+            "tests/test_m.py::TestThing::test_inherited",
+            "tests/test_m.py::TestThing::test_own"
+        ]
+    );
+    // A class naming itself as base with no import of that name stays unresolved.
+    let doc = scan(
+        "self-base",
+        &[(
+            "tests/test_m.py",
+            "class TestSelf(TestSelf):\n    def test_a(self): pass\n",
+        )],
+    );
+    assert_eq!(found(&doc, "unresolved-test-base").len(), 1, "{doc:#}");
+}
+
+#[test]
+fn run_test_is_collected_only_without_test_methods() {
+    let body = "class Once(unittest.TestCase):\n    def runTest(self): pass\n\
+                class Both(unittest.TestCase):\n    def runTest(self): pass\n    def test_x(self): pass\n\
+                class TestPlain:\n    def runTest(self): pass\n";
+    let doc = scan("run-test", &[("tests/test_m.py", &format!("{HEAD}{body}"))]);
+    assert_eq!(
+        ids(&doc),
+        [
+            "tests/test_m.py::Both::test_x",
+            "tests/test_m.py::Once::runTest"
+        ]
+    );
+}
+
+#[test]
+fn norecursedirs_patterns_with_a_slash_match_the_path() {
+    let ini = format!("{INI}norecursedirs = .* tests/skip/deep\n");
+    let doc = scan(
+        "norecurse",
+        &[
+            ("pytest.ini", &ini),
+            ("tests/skip/deep/test_a.py", "def test_a(): pass\n"),
+            ("tests/keep/deep/test_b.py", "def test_b(): pass\n"),
+            ("tests/skip/test_c.py", "def test_c(): pass\n"),
+        ],
+    );
+    assert_eq!(
+        ids(&doc),
+        [
+            "tests/keep/deep/test_b.py::test_b",
+            "tests/skip/test_c.py::test_c"
+        ]
+    );
+}
