@@ -137,6 +137,7 @@ mod tests {
             is_async: false,
             asserts,
             body_calls: Vec::new(),
+            mentions_mark: false,
         }
     }
 
