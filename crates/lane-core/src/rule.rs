@@ -374,6 +374,19 @@ rules! {
         summary: "a lane's JUnit report disagrees with its pytest exit status",
         explanation: "pytest exits 1 when a test failed, 0 when none did, and 5 when it collected nothing. A report with no failure from a run that exited 1 (or a failure from one that exited 0, or cases from one that collected nothing) was changed after pytest wrote it, by code inside the run: an atexit handler or a hook rewriting the file. The report cannot vote.",
         fix: "Find the code that writes to the report (a conftest, a plugin, or product code registering an atexit handler) and remove it; the log of the lane shows what pytest itself saw.";
+    // ---- issue 18: lane-scan says exactly what it cannot see ----
+    RuntimeTestDefinition = "runtime-test-definition", Error, "lane-scan", acknowledgeable: false,
+        summary: "a test module creates test classes or functions at run time",
+        explanation: "type(name, bases, namespace), a class or def statement in a loop, writes through globals(), locals() or vars(), setattr on sys.modules or on a class, a metaclass other than abc.ABCMeta on a test class, or a test name bound to a call's result: the tests (or methods) they create exist only once the module runs, so lane-scan cannot know every test of the module or every mark of them. Its tests would reach the tally as unknown-test with no explanation; the scan says so here instead.",
+        fix: "Write each test as a def or class statement at module (or class) level, and express variation with @pytest.mark.parametrize or a parametrized fixture; for unittest suites, one method per case, or subTest inside one method.";
+    ItemCreatingHook = "item-creating-hook", Error, "lane-scan", acknowledgeable: false,
+        summary: "a conftest or plugin module of the project defines a hook that creates test items",
+        explanation: "pytest_collect_file, pytest_collect_directory, pytest_pycollect_makeitem and pytest_pycollect_makemodule in a conftest.py or in a plugin module the configuration loads (-p NAME in addopts, pytest_plugins) make test items (from YAML, text or generated code) that no static reading of Python can list. Every test in the folders the hook reaches is unknown to lane-scan.",
+        fix: "Turn the generated cases into ordinary tests: a test function parametrized over the data files (@pytest.mark.parametrize with a literal or a glob read in the test module), with lane marks written in the source. Installed plugins are not the project's own code and are not flagged.";
+    UnresolvedTestBase = "unresolved-test-base", Error, "lane-scan", acknowledgeable: false,
+        summary: "a test class derives from a base lane-scan cannot read",
+        explanation: "The class's tests, its marks and whether it is a unittest.TestCase come from its bases. A base that is neither a class of the test tree nor one lane-scan knows holds no tests (builtins, unittest.TestCase, abc, typing, enum, collections, dataclasses) is unknown: inherited tests and marks would be missed. Only classes that look like tests (named by python_classes, or with test methods) are reported.",
+        fix: "Derive test classes from classes defined in the test tree (a shared base module under the tests folder) or from unittest.TestCase directly. A base computed at run time (a call, a subscript) should become a plain class statement.";
 }
 
 impl std::fmt::Display for Rule {

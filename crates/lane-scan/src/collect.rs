@@ -5,6 +5,8 @@ use std::borrow::Cow;
 use std::collections::{BTreeSet, HashSet};
 use std::rc::Rc;
 
+use lane_core::{Problem, Rule};
+
 use crate::config::Config;
 use crate::fnmatch::matches_prefix_or_glob;
 use crate::marks::{self, ModuleFile, ModuleId, SourceTree, Val};
@@ -47,18 +49,21 @@ pub struct Applied<'a> {
 }
 
 /// Collects the tests of test module `m` into `out`, as pytest does: its functions, its
-/// classes, and the test functions and classes it imports from the tree.
+/// classes, and the test functions and classes it imports from the tree. What makes the scan
+/// unsure it has every test or mark of the module goes to `problems` (issue 18).
 pub fn collect_module<'a>(
     tree: &SourceTree<'a>,
     config: &Config,
     m: ModuleId,
     out: &mut Vec<TestFound<'a>>,
+    problems: &mut Vec<Problem>,
 ) {
     let modules: &'a [ModuleFile] = tree.modules;
     let module = &modules[m].module;
     if module.dunder_test == Some(false) {
         return;
     }
+    runtime_definitions(tree, config, m, problems);
     let mut module_marks = Vec::new();
     if let Some(pm) = &module.pytestmark {
         pytestmark_entries(tree, pm, m, &mut module_marks);
@@ -83,6 +88,7 @@ pub fn collect_module<'a>(
         names: BTreeSet::new(),
         class_names: BTreeSet::new(),
         out,
+        problems,
     };
     for f in module.functions.iter().rev() {
         if collector.names.insert(f.name.as_str()) {
@@ -97,6 +103,7 @@ pub fn collect_module<'a>(
         }
     }
     collector.imported(module);
+    collector.aliases(module);
 }
 
 /// Collecting one test module.
@@ -114,6 +121,7 @@ struct Collector<'t, 'a> {
     names: BTreeSet<&'a str>,
     class_names: BTreeSet<&'a str>,
     out: &'t mut Vec<TestFound<'a>>,
+    problems: &'t mut Vec<Problem>,
 }
 
 impl<'a> Collector<'_, 'a> {
@@ -170,17 +178,36 @@ impl<'a> Collector<'_, 'a> {
         }
     }
 
+    /// `TestB = TestA`: pytest collects the class again under the name it is bound to.
+    fn aliases(&mut self, module: &'a python::Module) {
+        let (tree, home) = (self.tree, self.home);
+        let rel: &str = &tree.modules[home].rel;
+        for (name, value) in module.assigns.iter().rev() {
+            if self.class_names.contains(name.as_str()) || self.names.contains(name.as_str()) {
+                continue;
+            }
+            if let Val::Class(i, class) = tree.eval(&value.value, home)
+                && matches_prefix_or_glob(&self.config.python_classes, name)
+            {
+                self.class_names.insert(name.as_str());
+                let outer = Rc::clone(&self.module_marks);
+                self.class(i, class, &node_id(rel, name), &outer);
+            }
+        }
+    }
+
     /// Class `class`, defined in module `m`, collected under node id `prefix` with the marks
     /// `outer` of what encloses it.
     fn class(&mut self, m: ModuleId, class: &'a Class, prefix: &str, outer: &[Applied<'a>]) {
         let tree = self.tree;
         let mro = mro(tree, m, class);
+        self.unsure_class(class, &mro);
         let unittest = mro.iter().any(|e| matches!(e, MroEntry::TestCase));
         let classes: Vec<(ModuleId, &Class)> = mro
             .iter()
             .filter_map(|e| match e {
                 MroEntry::Class(i, c) => Some((*i, *c)),
-                MroEntry::TestCase | MroEntry::Abc => None,
+                MroEntry::TestCase | MroEntry::Abc | MroEntry::Unresolved(..) => None,
             })
             .collect();
         if !self.collects_class(class, unittest, &mro, &classes) {
@@ -198,11 +225,16 @@ impl<'a> Collector<'_, 'a> {
         class_marks.extend_from_slice(outer);
         let class_marks: Rc<[Applied<'a>]> = class_marks.into();
 
+        // A unittest.TestCase with no test* method runs its runTest method, if it has one.
+        let run_test = unittest
+            && !classes
+                .iter()
+                .any(|(_, c)| c.methods.iter().any(|f| f.name.starts_with("test")));
         let mut names = BTreeSet::new();
         for (i, c) in &classes {
             for f in c.methods.iter().rev() {
                 if names.insert(f.name.as_str()) {
-                    self.method(f, *i, unittest, prefix, &class_marks);
+                    self.method(f, *i, unittest, run_test, prefix, &class_marks);
                 }
             }
         }
@@ -213,6 +245,74 @@ impl<'a> Collector<'_, 'a> {
                     self.class(m, inner, &node_id(prefix, &inner.name), &class_marks);
                 }
             }
+        }
+    }
+
+    /// A test class (by name, or by a test method it has or inherits from the tree) whose
+    /// bases lane-scan cannot all read, or whose metaclass may make methods at run time.
+    fn unsure_class(&mut self, class: &'a Class, mro: &[MroEntry<'a>]) {
+        let unresolved = mro.iter().find_map(|e| match e {
+            MroEntry::Unresolved(i, c, base) => Some((*i, *c, *base)),
+            _ => None,
+        });
+        let metaclass = mro.iter().find_map(|e| match e {
+            MroEntry::Class(i, c) => c
+                .metaclass
+                .as_ref()
+                .filter(|k| !is_abc_meta(self.tree, k, *i))
+                .map(|k| (*i, *c, k)),
+            _ => None,
+        });
+        if unresolved.is_none() && metaclass.is_none() {
+            return;
+        }
+        let testish = matches_prefix_or_glob(&self.config.python_classes, &class.name)
+            || mro.iter().any(|e| match e {
+                MroEntry::Class(_, c) => c
+                    .methods
+                    .iter()
+                    .any(|f| f.name.starts_with("test") || f.name == "runTest"),
+                _ => false,
+            });
+        if !testish {
+            return;
+        }
+        let home: &str = &self.tree.modules[self.home].rel;
+        let place = |i: ModuleId, c: &Class| -> (String, Option<u64>) {
+            let rel: &str = &self.tree.modules[i].rel;
+            if i == self.home {
+                (format!("{rel}:{}", c.line), Some(c.line))
+            } else {
+                (format!("{rel}:{} (collected in {home})", c.line), None)
+            }
+        };
+        if let Some((i, c, base)) = unresolved {
+            let (at, line) = place(i, c);
+            let message = format!(
+                "{at}: test class {} derives from {}, which lane-scan cannot read: the tests \
+                 and marks it inherits, and whether it is a unittest.TestCase, are unknown",
+                c.name,
+                python::dotted(base),
+            );
+            self.problems.push(located(
+                Problem::new(Rule::UnresolvedTestBase, message),
+                home,
+                line,
+            ));
+        }
+        if let Some((i, c, meta)) = metaclass {
+            let (at, line) = place(i, c);
+            let message = format!(
+                "{at}: test class {} has metaclass {}, which may create its test methods at \
+                 run time: the class's tests are unknown",
+                c.name,
+                python::dotted(meta),
+            );
+            self.problems.push(located(
+                Problem::new(Rule::RuntimeTestDefinition, message),
+                home,
+                line,
+            ));
         }
     }
 
@@ -246,11 +346,12 @@ impl<'a> Collector<'_, 'a> {
         f: &'a Function,
         m: ModuleId,
         unittest: bool,
+        run_test: bool,
         prefix: &str,
         class_marks: &Rc<[Applied<'a>]>,
     ) {
         let is_test = if unittest {
-            f.name.starts_with("test")
+            f.name.starts_with("test") || (run_test && f.name == "runTest")
         } else {
             matches_prefix_or_glob(&self.config.python_functions, &f.name)
         };
@@ -294,6 +395,8 @@ fn is_abstract(tree: &SourceTree, classes: &[(ModuleId, &Class)]) -> bool {
 
 enum MroEntry<'a> {
     Class(ModuleId, &'a Class),
+    /// A base of the class (in the module) that lane-scan cannot read.
+    Unresolved(ModuleId, &'a Class, &'a python::Ex),
     TestCase,
     /// `abc.ABC` or `metaclass=abc.ABCMeta`: abstract methods make the class abstract.
     Abc,
@@ -314,8 +417,23 @@ fn mro<'a>(tree: &SourceTree<'a>, m: ModuleId, class: &'a Class) -> Vec<MroEntry
             return;
         }
         out.push(MroEntry::Class(m, class));
+        if class
+            .metaclass
+            .as_ref()
+            .is_some_and(|k| is_abc_meta(tree, k, m))
+        {
+            out.push(MroEntry::Abc);
+        }
         for base in &class.bases {
-            match tree.eval(base, m) {
+            let mut val = tree.eval(base, m);
+            // `from m import Test` then `class Test(Test)`: the base is the name's binding
+            // before the class statement (the import), not the class itself.
+            if let (Val::Class(_, c), python::Ex::Name(n)) = (&val, base)
+                && std::ptr::eq(*c, class)
+            {
+                val = tree.import_binding(n, m, 0).unwrap_or(Val::Unknown);
+            }
+            match val {
                 Val::Class(i, c) => walk(tree, i, c, out, seen, depth + 1),
                 Val::Path(p)
                     if matches!(
@@ -329,13 +447,108 @@ fn mro<'a>(tree: &SourceTree<'a>, m: ModuleId, class: &'a Class) -> Vec<MroEntry
                     out.push(MroEntry::TestCase)
                 }
                 Val::Path(p) if matches!(&*p, "abc.ABC" | "abc.ABCMeta") => out.push(MroEntry::Abc),
-                _ => {}
+                Val::Path(p) if holds_no_tests(&p) => {}
+                _ => out.push(MroEntry::Unresolved(m, class, base)),
             }
         }
     }
     let mut out = Vec::new();
     walk(tree, m, class, &mut out, &mut HashSet::new(), 0);
     out
+}
+
+fn is_abc_meta<'a>(tree: &SourceTree<'a>, ex: &'a python::Ex, m: ModuleId) -> bool {
+    matches!(tree.eval(ex, m), Val::Path(p) if p == "abc.ABCMeta")
+}
+
+/// Bases from outside the tree known to add no test methods and no marks: builtins and the
+/// standard library's plain data and typing classes.
+fn holds_no_tests(path: &str) -> bool {
+    const BUILTINS: &[&str] = &[
+        "object",
+        "Exception",
+        "BaseException",
+        "ValueError",
+        "TypeError",
+        "KeyError",
+        "RuntimeError",
+        "dict",
+        "list",
+        "tuple",
+        "set",
+        "frozenset",
+        "str",
+        "int",
+        "float",
+        "bytes",
+        "bytearray",
+        "type",
+        "Warning",
+        "UserWarning",
+        "DeprecationWarning",
+    ];
+    const MODULES: &[&str] = &["typing.", "enum.", "collections.", "abc.", "dataclasses."];
+    BUILTINS.contains(&path) || MODULES.iter().any(|m| path.starts_with(m))
+}
+
+/// `problem` at `file` and, when known, `line`.
+fn located(problem: Problem, file: &str, line: Option<u64>) -> Problem {
+    match line {
+        Some(line) => problem.at(file, line),
+        None => problem.file(file),
+    }
+}
+
+/// The module's statements that bind tests at run time, and its test-named bindings lane-scan
+/// cannot resolve to a class or function it has read.
+fn runtime_definitions(tree: &SourceTree, config: &Config, m: ModuleId, out: &mut Vec<Problem>) {
+    let file: &str = &tree.modules[m].rel;
+    let module = &tree.modules[m].module;
+    let problem = |line: u64, what: String| {
+        Problem::new(
+            Rule::RuntimeTestDefinition,
+            format!(
+                "{file}:{line}: {what}: lane-scan cannot know every test of {file} or its marks"
+            ),
+        )
+        .at(file, line)
+    };
+    for def in &module.runtime_defs {
+        out.push(problem(def.line, def.value.describe()));
+    }
+    for target in &module.setattr_on {
+        if let Val::Class(_, c) = tree.eval_name(&target.value, m) {
+            out.push(problem(
+                target.line,
+                format!("setattr on class {} adds attributes at run time", c.name),
+            ));
+        }
+    }
+    for (name, value) in &module.assigns {
+        let testish = matches_prefix_or_glob(&config.python_classes, name)
+            || matches_prefix_or_glob(&config.python_functions, name);
+        // Already reported as the construct it is (`TestX = type(...)`).
+        if !testish || module.runtime_defs.iter().any(|d| d.line == value.line) {
+            continue;
+        }
+        let known = match &value.value {
+            python::Ex::Str(_) | python::Ex::Const(_) | python::Ex::List(_) => true,
+            python::Ex::Tuple(_) | python::Ex::Add(..) => true,
+            _ => matches!(
+                tree.eval(&value.value, m),
+                Val::Class(..) | Val::Str(_) | Val::Const(_) | Val::List(_) | Val::Module(_)
+            ),
+        };
+        if !known {
+            out.push(problem(
+                value.line,
+                format!(
+                    "{name} is bound to {}, whose value is known only at run time",
+                    python::dotted(&value.value)
+                ),
+            ));
+        }
+    }
 }
 
 /// The decorators written on `f` (in module `m`).
@@ -356,6 +569,9 @@ fn applied_from<'a>(
         v @ Val::Mark(_) => v,
         // `getattr(pytest.mark, name)` and friends: refers to marks, resolves to none.
         _ if marks::mentions_marks(tree, &d.value, m) => Val::Unknown,
+        // A decorator written in the tree whose body reads `pytest.mark`: it may apply marks
+        // that exist only at run time.
+        Val::Unknown if tree.function(&d.value, m).is_some_and(|f| f.mentions_mark) => Val::Unknown,
         // An ordinary decorator we cannot see into: not a mark.
         Val::Unknown => Val::Path(Cow::Borrowed("")),
         v => v,

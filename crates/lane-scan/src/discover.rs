@@ -169,7 +169,19 @@ fn keep_dir(config: &Config, path: &Path) -> bool {
     if name == "__pycache__" {
         return false;
     }
-    if config.norecursedirs.iter().any(|p| fnmatch(p, &name)) {
+    // As pytest's fnmatch_ex: a pattern with a `/` is matched against the whole path (a
+    // relative one as `*/PATTERN`), any other against the folder's name.
+    let full = path.to_string_lossy().replace('\\', "/");
+    let matches = |p: &String| {
+        if !p.contains('/') {
+            fnmatch(p, &name)
+        } else if p.starts_with('/') {
+            fnmatch(p, &full)
+        } else {
+            fnmatch(&format!("*/{p}"), &full)
+        }
+    };
+    if config.norecursedirs.iter().any(matches) {
         return false;
     }
     !path.join("pyvenv.cfg").is_file()

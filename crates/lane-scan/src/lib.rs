@@ -103,13 +103,15 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
 
     let test_files: HashSet<&PathBuf> = found.test_files.iter().collect();
     let imports = marks::ImportCache::default();
+    let cli_plugins = addopts_plugins(&config, &imports);
     let Parsed {
         files,
         modules,
         mut problems,
-    } = parse_tree(&pool, &found, &test_files, root, &imports);
+    } = parse_tree(&pool, &found, &cli_plugins, &test_files, root, &imports);
 
     let tree = SourceTree::new(&modules, root, &imports);
+    let plugins = plugin_modules(&tree, &cli_plugins);
     let conftests: Vec<ModuleId> = modules
         .iter()
         .enumerate()
@@ -132,6 +134,7 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
         tree: &tree,
         config: &config,
         test_files: &test_files,
+        plugins: &plugins,
         profile: profile.as_ref(),
         target: &target,
     };
@@ -188,6 +191,7 @@ struct Parsed {
 fn parse_tree(
     pool: &rayon::ThreadPool,
     found: &discover::Found,
+    cli_plugins: &[PathBuf],
     test_files: &HashSet<&PathBuf>,
     root: &Path,
     imports: &marks::ImportCache,
@@ -200,6 +204,7 @@ fn parse_tree(
         .test_files
         .iter()
         .chain(found.conftests.iter())
+        .chain(cli_plugins.iter())
         .cloned()
         .collect();
     for round in 0..=IMPORT_ROUNDS {
@@ -236,7 +241,8 @@ fn parse_tree(
                 result,
                 imported,
             } = parsed;
-            let is_test_file = test_files.contains(&abs) || round == 0;
+            let is_test_file =
+                test_files.contains(&abs) || (round == 0 && !cli_plugins.contains(&abs));
             if is_test_file {
                 files.push(rel.clone());
             }
@@ -275,8 +281,70 @@ struct ModuleCtx<'a> {
     tree: &'a SourceTree<'a>,
     config: &'a Config,
     test_files: &'a HashSet<&'a PathBuf>,
+    plugins: &'a HashSet<ModuleId>,
     profile: Option<&'a rules::weakened_search::Profile>,
     target: &'a (dyn Fn() -> Option<python::Target> + Sync),
+}
+
+/// The tree modules `-p NAME` in addopts names (`-p no:NAME` disables, and is not one),
+/// looked up as pytest imports them: from the rootdir.
+fn addopts_plugins(config: &Config, imports: &marks::ImportCache) -> Vec<PathBuf> {
+    let mut names = Vec::new();
+    let mut it = config.addopts.iter();
+    while let Some(opt) = it.next() {
+        let name = if opt == "-p" {
+            it.next().cloned()
+        } else {
+            opt.strip_prefix("-p").map(str::to_string)
+        };
+        if let Some(name) = name.filter(|n| !n.is_empty() && !n.starts_with("no:")) {
+            names.push(name);
+        }
+    }
+    let anchor = config.rootdir.join("conftest.py");
+    let mut out: Vec<PathBuf> = names
+        .iter()
+        .filter_map(|n| {
+            imports
+                .existing(&anchor, n, 0, &config.rootdir)
+                .into_iter()
+                .next()
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The tree modules pytest loads as plugins: `-p` ones, and those the conftest files (and
+/// those plugins, in turn) name in `pytest_plugins`.
+fn plugin_modules(tree: &SourceTree, cli_plugins: &[PathBuf]) -> HashSet<ModuleId> {
+    let mut out: HashSet<ModuleId> = cli_plugins
+        .iter()
+        .filter_map(|p| tree.by_path.get(p).copied())
+        .collect();
+    let mut todo: Vec<ModuleId> = tree
+        .modules
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.abs.file_name().is_some_and(|n| n == "conftest.py"))
+        .map(|(i, _)| ModuleId(i))
+        .chain(out.iter().copied())
+        .collect();
+    while let Some(m) = todo.pop() {
+        let module = &tree.modules[m];
+        let Some(Some(names)) = module.module.pytest_plugins.as_ref().map(|p| &p.value) else {
+            continue;
+        };
+        for name in names {
+            if let Some(p) = tree.find_module(&module.abs, name, 0)
+                && out.insert(p)
+            {
+                todo.push(p);
+            }
+        }
+    }
+    out
 }
 
 /// The tests of module `i`, sorted by id and checked, and the problems found in it.
@@ -290,8 +358,9 @@ fn module_tests(
     let mut found_problems = Vec::new();
     let is_test_file = ctx.test_files.contains(&module.abs);
     if is_test_file {
-        collect::collect_module(tree, config, i, &mut found);
-    } else if module.abs.file_name().is_some_and(|n| n == "conftest.py") {
+        collect::collect_module(tree, config, i, &mut found, &mut found_problems);
+    }
+    if module.abs.file_name().is_some_and(|n| n == "conftest.py") || ctx.plugins.contains(&i) {
         rules::check_conftest(module, &mut found_problems);
     }
     rules::check_module(
@@ -472,6 +541,12 @@ fn imported_files(
             out.push(found);
         }
     };
+    // `pytest_plugins = [...]`: modules pytest imports as plugins.
+    if let Some(Some(names)) = module.pytest_plugins.as_ref().map(|p| &p.value) {
+        for name in names {
+            existing(name, 0);
+        }
+    }
     for import in &module.imports {
         existing(&import.module, import.level);
         // `import a.b.c` loads a, a.b and a.b.c.

@@ -209,6 +209,104 @@ impl<'a> SourceTree<'a> {
         }
     }
 
+    /// The tree function a decorator expression names (`deco`, `deco(...)`, `mod.deco`,
+    /// `from helpers import deco`), if it is one.
+    pub fn function(&self, ex: &'a Ex, m: ModuleId) -> Option<&'a crate::python::Function> {
+        self.function_hops(ex, m, 0)
+    }
+
+    fn function_hops(
+        &self,
+        ex: &'a Ex,
+        m: ModuleId,
+        hops: usize,
+    ) -> Option<&'a crate::python::Function> {
+        if hops > MAX_HOPS {
+            return None;
+        }
+        let modules: &'a [ModuleFile] = self.modules;
+        match ex {
+            Ex::Call(call) => self.function_hops(&call.func, m, hops + 1),
+            Ex::Name(n) => self.named_function(n, m, hops),
+            Ex::Attr(base, attr) => match self.eval_hops(base, m, hops + 1) {
+                Val::Module(i) => modules[i]
+                    .module
+                    .functions
+                    .iter()
+                    .rev()
+                    .find(|f| f.name == *attr),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    fn named_function(
+        &self,
+        name: &str,
+        m: ModuleId,
+        hops: usize,
+    ) -> Option<&'a crate::python::Function> {
+        if hops > MAX_HOPS {
+            return None;
+        }
+        let modules: &'a [ModuleFile] = self.modules;
+        let module = &modules[m].module;
+        if let Some(f) = module.functions.iter().rev().find(|f| f.name == name) {
+            return Some(f);
+        }
+        let (k, import) = module
+            .imports
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, i)| i.binds == name)?;
+        let item = import.name.as_deref()?;
+        let i = self.import_target(m, k)?;
+        self.named_function(item, i, hops + 1)
+    }
+
+    /// What an import statement of module `m` binds `name` to, if one does.
+    pub fn import_binding(&self, name: &str, m: ModuleId, hops: usize) -> Option<Val<'a>> {
+        if hops > MAX_HOPS {
+            return Some(Val::Unknown);
+        }
+        let modules: &'a [ModuleFile] = self.modules;
+        let module = &modules[m].module;
+        let (k, import) = module
+            .imports
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, i)| i.binds == name)?;
+        let Some(item) = &import.name else {
+            return Some(match self.import_target(m, k) {
+                Some(i) => Val::Module(i),
+                None => Val::Path(Cow::Borrowed(import.module.as_str())),
+            });
+        };
+        if let Some(i) = self.import_target(m, k) {
+            // `from pkg import sub` may name a submodule.
+            let own = &modules[i].module;
+            let defined = own.classes.iter().any(|c| c.name == *item)
+                || own.assigns.iter().any(|(n, _)| n == item)
+                || own.imports.iter().any(|imp| imp.binds == *item);
+            if !defined && let Some(j) = self.import_submodule(m, k) {
+                return Some(Val::Module(j));
+            }
+            return Some(self.lookup(item, i, hops + 1));
+        }
+        if import.level > 0 {
+            return Some(Val::Unknown);
+        }
+        Some(attr_val(&import.module, item))
+    }
+
+    /// What `name` is bound to at module level in module `m`.
+    pub fn eval_name(&self, name: &'a str, m: ModuleId) -> Val<'a> {
+        self.lookup(name, m, 0)
+    }
+
     /// What `name` is bound to at module level in module `m`.
     fn lookup(&self, name: &'a str, m: ModuleId, hops: usize) -> Val<'a> {
         if hops > MAX_HOPS {
@@ -222,38 +320,8 @@ impl<'a> SourceTree<'a> {
         if let Some((_, value)) = module.assigns.iter().rev().find(|(n, _)| n == name) {
             return self.eval_hops(&value.value, m, hops + 1);
         }
-        if let Some((k, import)) = module
-            .imports
-            .iter()
-            .enumerate()
-            .rev()
-            .find(|(_, i)| i.binds == name)
-        {
-            match &import.name {
-                None => {
-                    if let Some(i) = self.import_target(m, k) {
-                        return Val::Module(i);
-                    }
-                    return Val::Path(Cow::Borrowed(import.module.as_str()));
-                }
-                Some(item) => {
-                    if let Some(i) = self.import_target(m, k) {
-                        // `from pkg import sub` may name a submodule.
-                        let own = &self.modules[i].module;
-                        let defined = own.classes.iter().any(|c| c.name == *item)
-                            || own.assigns.iter().any(|(n, _)| n == item)
-                            || own.imports.iter().any(|imp| imp.binds == *item);
-                        if !defined && let Some(j) = self.import_submodule(m, k) {
-                            return Val::Module(j);
-                        }
-                        return self.lookup(item, i, hops + 1);
-                    }
-                    if import.level > 0 {
-                        return Val::Unknown;
-                    }
-                    return attr_val(&import.module, item);
-                }
-            }
+        if let Some(v) = self.import_binding(name, m, hops) {
+            return v;
         }
         if module.functions.iter().any(|f| f.name == name) {
             return Val::Unknown;

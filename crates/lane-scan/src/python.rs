@@ -5,6 +5,7 @@
 
 use compact_str::CompactString;
 use ruff_python_ast::comparable::ComparableExpr;
+use ruff_python_ast::visitor::Visitor;
 use ruff_python_ast::{self as ast, CmpOp, Expr, Number, Stmt};
 use ruff_text_size::{Ranged, TextSize};
 
@@ -124,6 +125,9 @@ pub struct Function {
     /// Calls named `assume` anywhere in the body (`assume(x)`, `hypothesis.assume(x)`), as
     /// statements.
     pub assumes: Vec<Located<Ex>>,
+    /// The body reads an attribute or name `mark` (`pytest.mark.X`): used as a decorator,
+    /// the function may apply marks only known at run time.
+    pub mentions_mark: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -131,6 +135,8 @@ pub struct Class {
     pub name: CompactString,
     pub line: u64,
     pub bases: Vec<Ex>,
+    /// `metaclass=...` in the class statement.
+    pub metaclass: Option<Ex>,
     pub decorators: Vec<Located<Ex>>,
     pub pytestmark: Option<Located<Ex>>,
     /// `__test__ = <const>` in the class body.
@@ -160,6 +166,14 @@ pub struct Module {
     pub coding: Option<Located<CompactString>>,
     /// Every binding of a name the module body binds more than once (see [`Binding`]).
     pub rebound: Vec<Binding>,
+    /// Statements that may bind test classes or functions only at run time (issue 18).
+    pub runtime_defs: Vec<Located<RuntimeDef>>,
+    /// `setattr(NAME, ...)` at module level (outside any `def`), by NAME: may add tests to a
+    /// class of that name.
+    pub setattr_on: Vec<Located<CompactString>>,
+    /// `pytest_plugins = [...]` / `"name"`: the plugin modules named, when literal; None when
+    /// the module assigns it something else (computed).
+    pub pytest_plugins: Option<Located<Option<Vec<CompactString>>>>,
 }
 
 /// One binding of a name in a module or class body (`def`, `class`, assignment, import, `for`
@@ -275,6 +289,40 @@ impl Cond {
                     "posix"
                 };
                 Some((name == value.as_str()) == *eq)
+            }
+        }
+    }
+}
+
+/// A construct that binds names into a module's or class's namespace at run time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RuntimeDef {
+    /// `type(name, bases, namespace)`.
+    TypeCall,
+    /// `globals()[...] = ...`, `globals().update(...)` (and `vars()` / `locals()` where they
+    /// are the module's or a class's namespace): the call named.
+    NamespaceWrite(&'static str),
+    /// `setattr(sys.modules[...], ...)`.
+    ModuleSetattr,
+    /// A class or function statement inside a loop at module level, named.
+    InLoop(CompactString),
+}
+
+impl RuntimeDef {
+    /// What the construct is, in words, for a problem's message.
+    pub fn describe(&self) -> String {
+        match self {
+            RuntimeDef::TypeCall => {
+                "type(name, bases, namespace) creates a class at run time".into()
+            }
+            RuntimeDef::NamespaceWrite(how) => {
+                format!("{how} writes names into a namespace at run time")
+            }
+            RuntimeDef::ModuleSetattr => {
+                "setattr on sys.modules[...] binds names into a module at run time".into()
+            }
+            RuntimeDef::InLoop(name) => {
+                format!("{name} is defined in a loop, once per iteration, at run time")
             }
         }
     }
@@ -568,6 +616,17 @@ impl Summarizer<'_> {
         m.classes.reserve_exact(classes);
         m.imports.reserve_exact(imports);
         self.module_stmts(body, &mut m, 0);
+        let mut dynamic = Dynamic {
+            lines: self.lines,
+            scope: Scope::Module,
+            loops: 0,
+            depth: 0,
+            out: Vec::new(),
+            setattr_on: Vec::new(),
+        };
+        dynamic.visit_body(body);
+        m.runtime_defs = dynamic.out;
+        m.setattr_on = dynamic.setattr_on;
         m
     }
 
@@ -680,6 +739,23 @@ impl Summarizer<'_> {
                 };
                 match name {
                     "pytestmark" => m.pytestmark = Some(located),
+                    "pytest_plugins" => {
+                        let names = match &located.value {
+                            Ex::Str(one) => Some(vec![one.clone()]),
+                            Ex::List(items) | Ex::Tuple(items) => items
+                                .iter()
+                                .map(|i| match i {
+                                    Ex::Str(s) => Some(s.clone()),
+                                    _ => None,
+                                })
+                                .collect(),
+                            _ => None,
+                        };
+                        m.pytest_plugins = Some(Located {
+                            value: names,
+                            line: located.line,
+                        });
+                    }
                     "__test__" => m.dunder_test = const_truth(value),
                     _ => {
                         m.assigns.retain(|(n, _)| n != name);
@@ -714,22 +790,14 @@ impl Summarizer<'_> {
             bases: c
                 .arguments
                 .as_ref()
-                .map(|a| {
-                    // `metaclass=abc.ABCMeta` is kept with the bases: it makes the class abstract.
-                    a.args
-                        .iter()
-                        .chain(
-                            a.keywords
-                                .iter()
-                                .filter(|k| {
-                                    k.arg.as_ref().is_some_and(|n| n.as_str() == "metaclass")
-                                })
-                                .map(|k| &k.value),
-                        )
-                        .map(|b| self.ex(b, 0))
-                        .collect()
-                })
+                .map(|a| a.args.iter().map(|b| self.ex(b, 0)).collect())
                 .unwrap_or_default(),
+            metaclass: c.arguments.as_ref().and_then(|a| {
+                a.keywords
+                    .iter()
+                    .find(|k| k.arg.as_ref().is_some_and(|n| n.as_str() == "metaclass"))
+                    .map(|k| self.ex(&k.value, 0))
+            }),
             decorators: self.decorators(&c.decorator_list),
             pytestmark: None,
             dunder_test: None,
@@ -813,7 +881,10 @@ impl Summarizer<'_> {
             value: self.ex(e, 0),
             line: self.line_of(s),
         }));
+        let mut marks = MentionsMark(false);
+        marks.visit_body(&f.body);
         Function {
+            mentions_mark: marks.0,
             name: CompactString::new(f.name.as_str()),
             line: self.line_of(&f.name),
             decorators: self.decorators(&f.decorator_list),
@@ -982,6 +1053,197 @@ impl Summarizer<'_> {
                 None => Ex::Other,
             },
         }
+    }
+}
+
+/// An expression as a short text for messages: dotted names as written, a call as
+/// `NAME(...)`, anything else as `an expression`.
+pub fn dotted(ex: &Ex) -> String {
+    match ex {
+        Ex::Name(n) => n.to_string(),
+        Ex::Attr(base, attr) => format!("{}.{attr}", dotted(base)),
+        Ex::Call(call) => format!("a call of {}", dotted(&call.func)),
+        Ex::Str(s) => format!("{s:?}"),
+        _ => "an expression".to_string(),
+    }
+}
+
+/// Where a statement runs: a module's, a class's or a function's body.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    Module,
+    Class,
+    Function,
+}
+
+/// Walks a whole module for the statements that bind names at run time ([`RuntimeDef`]).
+struct Dynamic<'l> {
+    lines: &'l Lines,
+    scope: Scope,
+    /// Loops around the statement at module level.
+    loops: usize,
+    depth: usize,
+    out: Vec<Located<RuntimeDef>>,
+    setattr_on: Vec<Located<CompactString>>,
+}
+
+impl Dynamic<'_> {
+    fn push(&mut self, node: &impl Ranged, what: RuntimeDef) {
+        let line = self.lines.line(node.start());
+        self.out.push(Located { value: what, line });
+    }
+
+    /// `globals()` anywhere; `locals()` / `vars()` where they are a module's or class's
+    /// namespace (in a function they are a copy).
+    fn namespace_call(&self, expr: &Expr) -> Option<&'static str> {
+        let Expr::Call(call) = expr else { return None };
+        let Expr::Name(n) = &*call.func else {
+            return None;
+        };
+        if !call.arguments.args.is_empty() {
+            return None;
+        }
+        match n.id.as_str() {
+            "globals" => Some("globals()"),
+            "locals" if self.scope != Scope::Function => Some("locals()"),
+            "vars" if self.scope != Scope::Function => Some("vars()"),
+            _ => None,
+        }
+    }
+
+    fn in_scope(&mut self, scope: Scope, f: impl FnOnce(&mut Self)) {
+        let (outer, loops) = (self.scope, self.loops);
+        self.scope = scope;
+        self.loops = 0;
+        f(self);
+        self.scope = outer;
+        self.loops = loops;
+    }
+}
+
+/// Finds `X.mark` or a bare `mark` anywhere in a body.
+struct MentionsMark(bool);
+
+impl<'a> Visitor<'a> for MentionsMark {
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if self.0 {
+            return;
+        }
+        match expr {
+            Expr::Attribute(a) if a.attr.as_str() == "mark" => self.0 = true,
+            Expr::Name(n) if n.id.as_str() == "mark" => self.0 = true,
+            // Attribute chains and calls are shallow; other nesting is bounded by the parser's
+            // bracket limit.
+            _ => ruff_python_ast::visitor::walk_expr(self, expr),
+        }
+    }
+}
+
+/// Whether `expr` mentions `sys.modules`.
+fn mentions_sys_modules(expr: &Expr) -> bool {
+    match expr {
+        Expr::Attribute(a) => {
+            (a.attr.as_str() == "modules"
+                && matches!(&*a.value, Expr::Name(n) if n.id.as_str() == "sys"))
+                || mentions_sys_modules(&a.value)
+        }
+        Expr::Subscript(s) => mentions_sys_modules(&s.value),
+        Expr::Call(c) => mentions_sys_modules(&c.func),
+        _ => false,
+    }
+}
+
+impl<'a> ruff_python_ast::visitor::Visitor<'a> for Dynamic<'_> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        if self.depth > MAX_DEPTH {
+            return;
+        }
+        self.depth += 1;
+        match stmt {
+            Stmt::FunctionDef(f) => {
+                if self.scope == Scope::Module && self.loops > 0 {
+                    self.push(
+                        &f.name,
+                        RuntimeDef::InLoop(CompactString::new(f.name.as_str())),
+                    );
+                }
+                for d in &f.decorator_list {
+                    self.visit_expr(&d.expression);
+                }
+                self.in_scope(Scope::Function, |v| v.visit_body(&f.body));
+            }
+            Stmt::ClassDef(c) => {
+                if self.scope == Scope::Module && self.loops > 0 {
+                    self.push(
+                        stmt,
+                        RuntimeDef::InLoop(CompactString::new(c.name.as_str())),
+                    );
+                }
+                for d in &c.decorator_list {
+                    self.visit_expr(&d.expression);
+                }
+                if let Some(arguments) = &c.arguments {
+                    for a in &arguments.args {
+                        self.visit_expr(a);
+                    }
+                }
+                self.in_scope(Scope::Class, |v| v.visit_body(&c.body));
+            }
+            Stmt::For(_) | Stmt::While(_) => {
+                self.loops += 1;
+                ruff_python_ast::visitor::walk_stmt(self, stmt);
+                self.loops -= 1;
+            }
+            Stmt::Assign(a) => {
+                for target in &a.targets {
+                    if let Expr::Subscript(sub) = target
+                        && let Some(how) = self.namespace_call(&sub.value)
+                    {
+                        self.push(stmt, RuntimeDef::NamespaceWrite(how));
+                    }
+                }
+                ruff_python_ast::visitor::walk_stmt(self, stmt);
+            }
+            _ => ruff_python_ast::visitor::walk_stmt(self, stmt),
+        }
+        self.depth -= 1;
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if self.depth > MAX_DEPTH {
+            return;
+        }
+        if let Expr::Call(call) = expr {
+            match &*call.func {
+                Expr::Name(n) if n.id.as_str() == "type" && call.arguments.args.len() == 3 => {
+                    self.push(expr, RuntimeDef::TypeCall);
+                }
+                Expr::Name(n) if n.id.as_str() == "setattr" => match call.arguments.args.first() {
+                    Some(first) if mentions_sys_modules(first) => {
+                        self.push(expr, RuntimeDef::ModuleSetattr);
+                    }
+                    Some(Expr::Name(target)) if self.scope != Scope::Function => {
+                        let line = self.lines.line(expr.start());
+                        self.setattr_on.push(Located {
+                            value: CompactString::new(target.id.as_str()),
+                            line,
+                        });
+                    }
+                    _ => {}
+                },
+                Expr::Attribute(a)
+                    if matches!(a.attr.as_str(), "update" | "setdefault" | "__setitem__") =>
+                {
+                    if let Some(how) = self.namespace_call(&a.value) {
+                        self.push(expr, RuntimeDef::NamespaceWrite(how));
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.depth += 1;
+        ruff_python_ast::visitor::walk_expr(self, expr);
+        self.depth -= 1;
     }
 }
 

@@ -170,6 +170,7 @@ mod tests {
             asserts,
             body_calls: Vec::new(),
             assumes: Vec::new(),
+            mentions_mark: false,
         }
     }
 

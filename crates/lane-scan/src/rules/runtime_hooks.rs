@@ -1,18 +1,16 @@
-//! runtime-hook: a conftest.py hook that can add marks, deselect tests or rewrite outcomes
-//! at run time, which no static scan can see.
+//! runtime-hook: a hook in a conftest.py or in a plugin module the configuration loads that
+//! can add marks, deselect tests or rewrite outcomes at run time, which no static scan can
+//! see; item-creating-hook: one that creates test items (issue 18).
 
 use lane_core::{Problem, Rule};
 
 use crate::marks::ModuleFile;
 
-/// conftest.py hooks that can add marks, deselect tests or rewrite outcomes at run time.
+/// Hooks that can add marks, deselect tests or rewrite outcomes at run time.
 const RUNTIME_HOOKS: &[&str] = &[
     "pytest_collection",
     "pytest_collection_modifyitems",
     "pytest_collection_finish",
-    "pytest_collect_file",
-    "pytest_pycollect_makeitem",
-    "pytest_pycollect_makemodule",
     "pytest_generate_tests",
     "pytest_itemcollected",
     "pytest_deselected",
@@ -28,19 +26,73 @@ const RUNTIME_HOOKS: &[&str] = &[
     "pytest_configure",
 ];
 
+/// Hooks that create collectors or items: the tests under them cannot be listed statically.
+/// (`pytest_generate_tests` only parametrizes: it adds instances of a test, not test ids.)
+const ITEM_HOOKS: &[&str] = &[
+    "pytest_collect_file",
+    "pytest_collect_directory",
+    "pytest_pycollect_makeitem",
+    "pytest_pycollect_makemodule",
+];
+
+/// Where a conftest's or plugin's hooks act: the conftest's folder, or the whole session.
+pub fn reach(module: &ModuleFile) -> String {
+    let is_conftest = module.abs.file_name().is_some_and(|n| n == "conftest.py");
+    match module.rel.rsplit_once('/') {
+        Some((dir, _)) if is_conftest => format!("every file under {dir}/"),
+        _ if is_conftest => "every file of the tree".to_string(),
+        _ => "every file pytest collects (it is loaded as a plugin)".to_string(),
+    }
+}
+
 pub fn check(module: &ModuleFile, problems: &mut Vec<Problem>) {
     for f in &module.module.functions {
-        if RUNTIME_HOOKS.contains(&f.name.as_str()) {
+        let name = f.name.as_str();
+        if ITEM_HOOKS.contains(&name) {
+            problems.push(
+                Problem::new(
+                    Rule::ItemCreatingHook,
+                    format!(
+                        "{}:{} defines {name}, which can create test items in {}: lane-scan \
+                         cannot list them",
+                        module.rel,
+                        f.line,
+                        reach(module)
+                    ),
+                )
+                .at(&module.rel, f.line),
+            );
+        } else if RUNTIME_HOOKS.contains(&name) {
             problems.push(
                 Problem::new(
                     Rule::RuntimeHook,
                     format!(
-                        "{} defines {}, which can change marks or outcomes at run time",
-                        module.rel, f.name
+                        "{}:{} defines {name}, which can change marks or outcomes at run time \
+                         in {}",
+                        module.rel,
+                        f.line,
+                        reach(module)
                     ),
                 )
                 .at(&module.rel, f.line),
             );
         }
+    }
+    if let Some(plugins) = &module.module.pytest_plugins
+        && plugins.value.is_none()
+    {
+        problems.push(
+            Problem::new(
+                Rule::ItemCreatingHook,
+                format!(
+                    "{}:{}: pytest_plugins is computed: the plugins it loads, and the test \
+                     items they may create in {}, are unknown",
+                    module.rel,
+                    plugins.line,
+                    reach(module)
+                ),
+            )
+            .at(&module.rel, plugins.line),
+        );
     }
 }

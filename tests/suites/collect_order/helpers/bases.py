@@ -1,0 +1,9 @@
+"""Bases the suite's test classes derive from (issue 18: collection as pytest does it)."""
+
+import pytest
+
+
+@pytest.mark.merge
+class TestShared:
+    def test_inherited(self):
+        assert sum([1, 2]) == 3
