@@ -7,6 +7,7 @@
 
 mod base;
 mod budget;
+mod drift;
 mod evidence;
 mod outcomes;
 mod unmatched;
@@ -16,7 +17,7 @@ use std::path::Path;
 use lane_core::scan::{ScanSection, ScanTest};
 use lane_core::{Document, Problem, Rule};
 
-use crate::reports::Unmatched;
+use crate::reports::{Drift, Unmatched};
 use crate::rights::{self, LaneRights};
 use crate::runs::{LaneRuns, NotableCase};
 use crate::vote::{Lanes, Report};
@@ -34,6 +35,8 @@ pub struct Facts<'a> {
     pub runs: &'a [LaneRuns; 3],
     /// Each report with the cases of it that matched no test of its lane.
     pub unmatched: Vec<(&'a Report, &'a [Unmatched])>,
+    /// Each report with what pytest-lanes-gate recorded that disagrees with the scan.
+    pub drift: Vec<(&'a Report, &'a [Drift])>,
     /// Where `replay` properties are resolved.
     pub rootdir: &'a Path,
     /// The base's scan section (`--base`).
@@ -84,6 +87,9 @@ pub const DETECTORS: &[(&[Rule], Detector)] = &[
         &[Rule::MergeTestRemoved, Rule::LaneChanged],
         base::merge_tests_kept,
     ),
+    // issue 19
+    (&[Rule::LaneDrift], drift::lane_drift),
+    (&[Rule::KnownFailurePassed], outcomes::known_failure_passed),
 ];
 
 /// Every detector's problems, in the list's order (the section sorts them).
