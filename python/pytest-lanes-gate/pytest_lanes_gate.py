@@ -239,9 +239,11 @@ def pytest_runtest_makereport(item: pytest.Item, call) -> None:
     )
 
 
-def _capsule_name(tid: str, name: str | None) -> str:
-    digest = hashlib.sha256(tid.encode("utf-8")).hexdigest()[:12]
-    safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in tid).strip("._")
+def _capsule_name(nodeid: str, name: str | None) -> str:
+    """One capsule per item (each parametrized case its own): the node id made a file name,
+    with a digest of it so that two ids never share a file."""
+    digest = hashlib.sha256(nodeid.encode("utf-8")).hexdigest()[:12]
+    safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in nodeid).strip("._")
     if name is not None:
         if not name or "/" in name or "\\" in name or name in (".", ".."):
             raise ValueError(f"lane_replay: name {name!r} must be a plain file name")
@@ -275,7 +277,7 @@ def lane_replay(request: pytest.FixtureRequest):
             raise TypeError(f"lane_replay: expected bytes or str, got {type(data).__name__}")
         folder = root / REPLAY_DIR
         folder.mkdir(parents=True, exist_ok=True)
-        target = folder / _capsule_name(lane_test_id(item), name)
+        target = folder / _capsule_name(item.nodeid, name)
         fd, tmp = tempfile.mkstemp(prefix=".capsule.", dir=folder)
         try:
             with os.fdopen(fd, "wb") as out:

@@ -36,6 +36,9 @@ const OUT_FILES: &[&str] = &[
 
 const LANES: [Lane; 3] = [Lane::Merge, Lane::Witness, Lane::Freeze];
 
+/// lanes' own pytest plugin (a distribution name, normalized).
+const LANES_PLUGIN: &str = "pytest-lanes-gate";
+
 /// The tally's rules that compare a scan with the base's.
 const BASE_RULES: &[&str] = &["merge-test-removed", "lane-changed", "domain-changed"];
 
@@ -51,9 +54,14 @@ fn in_dir<T>(dir: &Path, f: impl FnOnce() -> Result<T, GateError>) -> Result<T, 
     result
 }
 
-/// lane-scan, lane-lock verify and freeze-ledger check of the tree in the current folder.
-fn evidence(today: Date) -> Result<Document, GateError> {
-    let scan = lane_scan::scan(&lane_scan::Options::default()).map_err(from_tool("lane-scan"))?;
+/// lane-scan, lane-lock verify and freeze-ledger check of the tree in the current folder;
+/// `markers_plugin`: the runs load pytest-lanes-gate, which registers the lane markers.
+fn evidence(today: Date, markers_plugin: bool) -> Result<Document, GateError> {
+    let scan = lane_scan::scan(&lane_scan::Options {
+        markers_plugin,
+        ..lane_scan::Options::default()
+    })
+    .map_err(from_tool("lane-scan"))?;
     let mut section = scan.section;
     section.tests = scan.runs.into_iter().flatten().collect();
     let mut doc = Document::empty();
@@ -152,6 +160,8 @@ fn choose_plugins(
         named.extend(crate::python::requirement_name(&req));
     }
     named.insert("hypothesis".into());
+    // lanes' own plugin: its runtime evidence corroborates the scan (lane-drift).
+    named.insert(LANES_PLUGIN.into());
     Ok(plugins
         .iter()
         .cloned()
@@ -190,6 +200,10 @@ pub fn run(args: &Args) -> Result<Status, GateError> {
         .unwrap_or_else(|| PathBuf::from("python"));
     let interp = Interpreter::probe(&python)?;
     let (dists, installed_plugins) = interp.installed()?;
+    // Always loaded when installed (choose_plugins), so it registers the lane markers.
+    let markers_plugin = installed_plugins
+        .iter()
+        .any(|p| p.distribution == LANES_PLUGIN);
 
     let mut gate = GateSection {
         ack: ack.clone(),
@@ -219,7 +233,7 @@ pub fn run(args: &Args) -> Result<Status, GateError> {
     let mut base_doc: Option<Document> = None;
     let mut candidates: Vec<String> = Vec::new();
     let mut doc = match &args.base {
-        None => in_dir(&cwd, || evidence(today))?,
+        None => in_dir(&cwd, || evidence(today, markers_plugin))?,
         Some(base_ref) => {
             let based = Based::prepare(base_ref, &cwd, &out, tmp, ack.is_some())?;
             gate.seed = seed(args, Some(&based.merge_base))?;
@@ -254,7 +268,7 @@ pub fn run(args: &Args) -> Result<Status, GateError> {
             })?;
             write(&out.join("base-evidence.json"), &base_scan.to_bytes())?;
             base_doc = Some(base_scan);
-            let patch_doc = in_dir(&cwd, || evidence(today))?;
+            let patch_doc = in_dir(&cwd, || evidence(today, markers_plugin))?;
             let doc = if ack.is_some() {
                 gate.voting_tree = "patch".into();
                 patch_doc
@@ -263,7 +277,7 @@ pub fn run(args: &Args) -> Result<Status, GateError> {
                 vote_root = based.vote_dir.clone();
                 manifest_root = based.base_dir.clone();
                 check_imports(&interp, &vote_root, &based.product_names)?;
-                let vote_doc = in_dir(&vote_root, || evidence(today))?;
+                let vote_doc = in_dir(&vote_root, || evidence(today, markers_plugin))?;
                 // The patch's own tree: its problems are shown (each once).
                 for name in [ScanSection::NAME, "lock", "ledger"] {
                     let seen = vote_doc.problems_of(name, "<vote evidence>")?;

@@ -35,6 +35,9 @@ pub struct Options {
     /// Files and folders as given (none: testpaths or the current folder).
     pub paths: Vec<PathBuf>,
     pub rootdir: Option<PathBuf>,
+    /// pytest-lanes-gate will be loaded into the runs (lane-gate loads it when installed): it
+    /// registers the lane markers, so `unregistered-marker` is satisfied (issue 19).
+    pub markers_plugin: bool,
 }
 
 /// Scans the suite and returns the `scan` section.
@@ -87,7 +90,7 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
     }
     let runs = in_id_order(runs);
     let counts = count(runs.iter().flatten());
-    rules::check_suite(&config, &counts, &mut problems);
+    rules::check_suite(&config, &counts, options.markers_plugin, &mut problems);
     lane_core::problem::normalize(&mut problems);
     drop(tree);
     Ok(Scan {

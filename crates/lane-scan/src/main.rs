@@ -39,6 +39,7 @@ fn main() -> ExitCode {
         let scan = lane_scan::scan(&lane_scan::Options {
             paths: args.paths.clone(),
             rootdir: args.common.tool.rootdir.clone(),
+            markers_plugin: false,
         })?;
         let status = Status::from_problems(&scan.section.problems);
         // Serialized straight to stdout: the section is never held as text.
