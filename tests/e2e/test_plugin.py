@@ -100,6 +100,20 @@ def test_the_plugin_registers_the_markers_without_a_config_edit(tmp_path, plugin
         assert re.search(rf"^@pytest\.mark\.{lane}: .*\(lanes\)$", markers.stdout, re.M), lane
 
 
+def test_required_plugins_satisfies_unregistered_marker(tmp_path, plugin_python):
+    root = write(tmp_path, ADOPTED)
+    rules = lambda: {p["rule"] for p in run_tool("lane-scan", cwd=root).json()["scan"]["problems"]}
+    assert "unregistered-marker" in rules()
+    (root / "pytest.ini").write_text(BARE_INI + "required_plugins = pytest-lanes-gate>=0.1\n")
+    assert "unregistered-marker" not in rules()
+    # and pytest holds the project to it: without the plugin the run stops
+    without = pytest_run(PYTHON, root, "--strict-markers", "-q")
+    assert without.returncode != 0
+    assert "Missing required plugins: pytest-lanes-gate" in without.stdout + without.stderr
+    with_it = pytest_run(plugin_python, root, "--strict-markers", "-q")
+    assert with_it.returncode == 0, with_it.stdout + with_it.stderr
+
+
 UNADOPTED = {
     "pytest.ini": BARE_INI,
     "tests/test_plain.py": (
