@@ -15,10 +15,16 @@ build:
 	$(CARGO) build --release --workspace
 
 # A venv with the pinned pytest and hypothesis (and the plugins the end-to-end tests drive).
+# pytest-lanes-gate is built from python/pytest-lanes-gate with the pinned flit_core (no index)
+# into target/wheels; the end-to-end tests install it into throwaway venvs of their own, so the
+# suites they run without it stay as they are.
+PLUGIN := python/pytest-lanes-gate
 venv: $(VENV)/.installed
-$(VENV)/.installed: requirements-dev.txt
+$(VENV)/.installed: requirements-dev.txt $(PLUGIN)/pyproject.toml $(PLUGIN)/pytest_lanes_gate.py
 	$(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	$(VPY) -m pip wheel --quiet --disable-pip-version-check --no-deps --no-build-isolation \
+		--no-index -w target/wheels $(PLUGIN)
 	touch $@
 
 test: venv build test-rust test-e2e

@@ -387,6 +387,15 @@ rules! {
         summary: "a test class derives from a base lane-scan cannot read",
         explanation: "The class's tests, its marks and whether it is a unittest.TestCase come from its bases. A base that is neither a class of the test tree nor one lane-scan knows holds no tests (builtins, unittest.TestCase, abc, typing, enum, collections, dataclasses) is unknown: inherited tests and marks would be missed. Only classes that look like tests (named by python_classes, or with test methods) are reported.",
         fix: "Derive test classes from classes defined in the test tree (a shared base module under the tests folder) or from unittest.TestCase directly. A base computed at run time (a call, a subscript) should become a plain class statement.";
+    // ---- issue 19: pytest-lanes-gate's runtime evidence, known failures ----
+    LaneDrift = "lane-drift", Error, "lane-tally", acknowledgeable: false,
+        summary: "a test's lane marks at run time differ from its source, or pytest ran an item the scan never saw",
+        explanation: "pytest-lanes-gate records, inside the pytest run, the lane marks that reached each item, its test id, file and line (JUnit properties lanes_marks, lanes_test, lanes_file, lanes_line). A conftest hook, a plugin or a fixture that adds or removes a lane mark at run time, or creates items, moves a test into or out of a lane behind the static scan's back: the vote would count evidence nobody reviewed in the source.",
+        fix: "Write the lane marks in the source (decorators or pytestmark) and drop the hook or plugin code that adds, removes or creates them at run time; then the scan and the run agree.";
+    KnownFailurePassed = "known-failure-passed", Warning, "lane-tally", acknowledgeable: false,
+        summary: "a freeze test recorded as a known failure (xfail strict=True) passed: promote it",
+        explanation: "A freeze test marked xfail(strict=True) is a recorded known failure: it runs, its failure is expected and it never votes. When it passes (pytest reports a strict xpass as a failure), the bug it records looks fixed: the test is ready to leave the freeze lane. Never a vote: a warning only.",
+        fix: "Promote the test: remove its xfail mark, move it to the merge lane (or witness), and remove its ticket with `freeze-ledger remove TEST_ID`.";
 }
 
 impl std::fmt::Display for Rule {
@@ -508,7 +517,8 @@ mod tests {
                 "plugin-not-loaded",
                 "candidate-failed",
                 "unknown-addopts",
-                "weakened-search"
+                "weakened-search",
+                "known-failure-passed"
             ]
         );
     }

@@ -37,6 +37,9 @@ const OUT_FILES: &[&str] = &[
 
 const LANES: [Lane; 3] = [Lane::Merge, Lane::Witness, Lane::Freeze];
 
+/// lanes' own pytest plugin (a distribution name, normalized).
+const LANES_PLUGIN: &str = "pytest-lanes-gate";
+
 /// The tally's rules that compare a scan with the base's.
 const BASE_RULES: &[&str] = &["merge-test-removed", "lane-changed", "domain-changed"];
 
@@ -153,6 +156,8 @@ fn choose_plugins(
         named.extend(crate::python::requirement_name(&req));
     }
     named.insert("hypothesis".into());
+    // lanes' own plugin: its runtime evidence corroborates the scan (lane-drift).
+    named.insert(LANES_PLUGIN.into());
     Ok(plugins
         .iter()
         .cloned()
@@ -191,10 +196,15 @@ pub fn run(args: &Args) -> Result<Status, GateError> {
         .unwrap_or_else(|| PathBuf::from("python"));
     let interp = Interpreter::probe(&python)?;
     let (dists, installed_plugins) = interp.installed()?;
+    // Always loaded when installed (choose_plugins), so it registers the lane markers.
+    let markers_plugin = installed_plugins
+        .iter()
+        .any(|p| p.distribution == LANES_PLUGIN);
     // lane-scan decides sys.version_info / sys.platform conditions for the interpreter that runs.
     let scan_options = lane_scan::Options {
         target: lane_scan::probe_target(Some(&interp.command)),
         python: Some(interp.command.clone()),
+        markers_plugin,
         ..Default::default()
     };
 

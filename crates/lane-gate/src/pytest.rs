@@ -20,7 +20,12 @@ const GATE_LONG: &[&str] = &[
     "--rootdir",
     "--confcutdir",
     "--hypothesis-seed",
+    "--lanes-contract",
 ];
+
+/// pytest-lanes-gate's module: loaded, it records each item's runtime lanes and leaves the
+/// contract to the static scan (`--lanes-contract=record`).
+pub const LANES_PLUGIN_MODULE: &str = "pytest_lanes_gate";
 /// Single-letter options of the gate's (`-m` lane, `-p` plugins, `-o` ini, `-c` config).
 const GATE_SHORT: &[char] = &['m', 'p', 'o', 'c'];
 /// Single-letter pytest options that take a value (the rest of the word, or the next word).
@@ -126,6 +131,9 @@ impl Setup {
         for p in &self.plugins {
             args.push("-p".into());
             args.push(p.clone());
+        }
+        if self.plugins.iter().any(|p| p == LANES_PLUGIN_MODULE) {
+            args.push("--lanes-contract=record".into());
         }
         if let Some(seed) = self.seed {
             args.push(format!("--hypothesis-seed={seed}"));
@@ -242,6 +250,7 @@ mod tests {
             &["--confcutdir=/"],
             &["--hypothesis-seed=1"],
             &["--junit=x"],
+            &["--lanes-contract=fail"],
         ];
         for case in refused {
             let err = check_user_args(&args(case)).unwrap_err().to_string();
@@ -296,5 +305,26 @@ mod tests {
                 "-q"
             ])
         );
+    }
+
+    #[test]
+    fn lanes_plugin_records_and_leaves_the_contract_to_the_scan() {
+        let mut setup = Setup {
+            python: "python".into(),
+            plugins: vec!["_hypothesis_pytestplugin".into()],
+            seed: None,
+            user_args: vec![],
+            timeout: Duration::from_secs(1),
+            pythonpath: vec![],
+            pycache_prefix: None,
+        };
+        let report = Path::new("r.xml");
+        let record = "--lanes-contract=record".to_string();
+        assert!(!setup.arguments(&[], report).contains(&record));
+        setup.plugins.push(LANES_PLUGIN_MODULE.into());
+        let got = setup.arguments(&[], report);
+        let p = got.iter().position(|a| a == LANES_PLUGIN_MODULE).unwrap();
+        assert_eq!(got[p - 1], "-p");
+        assert_eq!(got[p + 1], record);
     }
 }

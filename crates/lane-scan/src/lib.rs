@@ -42,6 +42,9 @@ pub struct Options {
     /// The interpreter to ask for the target (`-I -S -c`, no project code runs): default
     /// `python3`, then `python`, on PATH.
     pub python: Option<PathBuf>,
+    /// pytest-lanes-gate will be loaded into the runs (lane-gate loads it when installed): it
+    /// registers the lane markers, so `unregistered-marker` is satisfied (issue 19).
+    pub markers_plugin: bool,
 }
 
 /// Asks `python` (or `python3`, then `python`, on PATH) for its version and `sys.platform`,
@@ -158,7 +161,7 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
     }
     let runs = in_id_order(runs);
     let counts = count(runs.iter().flatten());
-    rules::check_suite(&config, &counts, &mut problems);
+    rules::check_suite(&config, &counts, options.markers_plugin, &mut problems);
     lane_core::problem::normalize(&mut problems);
     drop(tree);
     Ok(Scan {

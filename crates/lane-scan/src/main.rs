@@ -57,6 +57,7 @@ fn main() -> ExitCode {
             rootdir: args.common.tool.rootdir.clone(),
             target,
             python: None,
+            markers_plugin: false,
         })?;
         let status = Status::from_problems(&scan.section.problems);
         // Serialized straight to stdout: the section is never held as text.

@@ -2,7 +2,8 @@
 //! write it.
 //!
 //! The report is read event by event from a `BufRead`: nothing but the current test case's
-//! classname, name, file and `replay` property is held. The bodies of `<failure>`, `<error>`,
+//! classname, name, file, `replay` property and pytest-lanes-gate's properties is held. The
+//! bodies of `<failure>`, `<error>`,
 //! `<skipped>`, `<system-out>`, `<system-err>` and the retry elements are consumed straight
 //! from the underlying reader up to the next `<`, so a captured log of any size is never
 //! buffered. Suite-level counts (`tests=`, `failures=`) are never read: only cases count.
@@ -64,7 +65,23 @@ pub struct Case<'a> {
     pub retry: bool,
     /// The value of the case's `replay` property.
     pub replay: Option<&'a str>,
+    /// What pytest-lanes-gate recorded about the item at run time, when it did.
+    pub runtime: Option<Runtime<'a>>,
 }
+
+/// The properties pytest-lanes-gate writes on every case of an adopted project: the lane marks
+/// that reached the item at run time (comma-separated), its test id, and the file and line of
+/// its definition. A case counts as carrying them when it has `lanes_marks` and `lanes_test`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Runtime<'a> {
+    pub marks: &'a str,
+    pub test: &'a str,
+    pub file: &'a str,
+    pub line: &'a str,
+}
+
+/// The property names of [`Runtime`], in its field order.
+pub const RUNTIME_PROPERTIES: [&str; 4] = ["lanes_marks", "lanes_test", "lanes_file", "lanes_line"];
 
 /// Why a report could not be read; `offset` is the byte offset in the file.
 #[derive(Debug, thiserror::Error)]
@@ -162,6 +179,9 @@ struct CaseBuf {
     retry: bool,
     replay: String,
     has_replay: bool,
+    /// pytest-lanes-gate's properties, in [`RUNTIME_PROPERTIES`] order, and which were seen.
+    runtime: [String; 4],
+    has_runtime: [bool; 4],
 }
 
 impl CaseBuf {
@@ -176,6 +196,10 @@ impl CaseBuf {
         self.retry = false;
         self.replay.clear();
         self.has_replay = false;
+        for (value, seen) in self.runtime.iter_mut().zip(&mut self.has_runtime) {
+            value.clear();
+            *seen = false;
+        }
     }
 
     fn worsen(&mut self, outcome: Outcome) {
@@ -191,6 +215,12 @@ impl CaseBuf {
             xpass: self.xpass,
             retry: self.retry,
             replay: self.has_replay.then_some(self.replay.as_str()),
+            runtime: (self.has_runtime[0] && self.has_runtime[1]).then(|| Runtime {
+                marks: &self.runtime[0],
+                test: &self.runtime[1],
+                file: &self.runtime[2],
+                line: &self.runtime[3],
+            }),
         }
     }
 }
@@ -542,6 +572,15 @@ pub fn read<R: Read>(input: R, mut sink: impl FnMut(&Case<'_>)) -> Result<ReadSt
                                 case.replay.clear();
                                 case.replay.push_str(&prop_value);
                                 case.has_replay = true;
+                            }
+                            if let Some(i) = RUNTIME_PROPERTIES
+                                .iter()
+                                .position(|p| has_name && *p == prop_name)
+                                && read_attr(e, "value", &mut prop_value, pos)?
+                            {
+                                case.runtime[i].clear();
+                                case.runtime[i].push_str(&prop_value);
+                                case.has_runtime[i] = true;
                             }
                         }
                         Kind::Other

@@ -9,7 +9,7 @@ use std::path::Path;
 use lane_core::Error;
 use lane_core::scan::{Lane, ScanTest};
 
-use crate::junit::{self, Case, Outcome};
+use crate::junit::{self, Case, Outcome, Runtime};
 use crate::resolve::{Resolved, Resolver};
 use crate::vote::Report;
 
@@ -48,6 +48,23 @@ pub enum Unmatched {
     },
 }
 
+/// What pytest-lanes-gate saw at run time and the scan did not (`lane-drift`), once per test.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Drift {
+    /// Scanned test `test` ran with other lane marks than the source gives it.
+    Marks {
+        test: u32,
+        added: Vec<String>,
+        removed: Vec<String>,
+    },
+    /// An item whose test id the scan does not have, at the file and line the plugin recorded.
+    Unseen {
+        id: String,
+        file: String,
+        line: Option<u64>,
+    },
+}
+
 /// What reading one report file produced.
 #[derive(Debug, Default)]
 pub struct ReportTally {
@@ -62,6 +79,8 @@ pub struct ReportTally {
     /// cases bound to it, and the other files of cases that carry its classname and name
     /// (impostors). More than one is an identity collision.
     pub case_files: BTreeMap<u32, BTreeSet<String>>,
+    /// Runtime evidence that disagrees with the scan, once per test per report.
+    pub drift: Vec<Drift>,
 }
 
 fn hash_of(parts: &[&str]) -> u64 {
@@ -86,13 +105,22 @@ pub fn read_report(
         collected_modules: BTreeSet::new(),
         unknown_seen: BTreeSet::new(),
         mismatch_seen: BTreeSet::new(),
+        drift_seen: BTreeSet::new(),
     };
     junit::read_path(Path::new(&report.path), &report.path, |case| {
         let Some(resolver) = resolver else {
             reader.unresolved(case);
             return;
         };
-        match resolver.resolve(case.classname, case.name, case.file) {
+        let resolved = resolver.resolve(case.classname, case.name, case.file);
+        if let Some(runtime) = &case.runtime {
+            let index = match &resolved {
+                Resolved::Test { index, .. } => Some(*index),
+                _ => None,
+            };
+            reader.on_runtime(runtime, index);
+        }
+        match resolved {
             Resolved::Test { index, params } => {
                 reader.file_of(index, case.file);
                 reader.on_test(case, index, params)
@@ -129,6 +157,8 @@ struct Reader<'t> {
     /// Unknown case keys and module-level case names (`::name`) already recorded.
     unknown_seen: BTreeSet<String>,
     mismatch_seen: BTreeSet<u32>,
+    /// Test ids already reported as drifting.
+    drift_seen: BTreeSet<String>,
 }
 
 impl Reader<'_> {
@@ -178,6 +208,51 @@ impl Reader<'_> {
         if let (Lane::Freeze, Some(replay)) = (self.lane, case.replay) {
             self.out.replays.push((index, hash, replay.to_string()));
         }
+    }
+
+    /// Compares what pytest-lanes-gate recorded for a case with the scan: the lane marks of
+    /// the test it resolved to, or, for a test id the scan does not have, the item itself.
+    fn on_runtime(&mut self, runtime: &Runtime<'_>, index: Option<u32>) {
+        let found = index
+            .filter(|&i| self.tests[i as usize].id == runtime.test)
+            .or_else(|| {
+                self.tests
+                    .iter()
+                    .position(|t| t.id == runtime.test)
+                    .map(|i| i as u32)
+            });
+        let Some(position) = found else {
+            if self.drift_seen.insert(runtime.test.to_string()) {
+                self.out.drift.push(Drift::Unseen {
+                    id: runtime.test.to_string(),
+                    file: runtime.file.to_string(),
+                    line: runtime.line.parse().ok().filter(|&l| l > 0),
+                });
+            }
+            return;
+        };
+        let test = &self.tests[position as usize];
+        let at_run: BTreeSet<&str> = runtime
+            .marks
+            .split(',')
+            .map(str::trim)
+            .filter(|m| !m.is_empty())
+            .collect();
+        let in_source: BTreeSet<&str> = test.lanes.iter().map(|l| l.as_str()).collect();
+        if at_run == in_source || !self.drift_seen.insert(test.id.clone()) {
+            return;
+        }
+        self.out.drift.push(Drift::Marks {
+            test: position,
+            added: at_run
+                .difference(&in_source)
+                .map(|s| s.to_string())
+                .collect(),
+            removed: in_source
+                .difference(&at_run)
+                .map(|s| s.to_string())
+                .collect(),
+        });
     }
 
     fn on_module(&mut self, case: &Case<'_>, file: String) {

@@ -44,6 +44,9 @@ pub struct LaneRights {
     pub rerun: Rerun,
     /// A failed case must name its replay artifact, or this verdict is reported.
     pub replay: Option<Verdict>,
+    /// An xfail here is a recorded known failure (it ran, and is not a skip); a strict xpass
+    /// of one reports this verdict instead of a failure (issue 19).
+    pub known_failure: Option<Verdict>,
     /// The decision table's words for the lane, as the markdown verdict prints them.
     pub shown: Shown,
 }
@@ -81,6 +84,7 @@ pub const RIGHTS: [LaneRights; 3] = [
             says: "merge test is flaky and cannot vote",
         }),
         replay: None,
+        known_failure: None,
         shown: Shown {
             belongs: "invariants over a generated domain; human-written input/output pairs",
             may_fail: "yes",
@@ -107,6 +111,7 @@ pub const RIGHTS: [LaneRights; 3] = [
         },
         rerun: Rerun::Failed,
         replay: None,
+        known_failure: None,
         shown: Shown {
             belongs: "golden files / snapshot bytes; characterization of current behaviour",
             may_fail: "yes, when a digest moves",
@@ -135,6 +140,10 @@ pub const RIGHTS: [LaneRights; 3] = [
         replay: Some(Verdict {
             rule: Rule::MissingReplayArtifact,
             says: "failed freeze case without a replay artifact",
+        }),
+        known_failure: Some(Verdict {
+            rule: Rule::KnownFailurePassed,
+            says: "known failure passed (xfail strict=True reported XPASS): promote it",
         }),
         shown: Shown {
             belongs: "intermittent failure with a captured seed",

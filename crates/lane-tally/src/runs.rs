@@ -45,6 +45,11 @@ impl Folded {
         }
     }
 
+    /// A strict xpass (pytest writes it as a failure): an expected failure that passed.
+    pub fn is_strict_xpass(&self) -> bool {
+        self.worst == Outcome::Failed && self.xpass
+    }
+
     /// The worst outcome's name; a strict xpass (written by pytest as a failure) says so.
     pub fn outcome_name(&self) -> &'static str {
         if self.worst == Outcome::Failed && self.xpass {

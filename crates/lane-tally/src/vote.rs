@@ -193,6 +193,12 @@ pub fn tally(doc: &Document, options: &Options) -> Result<TallySection, Error> {
             .map(|(r, t)| (r, t.unmatched.as_slice()))
             .collect(),
         case_files,
+        drift: options
+            .reports
+            .iter()
+            .zip(&tallies)
+            .map(|(r, t)| (r, t.drift.as_slice()))
+            .collect(),
         rootdir: &options.rootdir,
         base: base.as_ref(),
         reason: options.reason.as_deref(),
@@ -570,6 +576,65 @@ mod tests {
                 ok_w.clone(),
                 suite(r#"<testcase classname="t.test_f" name="test_f"><skipped/></testcase>"#),
                 vec!["missing-freeze-run@t/test_f.py::test_f"],
+            ),
+            (
+                "issue 19: a freeze test's xfail is a recorded known failure, not a skip",
+                suite(r#"<testcase classname="t.test_m" name="test_a"/>"#),
+                ok_w.clone(),
+                suite(
+                    r#"<testcase classname="t.test_f" name="test_f"><skipped type="pytest.xfail" message="bug 12"/></testcase>"#,
+                ),
+                vec![],
+            ),
+            (
+                "issue 19: a strict xpass of a known failure says promote me, needs no capsule",
+                suite(r#"<testcase classname="t.test_m" name="test_a"/>"#),
+                ok_w.clone(),
+                suite(
+                    r#"<testcase classname="t.test_f" name="test_f"><failure message="[XPASS(strict)] bug 12"/></testcase>"#,
+                ),
+                vec!["~known-failure-passed@t/test_f.py::test_f"],
+            ),
+            (
+                "issue 19: a merge test's strict xpass is still a failure",
+                suite(
+                    r#"<testcase classname="t.test_m" name="test_a"><failure message="[XPASS(strict)] x"/></testcase>"#,
+                ),
+                ok_w.clone(),
+                ok_f.clone(),
+                vec!["merge-failed@t/test_m.py::test_a"],
+            ),
+            (
+                "issue 19: runtime lane marks that agree with the scan",
+                suite(
+                    r#"<testcase classname="t.test_m" name="test_a[1]"><properties><property name="lanes_marks" value="merge"/><property name="lanes_test" value="t/test_m.py::test_a"/><property name="lanes_file" value="t/test_m.py"/><property name="lanes_line" value="3"/></properties></testcase>"#,
+                ),
+                ok_w.clone(),
+                ok_f.clone(),
+                vec![],
+            ),
+            (
+                "issue 19: a lane mark added at run time drifts, once per test",
+                suite(
+                    r#"<testcase classname="t.test_m" name="test_a[1]"><properties><property name="lanes_marks" value="merge,freeze"/><property name="lanes_test" value="t/test_m.py::test_a"/></properties></testcase><testcase classname="t.test_m" name="test_a[2]"><properties><property name="lanes_marks" value="merge,freeze"/><property name="lanes_test" value="t/test_m.py::test_a"/></properties></testcase>"#,
+                ),
+                ok_w.clone(),
+                suite(
+                    r#"<testcase classname="t.test_f" name="test_f"><properties><property name="lanes_marks" value=""/><property name="lanes_test" value="t/test_f.py::test_f"/></properties></testcase>"#,
+                ),
+                vec![
+                    "lane-drift@t/test_m.py::test_a",
+                    "lane-drift@t/test_f.py::test_f",
+                ],
+            ),
+            (
+                "issue 19: an item the scan never saw drifts (and is unknown)",
+                suite(
+                    r#"<testcase classname="t.test_m" name="test_a"/><testcase classname="t.test_m" name="test_made"><properties><property name="lanes_marks" value="merge"/><property name="lanes_test" value="t/test_m.py::test_made"/><property name="lanes_file" value="t/conftest.py"/><property name="lanes_line" value="9"/></properties></testcase>"#,
+                ),
+                ok_w.clone(),
+                ok_f.clone(),
+                vec!["lane-drift@t/test_m.py::test_made", "unknown-test@-"],
             ),
             (
                 "collection error and a module-level skip",

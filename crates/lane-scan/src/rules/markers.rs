@@ -1,12 +1,35 @@
-//! unregistered-marker: the pytest configuration registers every lane's marker.
+//! unregistered-marker: the pytest configuration registers every lane's marker, or
+//! pytest-lanes-gate does (the config's `required_plugins` names it, or lane-gate loads it).
 
 use lane_core::scan::Lane;
 use lane_core::{Problem, Rule};
 
 use super::SuiteFacts;
 
+/// The distribution whose pytest plugin registers the three lane markers.
+pub const MARKERS_PLUGIN: &str = "pytest-lanes-gate";
+
+/// Whether a `required_plugins` entry (`pytest-lanes-gate>=0.1`) names the markers plugin.
+fn names_markers_plugin(requirement: &str) -> bool {
+    let name: String = requirement
+        .trim()
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        .map(|c| match c {
+            '_' | '.' => '-',
+            c => c.to_ascii_lowercase(),
+        })
+        .collect();
+    name == MARKERS_PLUGIN
+}
+
 pub fn check(s: &SuiteFacts, problems: &mut Vec<Problem>) {
     let config = s.config;
+    // An unreadable config keeps the rule (fail closed); its own error is reported elsewhere.
+    let required = crate::config::ini_args(config, "required_plugins").unwrap_or_default();
+    if s.markers_plugin || required.iter().any(|r| names_markers_plugin(r)) {
+        return;
+    }
     let missing: Vec<&str> = Lane::ALL
         .iter()
         .map(|l| l.as_str())
@@ -30,4 +53,29 @@ pub fn check(s: &SuiteFacts, problems: &mut Vec<Problem>) {
         Problem::new(Rule::UnregisteredMarker, msg),
         config.markers_line,
     ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn required_plugins_entries_that_name_the_markers_plugin() {
+        for yes in [
+            "pytest-lanes-gate",
+            "pytest-lanes-gate>=0.1",
+            "pytest_lanes_gate==0.1.0",
+            "Pytest.Lanes-Gate",
+        ] {
+            assert!(names_markers_plugin(yes), "{yes}");
+        }
+        for no in [
+            "pytest-lanes",
+            "lanes",
+            "pytest-lanes-gatex",
+            "pytest-xdist",
+        ] {
+            assert!(!names_markers_plugin(no), "{no}");
+        }
+    }
 }

@@ -118,6 +118,8 @@ pub struct SuiteFacts<'a> {
     /// The configuration file, root-relative.
     pub config_rel: Option<String>,
     pub counts: &'a Counts,
+    /// The runs load pytest-lanes-gate, which registers the lane markers.
+    pub markers_plugin: bool,
 }
 
 impl SuiteFacts<'_> {
@@ -132,7 +134,12 @@ impl SuiteFacts<'_> {
 }
 
 /// Checks the suite as a whole.
-pub fn check_suite(config: &Config, counts: &Counts, problems: &mut Vec<Problem>) {
+pub fn check_suite(
+    config: &Config,
+    counts: &Counts,
+    markers_plugin: bool,
+    problems: &mut Vec<Problem>,
+) {
     let facts = SuiteFacts {
         config,
         config_rel: config
@@ -140,6 +147,7 @@ pub fn check_suite(config: &Config, counts: &Counts, problems: &mut Vec<Problem>
             .as_ref()
             .and_then(|f| lane_core::paths::relative_to(f, &config.rootdir)),
         counts,
+        markers_plugin,
     };
     for detect in SUITE_DETECTORS {
         detect(&facts, problems);

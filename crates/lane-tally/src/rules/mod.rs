@@ -8,6 +8,7 @@
 mod base;
 mod budget;
 mod domain;
+mod drift;
 mod evidence;
 mod outcomes;
 mod unmatched;
@@ -18,7 +19,7 @@ use std::path::Path;
 use lane_core::scan::{ScanSection, ScanTest};
 use lane_core::{Document, Problem, Rule};
 
-use crate::reports::Unmatched;
+use crate::reports::{Drift, Unmatched};
 use crate::rights::{self, LaneRights};
 use crate::runs::{LaneRuns, NotableCase};
 use crate::vote::{Lanes, Report};
@@ -39,6 +40,8 @@ pub struct Facts<'a> {
     /// Per scanned test, the xunit1 files its cases (and cases claiming its name) ran from,
     /// over every report.
     pub case_files: BTreeMap<u32, BTreeSet<String>>,
+    /// Each report with what pytest-lanes-gate recorded that disagrees with the scan.
+    pub drift: Vec<(&'a Report, &'a [Drift])>,
     /// Where `replay` properties are resolved.
     pub rootdir: &'a Path,
     /// The base's scan section (`--base`).
@@ -91,6 +94,9 @@ pub const DETECTORS: &[(&[Rule], Detector)] = &[
         base::merge_tests_kept,
     ),
     (&[Rule::DomainChanged], domain::domain_kept),
+    // issue 19
+    (&[Rule::LaneDrift], drift::lane_drift),
+    (&[Rule::KnownFailurePassed], outcomes::known_failure_passed),
 ];
 
 /// Every detector's problems, in the list's order (the section sorts them).

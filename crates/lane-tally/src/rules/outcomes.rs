@@ -2,7 +2,8 @@
 //! `missing-freeze-run` (no case), `flaky-voter` (a voter that needed a rerun),
 //! `merge-failed` / `witness-failed` / `freeze-failed`, `missing-replay-artifact` (a failed
 //! freeze case that names no usable capsule), `merge-skipped` / `witness-skipped` /
-//! `missing-freeze-run` (skipped at run time).
+//! `missing-freeze-run` (skipped at run time), `known-failure-passed` (a recorded known
+//! failure's strict xpass).
 
 use lane_core::Problem;
 
@@ -88,6 +89,7 @@ pub fn failed(facts: &Facts<'_>) -> Vec<Problem> {
         let Some(cases) = cases else { continue };
         let names: Vec<String> = cases
             .iter()
+            .filter(|c| rights.known_failure.is_none() || !c.case.is_strict_xpass())
             .filter_map(|c| {
                 if c.case.worst.is_failure() {
                     Some(named(c))
@@ -119,6 +121,7 @@ pub fn missing_replay_artifact(facts: &Facts<'_>) -> Vec<Problem> {
         let names: Vec<String> = cases
             .iter()
             .filter(|c| c.case.worst.is_failure())
+            .filter(|c| rights.known_failure.is_none() || !c.case.is_strict_xpass())
             .filter_map(|c| {
                 let why = replay_problem(facts.rootdir, c.replay.as_ref())?;
                 Some(format!("{} {why}", c.label))
@@ -150,6 +153,31 @@ pub fn skipped(facts: &Facts<'_>) -> Vec<Problem> {
             .map(named)
             .collect();
         out.extend(verdict(rights.skipped, &names).map(|p| at(test, p)));
+    }
+    out
+}
+
+/// A recorded known failure (a freeze test's `xfail(strict=True)`) that passed: ready to be
+/// promoted out of its lane. Its xfail outcome, when it failed as expected, is a run, not a
+/// skip (issue 19).
+pub fn known_failure_passed(facts: &Facts<'_>) -> Vec<Problem> {
+    let mut out = Vec::new();
+    for TestRun {
+        rights,
+        test,
+        cases,
+        ..
+    } in each_test(facts)
+    {
+        let (Some(known), Some(cases)) = (rights.known_failure, cases) else {
+            continue;
+        };
+        let names: Vec<String> = cases
+            .iter()
+            .filter(|c| c.case.is_strict_xpass())
+            .map(|c| c.label.clone())
+            .collect();
+        out.extend(verdict(known, &names).map(|p| at(test, p)));
     }
     out
 }
