@@ -66,12 +66,17 @@ class Expect:
     pending: bool = False  # an issue 16 rule: strict xfail until it lands
 
 
+# Rules of issue 16 not in the catalogue yet: a path naming one is pending. Every other rule the
+# table names has landed, so its paths must pass outright.
+NOT_YET = frozenset({"test-aware-code"})
+
+
 def reject(rule: str, pending: bool = False) -> Expect:
-    return Expect("reject", rule, pending)
+    return Expect("reject", rule, pending and rule in NOT_YET)
 
 
 def shown(rule: str, pending: bool = False) -> Expect:
-    return Expect("shown", rule, pending)
+    return Expect("shown", rule, pending and rule in NOT_YET)
 
 
 def through(rule: str) -> Expect:
