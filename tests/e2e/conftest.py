@@ -59,8 +59,14 @@ def run_pytest(*args: str, cwd: Path, env: dict | None = None) -> subprocess.Com
 
 
 def copy_tree(src: Path, dst: Path) -> Path:
-    shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__", ".hypothesis",
-                                                            ".pytest_cache"))
+    caches = shutil.ignore_patterns("__pycache__", ".hypothesis", ".pytest_cache")
+
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        # The gate's own out/ at the top (left by `make demo`) is not part of the example.
+        top = {"out"} if Path(folder) == src else set()
+        return set(caches(folder, names)) | (top & set(names))
+
+    shutil.copytree(src, dst, ignore=ignore)
     return dst
 
 

@@ -475,5 +475,5 @@ def test_gate_output_files_are_exactly_the_promised_ones(invoice: Path):
     assert proc.returncode == 0, proc.stderr
     names = sorted(p.name for p in (invoice / "gate-out").iterdir())
     assert names == ["evidence.json", "freeze.log", "freeze.xml", "merge.log", "merge.xml",
-                     "pytest-status", "verdict.json", "verdict.md", "witness.log",
+                     "pytest-status", "verdict.json", "verdict.md", "verdict.sarif", "witness.log",
                      "witness.xml"]
