@@ -366,3 +366,19 @@ def test_the_agent_patch_through_the_makefile_demo_is_unchanged_by_a_second_run(
         assert (a / "out" / "lanes" / name).read_bytes() == \
             (b / "out" / "lanes" / name).read_bytes(), name
     assert os.fspath(a) not in (a / "out" / "lanes" / "verdict.json").read_text()
+
+
+def test_a_pyproject_too_large_to_read_is_test_surface(invoice: Path):
+    # Only a comment is added, so what it says cannot matter; but the gate does not read a
+    # file this large to find that out, and what it cannot classify is test surface.
+    repo = based(invoice)
+    (repo / "pyproject.toml").write_text("[project]\nname = 'invoice'\n")
+    commit(repo, "a small pyproject")
+    (repo / "pyproject.toml").write_text("[project]\nname = 'invoice'\n"
+                                         + "# padding\n" * (2 * 1024 * 1024))
+    commit(repo)
+    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    verdict = verdict_of(repo)
+    assert "test-surface-changed" in reason_rules(verdict)
+    assert "cannot be read" in surface(verdict)["pyproject.toml"]["reason"], surface(verdict)

@@ -805,20 +805,32 @@ struct Based {
     product_names: Vec<String>,
 }
 
+/// The most bytes of a patch's pyproject.toml read to classify it (a larger one is unreadable
+/// here, so the whole file is test surface).
+const PYPROJECT_MAX_BYTES: u64 = 16 << 20;
+
 fn read_text(path: &Path) -> Option<String> {
-    std::fs::read_to_string(path).ok()
+    let bytes =
+        lane_core::io::read_file_capped(path, PYPROJECT_MAX_BYTES, "pyproject.toml").ok()?;
+    String::from_utf8(bytes).ok()
 }
 
-/// Lock entries and capsules named by the lock and ledger in `root` (unreadable ones are the
-/// tools' to report).
+/// Lock entries and capsules named by the lock and ledger in `root` (unreadable ones, and ones
+/// over the tools' size caps, are the tools' to report: they are never read whole here).
 fn locked_paths(root: &Path, into: &mut BTreeSet<String>) {
-    if let Ok(bytes) = std::fs::read(root.join("lanes.lock"))
+    let lock = root.join("lanes.lock");
+    if let Ok(bytes) =
+        lane_core::io::read_file_capped(&lock, lane_lock::lock::LOCK_MAX_BYTES, "the lock")
         && let Ok(lock) = lane_lock::lock::LockFile::parse(&bytes, "lanes.lock")
     {
         into.extend(lock.files.into_iter().map(|e| e.path));
     }
-    if let Some(text) = read_text(&root.join("freeze_ledger.json"))
-        && let Ok(serde_json::Value::Array(rows)) = serde_json::from_str(&text)
+    let ledger = root.join("freeze_ledger.json");
+    if let Ok(bytes) = lane_core::io::read_file_capped(
+        &ledger,
+        freeze_ledger::ledger::LEDGER_MAX_BYTES,
+        "the ledger",
+    ) && let Ok(serde_json::Value::Array(rows)) = serde_json::from_slice(&bytes)
     {
         for row in rows {
             if let Some(p) = row.get("input_path").and_then(|v| v.as_str()) {
@@ -963,7 +975,15 @@ impl Based {
                     .get(path)
                     .and_then(|f| repo.blob(&f.oid).ok())
                     .and_then(|b| String::from_utf8(b).ok());
-                let head = read_text(&cwd.join(path));
+                let head_path = cwd.join(path);
+                let head = read_text(&head_path);
+                if head.is_none() && head_path.symlink_metadata().is_ok() {
+                    return (
+                        Class::TestSurface,
+                        "pyproject.toml that cannot be read (or is over 16 MiB): cannot be classified"
+                            .into(),
+                    );
+                }
                 return surface::classify_pyproject(base.as_deref(), head.as_deref());
             }
             surface::classify(path, is_link(path, "120000"), &facts)
