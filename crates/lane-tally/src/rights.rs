@@ -34,11 +34,8 @@ pub struct LaneRights {
     pub may_approve: bool,
     /// A case that failed or errored.
     pub failed: Verdict,
-    /// A case skipped (or xfailed, unless `xfail_records`) at run time.
+    /// A case skipped (or xfailed, unless the lane has a `known_failure`) at run time.
     pub skipped: Verdict,
-    /// Whether an `xfail` outcome ran and recorded (a freeze test's known failure) rather
-    /// than being a skip.
-    pub xfail_records: bool,
     /// A scanned test of the lane with no case in the lane's reports.
     pub missing: Verdict,
     pub rerun: Rerun,
@@ -74,7 +71,6 @@ pub const RIGHTS: [LaneRights; 3] = [
             rule: Rule::MergeSkipped,
             says: "merge test was skipped at run time",
         },
-        xfail_records: false,
         missing: Verdict {
             rule: Rule::MissingVote,
             says: "merge test did not vote",
@@ -104,7 +100,6 @@ pub const RIGHTS: [LaneRights; 3] = [
             rule: Rule::WitnessSkipped,
             says: "witness test was skipped",
         },
-        xfail_records: false,
         missing: Verdict {
             rule: Rule::MissingWitness,
             says: "witness test did not run",
@@ -131,7 +126,6 @@ pub const RIGHTS: [LaneRights; 3] = [
             rule: Rule::MissingFreezeRun,
             says: "freeze test was skipped",
         },
-        xfail_records: true,
         missing: Verdict {
             rule: Rule::MissingFreezeRun,
             says: "freeze test did not run",

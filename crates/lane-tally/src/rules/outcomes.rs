@@ -148,7 +148,7 @@ pub fn skipped(facts: &Facts<'_>) -> Vec<Problem> {
             .iter()
             .filter(|c| c.case.worst.is_skip())
             // A freeze test's xfail is its known failure, run and recorded.
-            .filter(|c| !(rights.xfail_records && c.case.worst == Outcome::XFail))
+            .filter(|c| rights.known_failure.is_none() || c.case.worst != Outcome::XFail)
             .filter(|c| rights.rerun != Rerun::Failed || c.case.retried().is_none())
             .map(named)
             .collect();
