@@ -6,12 +6,14 @@ its node id without parametrization brackets:
 
     {"rootdir": "...", "tests": {"tests/test_a.py::TestX::test_y":
         {"marks": ["merge", "parametrize"], "lanes": ["merge"], "lane": "merge",
-         "file": "tests/test_a.py", "line": 12, "parametrized": true}}}
+         "file": "tests/test_a.py", "line": 12, "parametrized": true}},
+     "errors": ["tests/test_broken.py"]}
 
 `marks` is the union of `item.iter_markers()` names over every parametrized instance, `lanes`
 the marks among merge/witness/freeze, `lane` the single lane or null; `file` and `line` (1-based)
 say where pytest found the function (for an inherited method: where the base defines it);
-`parametrized` is true when pytest expanded it into instances (it has a callspec).
+`parametrized` is true when pytest expanded it into instances (it has a callspec); `errors` are
+the collectors that failed or were skipped whole (scripts/fidelity leaves their tests out).
 
 The snapshot is taken in an outermost `pytest_collection_modifyitems` wrapper, before any other
 implementation (a suite's own conftest hooks included) runs: hooks that deselect, reorder, add
@@ -28,6 +30,9 @@ import pytest
 
 LANES = ("merge", "witness", "freeze")
 ENV = "COLLECT_PLUGIN_OUT"
+# Node ids of collectors that failed or were skipped whole (`pytest.importorskip`): their tests
+# are unknown to pytest, so a comparison leaves them out.
+ERRORS: list[str] = []
 
 
 def plain_node_id(item: pytest.Item) -> str:
@@ -68,12 +73,18 @@ def snapshot(items: list[pytest.Item]) -> dict[str, dict]:
     return tests
 
 
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    if report.failed or report.skipped:
+        ERRORS.append(report.nodeid)
+
+
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
                                   items: list[pytest.Item]):
     out = os.environ.get(ENV)
     if out:
-        document = {"rootdir": str(config.rootpath), "tests": snapshot(list(items))}
+        document = {"rootdir": str(config.rootpath), "tests": snapshot(list(items)),
+                    "errors": sorted(set(ERRORS))}
         Path(out).write_text(json.dumps(document, indent=1, sort_keys=True) + "\n",
                              encoding="utf-8")
     return (yield)
