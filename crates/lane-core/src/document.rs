@@ -610,6 +610,7 @@ mod tests {
             },
             files: vec!["tests/test_a.py".into()],
             problems: vec![full, bare],
+            snapshots: vec!["tests/__snapshots__/test_a.ambr".into()],
             tests: vec![
                 test(
                     Attachments {

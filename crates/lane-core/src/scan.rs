@@ -56,6 +56,11 @@ pub struct ScanSection {
     #[serde(default)]
     pub files: Vec<String>,
     pub problems: Vec<Problem>,
+    /// Root-relative files in the snapshot libraries' layouts beside the test modules
+    /// (syrupy, pytest-regressions, pytest-snapshot), sorted: each should be a witness
+    /// test's fixture (issue 19).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub snapshots: Vec<String>,
     /// Every collected test, sorted by id.
     pub tests: Vec<ScanTest>,
     pub tool: String,
@@ -98,7 +103,8 @@ pub struct Attachments {
     /// Source text of the `@given(...)` arguments.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub domain: Option<String>,
-    /// Root-relative paths from the witness mark's `fixture=`.
+    /// Root-relative paths from the witness mark's `fixture=`, and a witness test's snapshot
+    /// files (syrupy, pytest-regressions, pytest-snapshot).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fixtures: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -10,6 +10,7 @@ pub mod marks;
 pub mod python;
 pub mod rules;
 pub mod shell_split;
+pub mod snapshots;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -160,6 +161,13 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
         problems.extend(module_problems);
     }
     let runs = in_id_order(runs);
+    let mut snapshot_files: Vec<String> = modules
+        .iter()
+        .filter(|m| test_files.contains(&m.abs))
+        .flat_map(|m| snapshots::module_files(root, &m.rel, &m.module))
+        .collect();
+    snapshot_files.sort();
+    snapshot_files.dedup();
     let counts = count(runs.iter().flatten());
     rules::check_suite(&config, &counts, options.markers_plugin, &mut problems);
     lane_core::problem::normalize(&mut problems);
@@ -171,6 +179,7 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
             counts,
             files,
             problems,
+            snapshots: snapshot_files,
         },
         runs,
         _modules: modules,
@@ -378,9 +387,13 @@ fn module_tests(
     // Two definitions of one test id: the last one written (found first) wins at import time.
     found.dedup_by(|later, earlier| later.id == earlier.id);
     found.reverse();
+    let snapshots = snapshots::for_module(&tree.root, module, &found);
     let tests = found
         .into_iter()
-        .map(|t| rules::check_test(tree, t, ctx.profile, &mut found_problems))
+        .map(|t| {
+            let snaps = snapshots.get(&t.id);
+            rules::check_test(tree, t, ctx.profile, snaps, &mut found_problems)
+        })
         .collect();
     (tests, found_problems)
 }

@@ -128,6 +128,11 @@ pub struct Function {
     /// The body reads an attribute or name `mark` (`pytest.mark.X`): used as a decorator,
     /// the function may apply marks only known at run time.
     pub mentions_mark: bool,
+    /// The names of its parameters, in order (those pytest fills with fixtures among them).
+    pub params: Vec<CompactString>,
+    /// `NAME.snapshot_dir = VALUE` statements at the top level of the body (pytest-snapshot's
+    /// folder override, issue 19): NAME, and VALUE when it is a string literal.
+    pub snapshot_dirs: Vec<Located<(CompactString, Option<CompactString>)>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -883,8 +888,14 @@ impl Summarizer<'_> {
         }));
         let mut marks = MentionsMark(false);
         marks.visit_body(&f.body);
+        let p = &f.parameters;
+        let params = (p.posonlyargs.iter().chain(&p.args).chain(&p.kwonlyargs))
+            .map(|a| CompactString::new(a.parameter.name.as_str()))
+            .collect();
         Function {
             mentions_mark: marks.0,
+            params,
+            snapshot_dirs: self.snapshot_dirs(&f.body),
             name: CompactString::new(f.name.as_str()),
             line: self.line_of(&f.name),
             decorators: self.decorators(&f.decorator_list),
@@ -894,6 +905,37 @@ impl Summarizer<'_> {
             body_calls,
             assumes,
         }
+    }
+
+    /// `NAME.snapshot_dir = VALUE` statements at the top level of a test's body.
+    fn snapshot_dirs(&self, body: &[Stmt]) -> Vec<Located<(CompactString, Option<CompactString>)>> {
+        let mut out = Vec::new();
+        for stmt in body {
+            let (targets, value) = match stmt {
+                Stmt::Assign(a) => (&a.targets[..], &*a.value),
+                Stmt::AnnAssign(a) => match &a.value {
+                    Some(v) => (std::slice::from_ref(&*a.target), &**v),
+                    None => continue,
+                },
+                _ => continue,
+            };
+            for t in targets {
+                if let Expr::Attribute(at) = t
+                    && at.attr.as_str() == "snapshot_dir"
+                    && let Expr::Name(n) = &*at.value
+                {
+                    let literal = match value {
+                        Expr::StringLiteral(s) => Some(CompactString::new(s.value.to_str())),
+                        _ => None,
+                    };
+                    out.push(Located {
+                        value: (CompactString::new(n.id.as_str()), literal),
+                        line: self.line_of(stmt),
+                    });
+                }
+            }
+        }
+        out
     }
 
     /// Counts the assertions of `body` into `walk`; `swallow`: a failure of an assertion here

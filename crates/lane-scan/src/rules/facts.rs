@@ -36,6 +36,9 @@ pub enum BadWitnessArg {
     FixtureMissing(String),
     /// `locked_on=` is not a date string.
     BadLockDate,
+    /// pytest-snapshot's `snapshot_dir` is set to something other than a string literal
+    /// inside the root (the literal, when it is one): its files cannot be found.
+    SnapshotDirUnresolved(Option<String>),
 }
 
 /// Something found at a place in the source.
@@ -269,6 +272,25 @@ impl<'a> TestFacts<'a> {
                     });
                 }
             }
+        }
+    }
+
+    /// A witness test's snapshot files are its fixtures (issue 19); a `snapshot_dir` that
+    /// cannot be followed is refused. Other lanes' snapshot files are no fixtures.
+    pub fn snapshot_fixtures(&mut self, s: &crate::snapshots::TestSnapshots) {
+        if !self.lanes.contains(&Lane::Witness) {
+            return;
+        }
+        let fixtures = &mut self.attachments.fixtures;
+        fixtures.extend(s.files.iter().cloned());
+        fixtures.sort();
+        fixtures.dedup();
+        for (line, literal) in &s.unresolved {
+            self.bad_witness_args.push(At {
+                what: BadWitnessArg::SnapshotDirUnresolved(literal.clone()),
+                file: self.func_file,
+                line: *line,
+            });
         }
     }
 

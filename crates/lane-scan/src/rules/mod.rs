@@ -67,10 +67,14 @@ pub fn check_test(
     tree: &SourceTree,
     found: TestFound,
     profile: Option<&weakened_search::Profile>,
+    snapshots: Option<&crate::snapshots::TestSnapshots>,
     problems: &mut Vec<Problem>,
 ) -> ScanTest {
     let test = {
-        let facts = TestFacts::gather(tree, &found, profile);
+        let mut facts = TestFacts::gather(tree, &found, profile);
+        if let Some(s) = snapshots {
+            facts.snapshot_fixtures(s);
+        }
         for detect in TEST_DETECTORS {
             detect(&facts, problems);
         }

@@ -21,6 +21,17 @@ pub fn check(t: &TestFacts, problems: &mut Vec<Problem>) {
                 Rule::MissingFixture,
                 format!("{id}: fixture '{p}' is outside the root"),
             ),
+            BadWitnessArg::SnapshotDirUnresolved(None) => (
+                Rule::MissingAttachment,
+                format!(
+                    "{id}: snapshot.snapshot_dir is not a string literal: its snapshot files \
+                     cannot be found; write the folder as a literal relative to the rootdir"
+                ),
+            ),
+            BadWitnessArg::SnapshotDirUnresolved(Some(p)) => (
+                Rule::MissingFixture,
+                format!("{id}: snapshot_dir '{p}' is outside the root"),
+            ),
             BadWitnessArg::FixtureMissing(rel) => (
                 Rule::MissingFixture,
                 format!("{id}: fixture '{rel}' does not exist"),

@@ -1,0 +1,362 @@
+//! Snapshot libraries' files as a witness test's fixtures (issue 19): a test that takes
+//! syrupy's or pytest-snapshot's `snapshot`, or one of pytest-regressions' `*_regression`
+//! fixtures, compares against files the library keeps beside the test module. Those files
+//! are the test's golden bytes, found here by each library's own naming rules:
+//!
+//! - syrupy: `<dir>/__snapshots__/<module>.ambr` (the amber file every test of the module
+//!   shares), and its single-file layout `<dir>/__snapshots__/<module>/<name>.<ext>`, where
+//!   `<name>` is `[Class.]test[params][.index]` (a file belongs to the test whose name it
+//!   starts with, read as syrupy reads it: the identifier prefix of each dotted part).
+//! - pytest-regressions: the data folder named after the module, `<dir>/<module>/`, holding
+//!   `<name>.<ext>` with `<name>` the test's node name with every non-word character made `_`
+//!   (a parametrized test's files start with `<test>_`; the longest test name that fits wins).
+//! - pytest-snapshot: every file under `<dir>/snapshots/<module>/<test>/`, or under the folder
+//!   a `snapshot.snapshot_dir = "..."` literal names (relative to the rootdir, where the gate
+//!   runs pytest); any other value cannot be followed statically and is refused.
+//!
+//! Every file found in these layouts is listed in the scan (`snapshots`), so that lane-lock
+//! can report one that no witness test uses.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
+
+use crate::collect::TestFound;
+use crate::marks::ModuleFile;
+use crate::python::{Function, Module};
+
+/// pytest-regressions' fixtures.
+pub const REGRESSION_FIXTURES: [&str; 6] = [
+    "data_regression",
+    "dataframe_regression",
+    "file_regression",
+    "image_regression",
+    "ndarrays_regression",
+    "num_regression",
+];
+
+/// The fixture syrupy and pytest-snapshot both name `snapshot`.
+pub const SNAPSHOT_FIXTURE: &str = "snapshot";
+
+/// The extensions pytest-regressions writes (file_regression's default is `.txt`): a file in
+/// the data folder with one of these, named like a test, is a snapshot even when no test
+/// claims it.
+const REGRESSION_EXTENSIONS: [&str; 5] = ["csv", "npz", "png", "txt", "yml"];
+
+/// How deep a snapshot folder is walked.
+const MAX_DEPTH: usize = 16;
+
+/// One test's snapshot files, or why they cannot be found.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct TestSnapshots {
+    /// Root-relative, sorted, unique.
+    pub files: Vec<String>,
+    /// `snapshot_dir` assignments that cannot be followed: the line, and the literal when it
+    /// leaves the root (None: not a string literal).
+    pub unresolved: Vec<(u64, Option<String>)>,
+}
+
+/// What a function asks for.
+fn uses_snapshot(f: &Function) -> bool {
+    f.params.iter().any(|p| p == SNAPSHOT_FIXTURE)
+}
+
+fn uses_regression(f: &Function) -> bool {
+    f.params
+        .iter()
+        .any(|p| REGRESSION_FIXTURES.contains(&p.as_str()))
+}
+
+/// `dir` and module stem of a root-relative `.py` path.
+fn dir_and_stem(rel: &str) -> (&str, &str) {
+    let (dir, name) = rel.rsplit_once('/').unwrap_or(("", rel));
+    (dir, name.strip_suffix(".py").unwrap_or(name))
+}
+
+fn join(dir: &str, rest: &str) -> String {
+    if dir.is_empty() {
+        rest.to_string()
+    } else {
+        format!("{dir}/{rest}")
+    }
+}
+
+/// Regular files under root-relative `rel` (a folder), root-relative and sorted; nothing when
+/// it is not a folder. Symbolic links are listed, never followed (lane-lock judges them).
+fn files_under(root: &Path, rel: &str, recursive: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    walk(root, rel, recursive, 0, &mut out);
+    out.sort();
+    out
+}
+
+fn walk(root: &Path, rel: &str, recursive: bool, depth: usize, out: &mut Vec<String>) {
+    let Ok(entries) = std::fs::read_dir(root.join(rel)) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+            continue;
+        };
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        let child = join(rel, &name);
+        if kind.is_dir() {
+            if recursive && depth < MAX_DEPTH {
+                walk(root, &child, recursive, depth + 1, out);
+            }
+        } else {
+            out.push(child);
+        }
+    }
+}
+
+/// pytest-regressions' `re.sub(r"[\W]", "_", name)`.
+fn word_chars(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// syrupy's reading of a snapshot name: each dotted part's longest identifier prefix, up to
+/// the first part that is not wholly an identifier.
+fn syrupy_name(name: &str) -> String {
+    let mut parts = Vec::new();
+    for part in name.split('.') {
+        let mut end = 0;
+        for (i, c) in part.char_indices() {
+            let ok = if i == 0 {
+                c.is_alphabetic() || c == '_'
+            } else {
+                c.is_alphanumeric() || c == '_'
+            };
+            if !ok {
+                break;
+            }
+            end = i + c.len_utf8();
+        }
+        if end > 0 {
+            parts.push(&part[..end]);
+        }
+        if end != part.len() {
+            break;
+        }
+    }
+    parts.join(".")
+}
+
+/// A collected test's classes and function name, from its id (`file::Class::test`).
+fn id_parts(id: &str) -> (Vec<&str>, &str) {
+    let mut parts: Vec<&str> = id.split("::").skip(1).collect();
+    let name = parts.pop().unwrap_or("");
+    (parts, name)
+}
+
+/// Resolves a `snapshot_dir` literal against the root; None when it leaves the root.
+fn root_relative(p: &str) -> Option<String> {
+    if p.starts_with('/') {
+        return None;
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for seg in p.split(['/', '\\']) {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            s => parts.push(s),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+/// The snapshot files of each test of one module (`found`, all collected from `module`), by
+/// test id. Tests that use no snapshot fixture are absent.
+pub fn for_module(
+    root: &Path,
+    module: &ModuleFile,
+    found: &[TestFound<'_>],
+) -> HashMap<String, TestSnapshots> {
+    let mut out: HashMap<String, TestSnapshots> = HashMap::new();
+    if !found
+        .iter()
+        .any(|t| uses_snapshot(t.func) || uses_regression(t.func))
+    {
+        return out;
+    }
+    let (dir, stem) = dir_and_stem(&module.rel);
+    let snapshots_dir = join(dir, "__snapshots__");
+    let amber = format!("{snapshots_dir}/{stem}.ambr");
+    let has_amber = root.join(&amber).is_file();
+    let single = files_under(root, &format!("{snapshots_dir}/{stem}"), true);
+    let single_prefix = format!("{snapshots_dir}/{stem}/");
+    let data_dir = join(dir, stem);
+    let data_files = files_under(root, &data_dir, false);
+    // The regression tests' file names, to give each data file to the longest that fits.
+    let regression_names: Vec<(&str, String)> = found
+        .iter()
+        .filter(|t| uses_regression(t.func))
+        .map(|t| (t.id.as_str(), word_chars(id_parts(&t.id).1)))
+        .collect();
+    for t in found {
+        let (classes, name) = id_parts(&t.id);
+        let mut files = BTreeSet::new();
+        let mut unresolved = Vec::new();
+        if uses_snapshot(t.func) {
+            // syrupy
+            if has_amber {
+                files.insert(amber.clone());
+            }
+            let mut wanted = classes.join(".");
+            if !wanted.is_empty() {
+                wanted.push('.');
+            }
+            wanted.push_str(name);
+            for f in &single {
+                let rest = &f[single_prefix.len()..];
+                // Only files straight in the module's folder; the extension is not the name.
+                if rest.contains('/') {
+                    continue;
+                }
+                let base = rest.rsplit_once('.').map_or(rest, |(b, _)| b);
+                if syrupy_name(base) == wanted {
+                    files.insert(f.clone());
+                }
+            }
+            // pytest-snapshot
+            let overrides: Vec<_> = t
+                .func
+                .snapshot_dirs
+                .iter()
+                .filter(|d| d.value.0 == SNAPSHOT_FIXTURE)
+                .collect();
+            if overrides.is_empty() {
+                let default = join(dir, &format!("snapshots/{stem}/{name}"));
+                files.extend(files_under(root, &default, true));
+            }
+            for o in overrides {
+                match o.value.1.as_deref().map(|p| (p, root_relative(p))) {
+                    Some((_, Some(rel))) if !rel.is_empty() => {
+                        files.extend(files_under(root, &rel, true))
+                    }
+                    Some((p, _)) => unresolved.push((o.line, Some(p.to_string()))),
+                    None => unresolved.push((o.line, None)),
+                }
+            }
+        }
+        if uses_regression(t.func) {
+            let mine = word_chars(name);
+            for f in &data_files {
+                let file = &f[data_dir.len() + 1..];
+                let best = regression_names
+                    .iter()
+                    .filter(|(_, n)| regression_match(file, n))
+                    .map(|(_, n)| n.len())
+                    .max();
+                if best == Some(mine.len()) && regression_match(file, &mine) {
+                    files.insert(f.clone());
+                }
+            }
+        }
+        if !files.is_empty() || !unresolved.is_empty() {
+            out.insert(
+                t.id.clone(),
+                TestSnapshots {
+                    files: files.into_iter().collect(),
+                    unresolved,
+                },
+            );
+        }
+    }
+    out
+}
+
+/// A pytest-regressions data file named for a test whose word-character name is `name`: the
+/// name and an extension, or a parametrized name (`name_<params>_`) and an extension.
+fn regression_match(file: &str, name: &str) -> bool {
+    file.strip_prefix(name)
+        .is_some_and(|rest| rest.starts_with('.') || (rest.starts_with('_') && rest.contains('.')))
+}
+
+/// Every file in the snapshot layouts of a test module, root-relative and sorted: all of
+/// `__snapshots__/` beside it (syrupy keeps every module's snapshots there), its
+/// `snapshots/<module>/` (pytest-snapshot), and, when one of its functions takes a
+/// pytest-regressions fixture, the files of its data folder named like a test with one of the
+/// extensions the library writes (the folder also holds pytest-datadir's inputs).
+pub fn module_files(root: &Path, rel: &str, module: &Module) -> Vec<String> {
+    let (dir, stem) = dir_and_stem(rel);
+    let mut out = files_under(root, &join(dir, "__snapshots__"), true);
+    out.extend(files_under(
+        root,
+        &join(dir, &format!("snapshots/{stem}")),
+        true,
+    ));
+    let functions = module
+        .functions
+        .iter()
+        .chain(module.classes.iter().flat_map(all_methods));
+    let mut regression = false;
+    for f in functions {
+        regression |= uses_regression(f);
+    }
+    if regression {
+        let data_dir = join(dir, stem);
+        out.extend(files_under(root, &data_dir, false).into_iter().filter(|f| {
+            let file = &f[data_dir.len() + 1..];
+            file.starts_with("test")
+                && file
+                    .rsplit_once('.')
+                    .is_some_and(|(_, ext)| REGRESSION_EXTENSIONS.contains(&ext))
+        }));
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn all_methods(c: &crate::python::Class) -> Box<dyn Iterator<Item = &Function> + '_> {
+    Box::new(
+        c.methods
+            .iter()
+            .chain(c.classes.iter().flat_map(all_methods)),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn syrupy_reads_names_as_syrupy_does() {
+        assert_eq!(syrupy_name("test_a"), "test_a");
+        assert_eq!(syrupy_name("test_a.1"), "test_a");
+        assert_eq!(syrupy_name("test_a[x-1]"), "test_a");
+        assert_eq!(syrupy_name("test_a[x.y]"), "test_a");
+        assert_eq!(syrupy_name("TestC.test_a[1].2"), "TestC.test_a");
+        assert_eq!(syrupy_name("TestC.Inner.test_a"), "TestC.Inner.test_a");
+        assert_ne!(syrupy_name("test_ab"), "test_a");
+    }
+
+    #[test]
+    fn regression_names() {
+        assert_eq!(word_chars("test_a[1-x]"), "test_a_1_x_");
+        assert!(regression_match("test_a.yml", "test_a"));
+        assert!(regression_match("test_a_1_x_.yml", "test_a"));
+        assert!(!regression_match("test_ab.yml", "test_a"));
+        assert!(!regression_match("test_a_b", "test_a"));
+    }
+
+    #[test]
+    fn snapshot_dir_literals_stay_inside() {
+        assert_eq!(root_relative("tests/snaps").as_deref(), Some("tests/snaps"));
+        assert_eq!(root_relative("./a/../b").as_deref(), Some("b"));
+        assert_eq!(root_relative("../out"), None);
+        assert_eq!(root_relative("/abs"), None);
+    }
+}
