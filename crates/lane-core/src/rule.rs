@@ -396,6 +396,11 @@ rules! {
         summary: "a freeze test recorded as a known failure (xfail strict=True) passed: promote it",
         explanation: "A freeze test marked xfail(strict=True) is a recorded known failure: it runs, its failure is expected and it never votes. When it passes (pytest reports a strict xpass as a failure), the bug it records looks fixed: the test is ready to leave the freeze lane. Never a vote: a warning only.",
         fix: "Promote the test: remove its xfail mark, move it to the merge lane (or witness), and remove its ticket with `freeze-ledger remove TEST_ID`.";
+    // ---- issue 19 (snap): snapshot libraries' files are witness fixtures ----
+    OrphanSnapshot = "orphan-snapshot", Warning, "lane-lock", acknowledgeable: false,
+        summary: "a snapshot file that no witness test uses",
+        explanation: "lane-scan lists the files in the snapshot libraries' layouts beside each test module: syrupy's __snapshots__/<module>.ambr and __snapshots__/<module>/<test>.<ext>, pytest-regressions' data folder named after the module (<module>/<test>.<ext>), pytest-snapshot's snapshots/<module>/<test>/. A witness test that takes the library's fixture (snapshot, data_regression, file_regression, ...) gets its files as fixtures, locked like any fixture=. A snapshot file no witness test uses is left over from a renamed or removed test, or belongs to a test outside the witness lane: its bytes pin nothing.",
+        fix: "Delete the snapshot file, or put the test that uses it in the witness lane (@pytest.mark.witness) and lock the file with `lane-lock lock PATH --today DATE`. A warning only.";
 }
 
 impl std::fmt::Display for Rule {
@@ -518,7 +523,8 @@ mod tests {
                 "candidate-failed",
                 "unknown-addopts",
                 "weakened-search",
-                "known-failure-passed"
+                "known-failure-passed",
+                "orphan-snapshot"
             ]
         );
     }

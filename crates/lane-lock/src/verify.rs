@@ -118,6 +118,8 @@ pub struct VerifyFacts {
     pub readings: BTreeMap<String, Reading>,
     /// The witness fixtures of the scan; `None` when the document has no scan section.
     pub fixtures: Option<Vec<WitnessFixture>>,
+    /// The snapshot libraries' files the scan found beside test modules (issue 19).
+    pub snapshots: Vec<String>,
 }
 
 impl VerifyFacts {
@@ -157,6 +159,7 @@ impl VerifyFacts {
         }
         facts.readings = read_claimed(root, &facts.claims)?;
         facts.fixtures = scan.map(|scan| witness_fixtures(root, scan, &facts.claims));
+        facts.snapshots = scan.map(|scan| scan.snapshots.clone()).unwrap_or_default();
         Ok(facts)
     }
 

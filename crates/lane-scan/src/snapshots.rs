@@ -89,6 +89,21 @@ fn files_under(root: &Path, rel: &str, recursive: bool) -> Vec<String> {
     out
 }
 
+/// [`files_under`] as syrupy discovers its snapshots: no hidden files, and no write sidecars
+/// (`NAME.EXT.lock` / `NAME.EXT.tmp`, which syrupy 5+ leaves beside an amber file it wrote).
+fn syrupy_files_under(root: &Path, rel: &str) -> Vec<String> {
+    let mut out = files_under(root, rel, true);
+    out.retain(|f| {
+        let name = f.rsplit('/').next().unwrap_or(f);
+        let sidecar = [".lock", ".tmp"].iter().any(|suffix| {
+            name.strip_suffix(suffix)
+                .is_some_and(|base| base.contains('.'))
+        });
+        !name.starts_with('.') && !sidecar
+    });
+    out
+}
+
 fn walk(root: &Path, rel: &str, recursive: bool, depth: usize, out: &mut Vec<String>) {
     let Ok(entries) = std::fs::read_dir(root.join(rel)) else {
         return;
@@ -194,7 +209,7 @@ pub fn for_module(
     let snapshots_dir = join(dir, "__snapshots__");
     let amber = format!("{snapshots_dir}/{stem}.ambr");
     let has_amber = root.join(&amber).is_file();
-    let single = files_under(root, &format!("{snapshots_dir}/{stem}"), true);
+    let single = syrupy_files_under(root, &format!("{snapshots_dir}/{stem}"));
     let single_prefix = format!("{snapshots_dir}/{stem}/");
     let data_dir = join(dir, stem);
     let data_files = files_under(root, &data_dir, false);
@@ -291,7 +306,7 @@ fn regression_match(file: &str, name: &str) -> bool {
 /// extensions the library writes (the folder also holds pytest-datadir's inputs).
 pub fn module_files(root: &Path, rel: &str, module: &Module) -> Vec<String> {
     let (dir, stem) = dir_and_stem(rel);
-    let mut out = files_under(root, &join(dir, "__snapshots__"), true);
+    let mut out = syrupy_files_under(root, &join(dir, "__snapshots__"));
     out.extend(files_under(
         root,
         &join(dir, &format!("snapshots/{stem}")),

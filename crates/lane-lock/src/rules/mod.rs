@@ -17,6 +17,7 @@ pub mod lock_entry_moved;
 pub mod lock_entry_removed;
 pub mod missing_file;
 pub mod orphan_lock;
+pub mod orphan_snapshot;
 pub mod unlocked_fixture;
 pub mod unsafe_path;
 pub mod witness_base;
@@ -34,6 +35,7 @@ pub const VERIFY: &[VerifyDetector] = &[
     unsafe_path::detect,
     unlocked_fixture::detect,
     orphan_lock::detect,
+    orphan_snapshot::detect,
 ];
 
 /// Every rule `lane-lock diff` reports.
