@@ -183,6 +183,12 @@ impl DocumentArgs {
                     Some(t) => t,
                     None => render::markdown::section(tool, section, problems),
                 };
+                // A step summary's size at most (issue 19); the rest is in the JSON.
+                let text = render::markdown::fit(
+                    &text,
+                    render::markdown::SUMMARY_MAX_BYTES,
+                    "the JSON evidence document (--format json, or --output FILE)",
+                );
                 crate::io::write_stdout(text.as_bytes())?
             }
             Format::Github => {

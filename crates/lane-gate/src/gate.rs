@@ -515,7 +515,19 @@ pub fn run(args: &Args) -> Result<Status, GateError> {
     doc.set_section(lane_tally::vote::SECTION, &tally);
     let verdict = doc.to_bytes();
     write(&out.join("verdict.json"), &verdict)?;
+    // The step summary and the PR comment, each within GitHub's size limit (issue 19).
+    let markdown = lane_core::render::markdown::fit(
+        &markdown,
+        lane_core::render::markdown::SUMMARY_MAX_BYTES,
+        "verdict.json (the lanes artifact)",
+    );
     write(&out.join("verdict.md"), markdown.as_bytes())?;
+    let comment = lane_core::render::markdown::fit(
+        &markdown,
+        lane_core::render::markdown::COMMENT_MAX_BYTES,
+        "verdict.json and verdict.md (the lanes artifact)",
+    );
+    write(&out.join("comment.md"), comment.as_bytes())?;
     let shown = shown_problems(&doc, &tally)?;
     let sarif = lane_core::render::sarif::log(TOOL, &shown);
     write(&out.join("verdict.sarif"), sarif.as_bytes())?;

@@ -1051,7 +1051,8 @@ fn report_formats_and_another_lock_file() {
     );
     assert_eq!(md.code, 1);
     assert!(
-        md.stdout.contains("| error | `digest-moved` | fx/a.txt |"),
+        md.stdout.contains("| `digest-moved` | error | 1 | 1 |")
+            && md.stdout.contains("| **fx/a.txt** (1) | |"),
         "{}",
         md.stdout
     );

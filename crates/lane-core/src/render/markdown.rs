@@ -23,35 +23,168 @@ pub fn section(tool: &str, section: &str, problems: &[Problem]) -> String {
     out
 }
 
-/// `| severity | rule | where | message |` rows.
+/// GitHub's limit on a pull-request comment is 65,536 characters; a comment is fitted to this
+/// many bytes (never more characters than bytes), leaving room for a workflow's own lines.
+pub const COMMENT_MAX_BYTES: usize = 65_000;
+
+/// GitHub's limit on a step summary is 1 MiB; a summary is fitted to this many bytes.
+pub const SUMMARY_MAX_BYTES: usize = 1_000_000;
+
+/// One rule's problems by file, in the order given.
+type RuleGroup<'a> = (&'a str, Severity, Vec<(&'a str, Vec<&'a Problem>)>);
+
+/// Problems grouped by rule (errors first, then by rule id) and, within a rule, by file, with
+/// counts (issue 19): a table of every rule with its number of problems and files, then one
+/// table per rule whose rows are each file (with its count) followed by its problems.
 pub fn problem_table(problems: &[Problem]) -> String {
-    let mut out = String::from("| severity | rule | where | message |\n|---|---|---|---|\n");
+    // rule -> file -> problems, in the order given.
+    let mut rules: Vec<RuleGroup<'_>> = Vec::new();
     for p in problems {
-        let mut place = String::new();
-        if let Some(file) = &p.file {
-            place.push_str(file);
-            if let Some(line) = p.line {
-                place.push_str(&format!(":{line}"));
+        let i = match rules
+            .iter()
+            .position(|(r, sev, _)| *r == p.rule && *sev == p.severity)
+        {
+            Some(i) => i,
+            None => {
+                rules.push((p.rule.as_str(), p.severity, Vec::new()));
+                rules.len() - 1
             }
+        };
+        let files = &mut rules[i].2;
+        let file = p.file.as_deref().unwrap_or("");
+        match files.iter_mut().find(|(f, _)| *f == file) {
+            Some((_, list)) => list.push(p),
+            None => files.push((file, vec![p])),
         }
-        if let Some(test) = &p.test {
-            if !place.is_empty() {
-                place.push_str("<br>");
-            }
-            place.push_str(&format!("`{test}`"));
-        }
+    }
+    rules.sort_by(|a, b| {
+        let rank = |s: Severity| usize::from(s != Severity::Error);
+        rank(a.1).cmp(&rank(b.1)).then(a.0.cmp(b.0))
+    });
+    let mut out = String::from("| rule | severity | problems | files |\n|---|---|---:|---:|\n");
+    for (rule, severity, files) in &rules {
+        let n: usize = files.iter().map(|(_, l)| l.len()).sum();
+        let named = files.iter().filter(|(f, _)| !f.is_empty()).count();
         out.push_str(&format!(
-            "| {} | `{}` | {} | {} |\n",
-            p.severity.as_str(),
-            p.rule,
-            cell(&place),
-            cell(&p.message)
+            "| `{rule}` | {} | {n} | {named} |\n",
+            severity.as_str()
         ));
     }
+    for (rule, severity, files) in &mut rules {
+        files.sort_by(|a, b| a.0.cmp(b.0));
+        let n: usize = files.iter().map(|(_, l)| l.len()).sum();
+        let named = files.iter().filter(|(f, _)| !f.is_empty()).count();
+        out.push_str(&format!(
+            "\n**`{rule}`** ({}): {n} problem{} in {named} file{}\n\n| where | message |\n|---|---|\n",
+            severity.as_str(),
+            super::plural(n),
+            super::plural(named)
+        ));
+        for (file, list) in files.iter() {
+            let name = if file.is_empty() { "(no file)" } else { file };
+            out.push_str(&format!("| **{}** ({}) | |\n", cell(name), list.len()));
+            for p in list {
+                let mut place = String::new();
+                if let Some(line) = p.line {
+                    place.push_str(&format!("line {line}"));
+                }
+                if let Some(test) = &p.test {
+                    if !place.is_empty() {
+                        place.push_str("<br>");
+                    }
+                    place.push_str(&format!("`{test}`"));
+                }
+                out.push_str(&format!("| {} | {} |\n", cell(&place), cell(&p.message)));
+            }
+        }
+    }
+    out
+}
+
+/// `text` cut at a line boundary so that, with a closing line saying what was left out and
+/// where the rest is (`rest`: e.g. "the JSON evidence"), it holds at most `max_bytes` bytes;
+/// `text` itself when it fits. Deterministic: the same text and limit give the same bytes.
+pub fn fit(text: &str, max_bytes: usize, rest: &str) -> String {
+    if text.len() <= max_bytes {
+        return text.to_string();
+    }
+    let total_lines = text.lines().count();
+    let note = |shown: usize| {
+        format!(
+            "\n**Cut to stay within GitHub's size limit ({max_bytes} bytes): {} of {total_lines} \
+             lines are not shown here; every problem is in {rest}.**\n",
+            total_lines - shown
+        )
+    };
+    // The note's length depends on the count only by a few digits: reserve its longest form.
+    let budget = max_bytes.saturating_sub(note(0).len());
+    let mut end = 0;
+    let mut shown = 0;
+    for (i, _) in text.match_indices('\n') {
+        if i + 1 > budget {
+            break;
+        }
+        end = i + 1;
+        shown += 1;
+    }
+    let mut out = text[..end].to_string();
+    out.push_str(&note(shown));
     out
 }
 
 /// Escapes a table cell: pipes and newlines.
 pub fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', "<br>")
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::rule::Rule;
+
+    #[test]
+    fn grouped_by_rule_then_file_with_counts() {
+        let problems = vec![
+            Problem::new(Rule::NoAssertion, "w").at("b.py", 2),
+            Problem::new(Rule::Unmarked, "u2")
+                .at("b.py", 9)
+                .test("b.py::t"),
+            Problem::new(Rule::Unmarked, "u1").at("a.py", 1),
+            Problem::new(Rule::Unmarked, "u3").at("b.py", 3),
+            Problem::new(Rule::EmptyMergeLane, "none | at all"),
+        ];
+        let text = problem_table(&problems);
+        assert_eq!(
+            text,
+            "| rule | severity | problems | files |\n|---|---|---:|---:|\n\
+             | `empty-merge-lane` | error | 1 | 0 |\n\
+             | `unmarked` | error | 3 | 2 |\n\
+             | `no-assertion` | warning | 1 | 1 |\n\
+             \n**`empty-merge-lane`** (error): 1 problem in 0 files\n\n| where | message |\n|---|---|\n\
+             | **(no file)** (1) | |\n|  | none \\| at all |\n\
+             \n**`unmarked`** (error): 3 problems in 2 files\n\n| where | message |\n|---|---|\n\
+             | **a.py** (1) | |\n| line 1 | u1 |\n\
+             | **b.py** (2) | |\n| line 9<br>`b.py::t` | u2 |\n| line 3 | u3 |\n\
+             \n**`no-assertion`** (warning): 1 problem in 1 file\n\n| where | message |\n|---|---|\n\
+             | **b.py** (1) | |\n| line 2 | w |\n"
+        );
+    }
+
+    #[test]
+    fn fitting_cuts_at_a_line_and_says_where_the_rest_is() {
+        let text: String = (0..1000).map(|i| format!("| row {i} |\n")).collect();
+        assert_eq!(fit(&text, text.len(), "x"), text);
+        let cut = fit(&text, 2000, "the JSON evidence (verdict.json)");
+        assert!(cut.len() <= 2000, "{}", cut.len());
+        assert!(cut.starts_with("| row 0 |\n"));
+        let kept = cut.lines().filter(|l| l.starts_with("| row")).count();
+        assert!(kept > 100, "{kept}");
+        assert!(cut.ends_with(&format!(
+            "{} of 1000 lines are not shown here; every problem is in the JSON evidence \
+             (verdict.json).**\n",
+            1000 - kept
+        )));
+        assert_eq!(fit(&text, 2000, "the JSON evidence (verdict.json)"), cut);
+    }
 }

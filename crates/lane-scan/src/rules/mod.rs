@@ -183,6 +183,8 @@ mod tests {
             body_calls: Vec::new(),
             assumes: Vec::new(),
             mentions_mark: false,
+            params: Vec::new(),
+            snapshot_dirs: Vec::new(),
         }
     }
 
