@@ -192,6 +192,10 @@ impl<'a> Collector<'_, 'a> {
                 self.class_names.insert(name.as_str());
                 let outer = Rc::clone(&self.module_marks);
                 self.class(i, class, &node_id(rel, name), &outer);
+            } else if let Some((i, f)) = rebound_function(tree, &value.value, home) {
+                // `test_x = helper`: the function object, its marks with it, under a new name.
+                self.names.insert(name.as_str());
+                self.function(f, i, name);
             }
         }
     }
@@ -534,10 +538,12 @@ fn runtime_definitions(tree: &SourceTree, config: &Config, m: ModuleId, out: &mu
         let known = match &value.value {
             python::Ex::Str(_) | python::Ex::Const(_) | python::Ex::List(_) => true,
             python::Ex::Tuple(_) | python::Ex::Add(..) => true,
-            _ => matches!(
-                tree.eval(&value.value, m),
-                Val::Class(..) | Val::Str(_) | Val::Const(_) | Val::List(_) | Val::Module(_)
-            ),
+            _ => {
+                matches!(
+                    tree.eval(&value.value, m),
+                    Val::Class(..) | Val::Str(_) | Val::Const(_) | Val::List(_) | Val::Module(_)
+                ) || rebound_function(tree, &value.value, m).is_some()
+            }
         };
         if !known {
             out.push(problem(
@@ -549,6 +555,31 @@ fn runtime_definitions(tree: &SourceTree, config: &Config, m: ModuleId, out: &mu
             ));
         }
     }
+}
+
+/// `name = helper` / `name = mod.helper`: the tree function a plain name or attribute binds
+/// (never a call of one, whose result is known only at run time), and its module.
+fn rebound_function<'a>(
+    tree: &SourceTree<'a>,
+    value: &'a python::Ex,
+    m: ModuleId,
+) -> Option<(ModuleId, &'a Function)> {
+    if !matches!(value, python::Ex::Name(_) | python::Ex::Attr(..)) {
+        return None;
+    }
+    let f = tree.function(value, m)?;
+    let modules: &'a [ModuleFile] = tree.modules;
+    // The module it is written in: usually this one; otherwise the one imported from.
+    let i = std::iter::once(m)
+        .chain((0..modules.len()).map(ModuleId))
+        .find(|i| {
+            modules[*i]
+                .module
+                .functions
+                .iter()
+                .any(|g| std::ptr::eq(g, f))
+        })?;
+    Some((i, f))
 }
 
 /// The decorators written on `f` (in module `m`).
