@@ -396,6 +396,11 @@ rules! {
         summary: "a freeze test recorded as a known failure (xfail strict=True) passed: promote it",
         explanation: "A freeze test marked xfail(strict=True) is a recorded known failure: it runs, its failure is expected and it never votes. When it passes (pytest reports a strict xpass as a failure), the bug it records looks fixed: the test is ready to leave the freeze lane. Never a vote: a warning only.",
         fix: "Promote the test: remove its xfail mark, move it to the merge lane (or witness), and remove its ticket with `freeze-ledger remove TEST_ID`.";
+    // ---- issue 18 (2): lane-scan collects as pytest does ----
+    UnresolvedCollectIgnore = "unresolved-collect-ignore", Error, "lane-scan", acknowledgeable: false,
+        summary: "a conftest sets collect_ignore or collect_ignore_glob in a way lane-scan cannot read",
+        explanation: "pytest leaves out of collection the paths a conftest lists in collect_ignore and the patterns in collect_ignore_glob (relative to the conftest's folder; the nearest conftest defining the list decides). lane-scan reads literal lists of strings, + of them, +=, .append and .extend at module level, under if conditions on sys.version_info, sys.platform and os.name decided for the target interpreter. A value computed at run time (a call, a comprehension, a variable), a change inside a function, a loop or a try block, or a condition it cannot decide (an import that may fail, an environment variable) leaves it unsure which files pytest collects under that folder: tests would be reported that pytest never runs, or missed.",
+        fix: "Write the lists as literals at module level of the conftest, and make the variation a condition on sys.version_info or sys.platform; to skip tests when an optional dependency is missing, use pytest.importorskip in the test module (its tests then stay visible and get their lanes).";
 }
 
 impl std::fmt::Display for Rule {

@@ -183,6 +183,21 @@ impl<'a> Collector<'_, 'a> {
         let (tree, home) = (self.tree, self.home);
         let rel: &str = &tree.modules[home].rel;
         for (name, value) in module.assigns.iter().rev() {
+            // `def test_x` then `test_x = helper`: the later binding is the one pytest runs
+            // (test-redefined reports the pair).
+            if let Some((i, f)) = rebound_function(tree, &value.value, home)
+                && module
+                    .functions
+                    .iter()
+                    .any(|d| d.name == *name && d.line < value.line)
+                && !self.class_names.contains(name.as_str())
+            {
+                let id = node_id(rel, name);
+                self.out.retain(|t| t.id != id);
+                self.names.insert(name.as_str());
+                self.function(f, i, name);
+                continue;
+            }
             if self.class_names.contains(name.as_str()) || self.names.contains(name.as_str()) {
                 continue;
             }

@@ -505,3 +505,27 @@ fn a_function_rebound_to_a_test_name_is_collected_with_its_marks() {
         assert!(got[0].2.contains(words), "{name}: {}", got[0].2);
     }
 }
+
+/// `def test_x` then `test_x = helper`: pytest runs the later binding, the helper with its own
+/// marks (none here: unmarked); test-redefined names the pair.
+#[test]
+fn a_test_rebound_to_a_function_runs_the_later_binding() {
+    let body = "@pytest.mark.merge\ndef test_x():\n    assert 1\n\ndef _passes():\n    pass\n\ntest_x = _passes\n";
+    let doc = scan(
+        "rebound-def",
+        &[("tests/test_m.py", &format!("{HEAD}{body}"))],
+    );
+    let tests = doc["scan"]["tests"].as_array().unwrap();
+    assert_eq!(ids(&doc), ["tests/test_m.py::test_x"], "{doc:#}");
+    assert_eq!(tests[0]["line"], 9, "{doc:#}");
+    assert!(tests[0]["lane"].is_null(), "{doc:#}");
+    let rules: Vec<&str> = doc["scan"]["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["rule"].as_str().unwrap())
+        .collect();
+    assert!(rules.contains(&"test-redefined"), "{rules:?}");
+    assert!(rules.contains(&"unmarked"), "{rules:?}");
+    assert!(!rules.contains(&"runtime-test-definition"), "{rules:?}");
+}

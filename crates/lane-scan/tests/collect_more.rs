@@ -1,0 +1,230 @@
+//! Issue 18 (2): lane-scan collects what pytest collects: conftest `collect_ignore` and
+//! `collect_ignore_glob`. Runs the real binary on suites written to temporary folders; the
+//! same constructs are checked against real pytest in tests/e2e/test_scan_oracle.py.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use serde_json::Value;
+
+const INI: &str =
+    "[pytest]\nmarkers =\n    merge: votes\n    witness: corroborates\n    freeze: never votes\n";
+
+const TEST: &str = "import pytest\n\n@pytest.mark.merge\ndef test_a():\n    assert 1\n";
+
+/// Scans a suite made of `files` (plus a pytest.ini registering the lanes) with `args`.
+fn scan_args(name: &str, files: &[(&str, &str)], args: &[&str]) -> Value {
+    let dir = lane_testkit::Scratch::new(&format!("collect-more-{name}"));
+    let mut all: Vec<(&str, &str)> = files.to_vec();
+    if !files.iter().any(|(p, _)| *p == "pytest.ini") {
+        all.push(("pytest.ini", INI));
+    }
+    for (path, text) in all {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    // Version conditions are decided for the python3 on PATH (any Python 3 is >= 3.8).
+    let run = lane_testkit::Cmd::new(env!("CARGO_BIN_EXE_lane-scan"))
+        .dir(dir.path())
+        .args(args)
+        .run();
+    assert!(run.code < 2, "{name}: exit {}: {}", run.code, run.stderr);
+    serde_json::from_str(&run.stdout).unwrap()
+}
+
+fn scan(name: &str, files: &[(&str, &str)]) -> Value {
+    scan_args(name, files, &[])
+}
+
+/// (file, line, message) of each problem of `rule`.
+fn found(doc: &Value, rule: &str) -> Vec<(String, u64, String)> {
+    doc["scan"]["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["rule"] == rule)
+        .map(|p| {
+            (
+                p["file"].as_str().unwrap_or("").to_string(),
+                p["line"].as_u64().unwrap_or(0),
+                p["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn ids(doc: &Value) -> Vec<&str> {
+    doc["scan"]["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap())
+        .collect()
+}
+
+/// The test files every collect_ignore case shares.
+fn tree_with(conftest: &'static str) -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("tests/conftest.py", conftest),
+        ("tests/test_gone.py", TEST),
+        ("tests/test_kept.py", TEST),
+        ("tests/sub/test_old.py", TEST),
+        ("tests/sub/test_new.py", TEST),
+        ("tests/skipdir/test_a.py", TEST),
+        ("tests/globbed/test_a_x.py", TEST),
+        ("tests/globbed/test_b.py", TEST),
+    ]
+}
+
+#[test]
+fn collect_ignore_literal_lists_leave_files_and_folders_out() {
+    let conftest = "import sys\ncollect_ignore = ['test_gone.py']\ncollect_ignore += ['skipdir']\n\
+        if sys.version_info >= (3, 8):\n    collect_ignore.append('sub/test_old.py')\n\
+        else:\n    collect_ignore.append('test_kept.py')\n\
+        collect_ignore_glob = ['globbed/*_x.py']\n";
+    let doc = scan("ignore-literal", &tree_with(conftest));
+    assert_eq!(
+        ids(&doc),
+        [
+            "tests/globbed/test_b.py::test_a",
+            "tests/sub/test_new.py::test_a",
+            "tests/test_kept.py::test_a"
+        ],
+        "{doc:#}"
+    );
+    assert!(
+        found(&doc, "unresolved-collect-ignore").is_empty(),
+        "{doc:#}"
+    );
+    // The scan's list of test files leaves them out too.
+    let files: Vec<&str> = doc["scan"]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    assert!(!files.contains(&"tests/test_gone.py"), "{files:?}");
+
+    // Concatenations, .extend and a glob list built from the path list.
+    let conftest = "collect_ignore = ['test_gone.py'] + ['skipdir']\ncollect_ignore.extend(('sub',))\n\
+        collect_ignore_glob = collect_ignore + ['glob*/test_a_*']\n";
+    let doc = scan("ignore-concat", &tree_with(conftest));
+    assert_eq!(
+        ids(&doc),
+        [
+            "tests/globbed/test_b.py::test_a",
+            "tests/test_kept.py::test_a"
+        ],
+        "{doc:#}"
+    );
+}
+
+#[test]
+fn the_nearest_conftest_defining_the_list_decides() {
+    // tests/sub/conftest.py defines its own collect_ignore: the outer list no longer applies
+    // below it (pytest takes the nearest conftest that has the attribute).
+    let mut files = tree_with("collect_ignore = ['test_gone.py', 'sub/test_new.py']\n");
+    files.push((
+        "tests/sub/conftest.py",
+        "collect_ignore = ['test_old.py']\n",
+    ));
+    let doc = scan("ignore-nearest", &files);
+    let got = ids(&doc);
+    assert!(got.contains(&"tests/sub/test_new.py::test_a"), "{got:?}");
+    assert!(!got.contains(&"tests/sub/test_old.py::test_a"), "{got:?}");
+    assert!(!got.contains(&"tests/test_gone.py::test_a"), "{got:?}");
+}
+
+#[test]
+fn a_path_given_as_an_argument_is_collected_even_if_listed() {
+    let files = tree_with("collect_ignore = ['test_gone.py', 'skipdir']\n");
+    let doc = scan_args(
+        "ignore-args",
+        &files,
+        &["tests/test_gone.py", "tests/skipdir"],
+    );
+    assert_eq!(
+        ids(&doc),
+        [
+            "tests/skipdir/test_a.py::test_a",
+            "tests/test_gone.py::test_a"
+        ],
+        "{doc:#}"
+    );
+}
+
+#[test]
+fn computed_ignore_lists_are_errors_naming_the_line() {
+    // (name, conftest, line, words)
+    let cases: &[(&str, &str, u64, &str)] = &[
+        (
+            "call",
+            "import glob\ncollect_ignore = glob.glob('x*')\n",
+            2,
+            "collect_ignore is set or changed by a value computed at run time (`glob.glob('x*')`)",
+        ),
+        (
+            "comprehension",
+            "collect_ignore_glob = [p for p in ['a']]\n",
+            1,
+            "collect_ignore_glob is set or changed by a value computed",
+        ),
+        (
+            "import-may-fail",
+            "collect_ignore = []\ntry:\n    import numpy\nexcept ImportError:\n    collect_ignore.append('test_np.py')\n",
+            2,
+            "`try:`",
+        ),
+        (
+            "env-condition",
+            "import os\ncollect_ignore = []\nif os.environ.get('CI'):\n    collect_ignore.append('test_gone.py')\n",
+            4,
+            "is changed under a condition lane-scan cannot decide",
+        ),
+        (
+            "in-a-function",
+            "collect_ignore = []\ndef pytest_configure(config):\n    collect_ignore.append('test_gone.py')\n",
+            2,
+            "`def pytest_configure(config):`",
+        ),
+        (
+            "append-variable",
+            "name = 'test_gone.py'\ncollect_ignore = []\ncollect_ignore.append(name)\n",
+            3,
+            "collect_ignore.append(name)",
+        ),
+    ];
+    for (name, conftest, line, words) in cases {
+        let doc = scan(
+            name,
+            &[
+                ("tests/conftest.py", conftest),
+                ("tests/test_kept.py", TEST),
+            ],
+        );
+        let got = found(&doc, "unresolved-collect-ignore");
+        assert_eq!(got.len(), 1, "{name}: {doc:#}");
+        let (file, at, message) = &got[0];
+        assert_eq!(
+            (file.as_str(), *at),
+            ("tests/conftest.py", *line),
+            "{name}: {message}"
+        );
+        assert!(message.contains(words), "{name}: {message}");
+        assert!(message.contains("under tests/"), "{name}: {message}");
+    }
+    // Plain code that does not touch the lists is not flagged.
+    let doc = scan(
+        "untouched",
+        &[
+            (
+                "tests/conftest.py",
+                "import os\nCOLLECT = os.environ.get('X')\n# collect_ignore\n",
+            ),
+            ("tests/test_kept.py", TEST),
+        ],
+    );
+    assert!(
+        found(&doc, "unresolved-collect-ignore").is_empty(),
+        "{doc:#}"
+    );
+}
