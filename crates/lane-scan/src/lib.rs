@@ -7,6 +7,7 @@ pub mod config;
 pub mod discover;
 pub mod fnmatch;
 pub mod ini;
+pub mod installed;
 pub mod marks;
 pub mod python;
 pub mod rules;
@@ -136,9 +137,11 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
         .collect();
     let profile = rules::weakened_search::loaded_profile(&tree, &conftests);
     problems.extend(ignore_problems);
+    let installed = installed::Installed::new(options.python.clone());
     let ctx = ModuleCtx {
         tree: &tree,
         config: &config,
+        installed: &installed,
         test_files: &test_files,
         plugins: &plugins,
         profile: profile.as_ref(),
@@ -326,6 +329,7 @@ fn parse_tree(
 struct ModuleCtx<'a> {
     tree: &'a SourceTree<'a>,
     config: &'a Config,
+    installed: &'a installed::Installed,
     test_files: &'a HashSet<&'a PathBuf>,
     plugins: &'a HashSet<ModuleId>,
     profile: Option<&'a rules::weakened_search::Profile>,
@@ -404,7 +408,14 @@ fn module_tests(
     let mut found_problems = Vec::new();
     let is_test_file = ctx.test_files.contains(&module.abs);
     if is_test_file {
-        collect::collect_module(tree, config, i, &mut found, &mut found_problems);
+        collect::collect_module(
+            tree,
+            config,
+            ctx.installed,
+            i,
+            &mut found,
+            &mut found_problems,
+        );
     }
     if module.abs.file_name().is_some_and(|n| n == "conftest.py") || ctx.plugins.contains(&i) {
         rules::check_conftest(module, &mut found_problems);

@@ -228,3 +228,102 @@ fn computed_ignore_lists_are_errors_naming_the_line() {
         "{doc:#}"
     );
 }
+
+/// A venv made by the real `venv` module (no pip), with `files` written into its
+/// site-packages; returns its interpreter.
+fn venv_with(dir: &std::path::Path, files: &[(&str, &str)]) -> std::path::PathBuf {
+    let python = std::env::var("LANES_PYTHON").unwrap_or_else(|_| "python3".to_string());
+    let venv = dir.join("venv");
+    let made = std::process::Command::new(&python)
+        .args(["-m", "venv", "--without-pip"])
+        .arg(&venv)
+        .status()
+        .unwrap();
+    assert!(made.success(), "{python} -m venv failed");
+    let lib = venv.join("lib");
+    let py = std::fs::read_dir(&lib)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("python")
+        })
+        .unwrap();
+    for (path, text) in files {
+        let p = py.join("site-packages").join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    venv.join("bin").join("python")
+}
+
+const LIBRARY: &[(&str, &str)] = &[
+    (
+        "libbase/__init__.py",
+        "from .cases import AppTestCase as AppTestCase\nfrom . import cases\n",
+    ),
+    (
+        "libbase/cases.py",
+        "import unittest\nfrom unittest import TestCase as _TC\n\n\
+         class _Mixin:\n    def helper(self):\n        return 1\n\n\
+         class AppTestCase(_Mixin, _TC):\n    def setUp(self):\n        pass\n\n\
+         class NotCollected:\n    __test__ = False\n\n\
+         class WithInit:\n    def __init__(self):\n        pass\n\n\
+         class HasTests(unittest.TestCase):\n    def test_from_library(self):\n        pass\n\n\
+         class Plain:\n    pass\n",
+    ),
+];
+
+const USES_LIBRARY: &str = "import pytest\nimport libbase\nfrom libbase import AppTestCase\n\
+from libbase.cases import NotCollected, WithInit, HasTests, Plain\n\n\
+@pytest.mark.merge\nclass Derived(AppTestCase):\n    def test_a(self):\n        assert 1\n\n\
+class AlsoDerived(libbase.cases.AppTestCase):\n    pytestmark = pytest.mark.merge\n\n    def test_b(self):\n        assert 1\n\n\
+class TestOff(NotCollected):\n    def test_c(self):\n        assert 1\n\n\
+class TestInit(WithInit):\n    def test_d(self):\n        assert 1\n\n\
+@pytest.mark.merge\nclass TestPlain(Plain):\n    def test_e(self):\n        assert 1\n";
+
+#[test]
+fn bases_from_installed_packages_are_read_from_site_packages() {
+    let dir = lane_testkit::Scratch::new("collect-more-installed");
+    let python = venv_with(dir.path(), LIBRARY);
+    let suite = dir.path().join("suite");
+    std::fs::create_dir_all(suite.join("tests")).unwrap();
+    std::fs::write(suite.join("pytest.ini"), INI).unwrap();
+    std::fs::write(suite.join("tests/test_inst.py"), USES_LIBRARY).unwrap();
+    let run = |args: &[&str]| -> Value {
+        let run = lane_testkit::Cmd::new(env!("CARGO_BIN_EXE_lane-scan"))
+            .dir(&suite)
+            .args(args)
+            .run();
+        assert!(run.code < 2, "exit {}: {}", run.code, run.stderr);
+        serde_json::from_str(&run.stdout).unwrap()
+    };
+    let doc = run(&["--python", python.to_str().unwrap()]);
+    // unittest classes through a re-export and a private alias of TestCase; __test__ = False
+    // and __init__ inherited from installed classes; a plain installed base.
+    assert_eq!(
+        ids(&doc),
+        [
+            "tests/test_inst.py::AlsoDerived::test_b",
+            "tests/test_inst.py::Derived::test_a",
+            "tests/test_inst.py::TestPlain::test_e"
+        ],
+        "{doc:#}"
+    );
+    assert!(found(&doc, "unresolved-test-base").is_empty(), "{doc:#}");
+
+    // An installed base that holds tests of its own is not collected from: still an error.
+    std::fs::write(
+        suite.join("tests/test_more.py"),
+        "from libbase.cases import HasTests\nfrom libbase.missing import Gone\n\n\
+         class TestHas(HasTests):\n    def test_f(self):\n        assert 1\n\n\
+         class TestGone(Gone):\n    def test_g(self):\n        assert 1\n",
+    )
+    .unwrap();
+    let doc = run(&["--python", python.to_str().unwrap()]);
+    let got = found(&doc, "unresolved-test-base");
+    let lines: Vec<u64> = got.iter().map(|(_, l, _)| *l).collect();
+    assert_eq!(lines, [4, 8], "{got:?}");
+}
