@@ -401,6 +401,10 @@ rules! {
         summary: "a conftest sets collect_ignore or collect_ignore_glob in a way lane-scan cannot read",
         explanation: "pytest leaves out of collection the paths a conftest lists in collect_ignore and the patterns in collect_ignore_glob (relative to the conftest's folder; the nearest conftest defining the list decides). lane-scan reads literal lists of strings, + of them, +=, .append and .extend at module level, under if conditions on sys.version_info, sys.platform and os.name decided for the target interpreter. A value computed at run time (a call, a comprehension, a variable), a change inside a function, a loop or a try block, or a condition it cannot decide (an import that may fail, an environment variable) leaves it unsure which files pytest collects under that folder: tests would be reported that pytest never runs, or missed.",
         fix: "Write the lists as literals at module level of the conftest, and make the variation a condition on sys.version_info or sys.platform; to skip tests when an optional dependency is missing, use pytest.importorskip in the test module (its tests then stay visible and get their lanes).";
+    UnseenDoctests = "unseen-doctests", Error, "lane-scan", acknowledgeable: false,
+        summary: "addopts has --doctest-modules: pytest collects docstring examples lane-scan does not list",
+        explanation: "With --doctest-modules pytest collects, from every Python module it walks (not only test files), one test per docstring holding examples (`path.py::module.name`). Those tests carry no lane mark (a docstring's examples run outside the marks of what they document), and lane-scan does not list them: they would reach the tally as unknown tests. Doctest text files (--doctest-glob, default test*.txt) are listed under pytest's ids (`path::name`) with no lane, so each is reported unmarked naming its file.",
+        fix: "Run doctests from a marked test instead: a test module with `@pytest.mark.witness` (or merge) tests that call doctest.testmod(module) or doctest.testfile(path) and assert no failures; then drop --doctest-modules from addopts.";
 }
 
 impl std::fmt::Display for Rule {

@@ -5,6 +5,7 @@ pub mod collect;
 pub mod collect_ignore;
 pub mod config;
 pub mod discover;
+pub mod doctest;
 pub mod fnmatch;
 pub mod ini;
 pub mod installed;
@@ -165,6 +166,13 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
         }
         problems.extend(module_problems);
     }
+    // Doctest text files: one test each, with no lane (issue 18 (2)).
+    for abs in &found.doctest_files {
+        if let Some(test) = doctest::text_file(abs, &rel_path(abs, root), &mut problems) {
+            runs.push(vec![test]);
+        }
+    }
+    problems.extend(doctest::modules_problem(&config));
     let runs = in_id_order(runs);
     let counts = count(runs.iter().flatten());
     rules::check_suite(&config, &counts, options.markers_plugin, &mut problems);

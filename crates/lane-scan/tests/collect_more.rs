@@ -327,3 +327,64 @@ fn bases_from_installed_packages_are_read_from_site_packages() {
     let lines: Vec<u64> = got.iter().map(|(_, l, _)| *l).collect();
     assert_eq!(lines, [4, 8], "{got:?}");
 }
+
+const DOCTEST: &str = "Prose.\n\n    >>> 1 + 1\n    2\n";
+
+#[test]
+fn doctest_text_files_are_tests_without_a_lane() {
+    let files = [
+        ("tests/test_guide.txt", DOCTEST),
+        ("tests/test_prose.txt", "No example here.\n"),
+        ("tests/guide.txt", DOCTEST),
+        ("tests/guide.rst", DOCTEST),
+        ("tests/test_m.py", TEST),
+    ];
+    let doc = scan("doctest-default", &files);
+    assert_eq!(
+        ids(&doc),
+        [
+            "tests/test_guide.txt::test_guide.txt",
+            "tests/test_m.py::test_a"
+        ],
+        "{doc:#}"
+    );
+    let unmarked = found(&doc, "unmarked");
+    assert_eq!(unmarked.len(), 1, "{doc:#}");
+    assert_eq!(
+        (unmarked[0].0.as_str(), unmarked[0].1),
+        ("tests/test_guide.txt", 3)
+    );
+    assert!(
+        unmarked[0]
+            .2
+            .contains("doctest tests/test_guide.txt::test_guide.txt has no lane")
+    );
+    assert_eq!(doc["scan"]["counts"]["unmarked"], 1, "{doc:#}");
+
+    // --doctest-glob replaces the default; --doctest-modules is reported on its line.
+    let ini = format!("{INI}addopts = --doctest-glob=*.rst --doctest-glob guide.*\n");
+    let mut with_ini = files.to_vec();
+    with_ini.push(("pytest.ini", &ini));
+    let doc = scan("doctest-glob", &with_ini);
+    assert_eq!(
+        ids(&doc),
+        [
+            "tests/guide.rst::guide.rst",
+            "tests/guide.txt::guide.txt",
+            "tests/test_m.py::test_a"
+        ],
+        "{doc:#}"
+    );
+    assert!(found(&doc, "unseen-doctests").is_empty(), "{doc:#}");
+    let ini = format!("{INI}addopts = --doctest-modules\n");
+    let mut with_ini = files.to_vec();
+    with_ini.push(("pytest.ini", &ini));
+    let doc = scan("doctest-modules", &with_ini);
+    let unseen = found(&doc, "unseen-doctests");
+    assert_eq!(unseen.len(), 1, "{doc:#}");
+    assert_eq!(
+        (unseen[0].0.as_str(), unseen[0].1),
+        ("pytest.ini", 6),
+        "{doc:#}"
+    );
+}
