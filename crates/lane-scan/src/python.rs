@@ -1023,7 +1023,17 @@ impl Summarizer<'_> {
             classes: Vec::new(),
             rebound: self.rebound(&c.body),
         };
-        for stmt in &c.body {
+        self.class_stmts(&c.body, &mut class, 0);
+        class
+    }
+
+    /// A class body's statements, including those under `if` / `try` in it (methods defined
+    /// under `if sys.version_info ...` are the class's as much as at module level; issue 18).
+    fn class_stmts(&self, body: &[Stmt], class: &mut Class, depth: usize) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        for stmt in body {
             match stmt {
                 Stmt::FunctionDef(f) => {
                     if matches!(f.name.as_str(), "__init__" | "__new__") {
@@ -1038,18 +1048,32 @@ impl Summarizer<'_> {
                 }
                 Stmt::Assign(assign) => {
                     for target in &assign.targets {
-                        self.class_assign(&mut class, target, &assign.value);
+                        self.class_assign(class, target, &assign.value);
                     }
                 }
                 Stmt::AnnAssign(assign) => {
                     if let Some(value) = &assign.value {
-                        self.class_assign(&mut class, &assign.target, value);
+                        self.class_assign(class, &assign.target, value);
                     }
+                }
+                Stmt::If(i) => {
+                    self.class_stmts(&i.body, class, depth + 1);
+                    for clause in &i.elif_else_clauses {
+                        self.class_stmts(&clause.body, class, depth + 1);
+                    }
+                }
+                Stmt::Try(t) => {
+                    self.class_stmts(&t.body, class, depth + 1);
+                    for handler in &t.handlers {
+                        let ast::ExceptHandler::ExceptHandler(h) = handler;
+                        self.class_stmts(&h.body, class, depth + 1);
+                    }
+                    self.class_stmts(&t.orelse, class, depth + 1);
+                    self.class_stmts(&t.finalbody, class, depth + 1);
                 }
                 _ => {}
             }
         }
-        class
     }
 
     fn class_assign(&self, class: &mut Class, target: &Expr, value: &Expr) {

@@ -388,3 +388,22 @@ fn doctest_text_files_are_tests_without_a_lane() {
         "{doc:#}"
     );
 }
+
+/// Methods defined under `if` / `try` in a class body are the class's (pyasn1, simplejson).
+#[test]
+fn methods_under_if_and_try_in_a_class_body_are_collected() {
+    let body = "import sys\nimport unittest\nimport pytest\n\n@pytest.mark.merge\nclass TestV(unittest.TestCase):\n\
+        \x20   if sys.version_info[0] > 2:\n        def test_new(self):\n            assert 1\n\
+        \x20   else:\n        def test_old(self):\n            assert 1\n\
+        \x20   try:\n        import json\n    except ImportError:\n        pass\n    else:\n        def test_json(self):\n            assert json\n";
+    let doc = scan("class-if", &[("tests/test_m.py", body)]);
+    let got = ids(&doc);
+    // (Both branches of a class-level `if` are read: `test_old` is listed too, an extra id
+    // rather than a missed one, until class-level conditions are decided for the target.)
+    for want in [
+        "tests/test_m.py::TestV::test_json",
+        "tests/test_m.py::TestV::test_new",
+    ] {
+        assert!(got.contains(&want), "{want} missing: {doc:#}");
+    }
+}
