@@ -24,7 +24,8 @@ SUITES_DIR = REPO / "tests" / "suites"
 # The suites this oracle must cover; a missing one fails (never skips).
 REQUIRED = tuple(f"tests/suites/{name}" for name in (
     "tricky", "ini_style", "cfg_style", "toml_native", "pytest_ini", "pytest_toml",
-    "addopts_ignore", "dot_pytest_ini")) + ("examples/invoice",)
+    "addopts_ignore", "dot_pytest_ini", "collect_order", "collect_ignore",
+    "doctest_text")) + ("examples/invoice",)
 
 
 def suite_dirs() -> list[str]:

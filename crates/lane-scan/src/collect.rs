@@ -9,6 +9,7 @@ use lane_core::{Problem, Rule};
 
 use crate::config::Config;
 use crate::fnmatch::matches_prefix_or_glob;
+use crate::installed::{BaseInfo, Installed};
 use crate::marks::{self, ModuleFile, ModuleId, SourceTree, Val};
 use crate::python::{self, Class, Function, Located};
 
@@ -54,6 +55,7 @@ pub struct Applied<'a> {
 pub fn collect_module<'a>(
     tree: &SourceTree<'a>,
     config: &Config,
+    installed: &Installed,
     m: ModuleId,
     out: &mut Vec<TestFound<'a>>,
     problems: &mut Vec<Problem>,
@@ -76,6 +78,7 @@ pub fn collect_module<'a>(
     let mut collector = Collector {
         tree,
         config,
+        installed,
         home: m,
         module_marks: module_marks.into(),
         module_skip,
@@ -110,6 +113,8 @@ pub fn collect_module<'a>(
 struct Collector<'t, 'a> {
     tree: &'t SourceTree<'a>,
     config: &'t Config,
+    /// Bases from installed packages (issue 18 (2)).
+    installed: &'t Installed,
     /// The test module collecting (a class or function may be defined in another).
     home: ModuleId,
     /// The module's `pytestmark` entries, shared by every test in it.
@@ -183,6 +188,21 @@ impl<'a> Collector<'_, 'a> {
         let (tree, home) = (self.tree, self.home);
         let rel: &str = &tree.modules[home].rel;
         for (name, value) in module.assigns.iter().rev() {
+            // `def test_x` then `test_x = helper`: the later binding is the one pytest runs
+            // (test-redefined reports the pair).
+            if let Some((i, f)) = rebound_function(tree, &value.value, home)
+                && module
+                    .functions
+                    .iter()
+                    .any(|d| d.name == *name && d.line < value.line)
+                && !self.class_names.contains(name.as_str())
+            {
+                let id = node_id(rel, name);
+                self.out.retain(|t| t.id != id);
+                self.names.insert(name.as_str());
+                self.function(f, i, name);
+                continue;
+            }
             if self.class_names.contains(name.as_str()) || self.names.contains(name.as_str()) {
                 continue;
             }
@@ -192,6 +212,10 @@ impl<'a> Collector<'_, 'a> {
                 self.class_names.insert(name.as_str());
                 let outer = Rc::clone(&self.module_marks);
                 self.class(i, class, &node_id(rel, name), &outer);
+            } else if let Some((i, f)) = rebound_function(tree, &value.value, home) {
+                // `test_x = helper`: the function object, its marks with it, under a new name.
+                self.names.insert(name.as_str());
+                self.function(f, i, name);
             }
         }
     }
@@ -200,14 +224,22 @@ impl<'a> Collector<'_, 'a> {
     /// `outer` of what encloses it.
     fn class(&mut self, m: ModuleId, class: &'a Class, prefix: &str, outer: &[Applied<'a>]) {
         let tree = self.tree;
-        let mro = mro(tree, m, class);
+        let mro = mro(tree, self.installed, m, class);
         self.unsure_class(class, &mro);
-        let unittest = mro.iter().any(|e| matches!(e, MroEntry::TestCase));
+        let unittest = mro.iter().any(|e| {
+            matches!(
+                e,
+                MroEntry::TestCase | MroEntry::Installed(BaseInfo { testcase: true, .. })
+            )
+        });
         let classes: Vec<(ModuleId, &Class)> = mro
             .iter()
             .filter_map(|e| match e {
                 MroEntry::Class(i, c) => Some((*i, *c)),
-                MroEntry::TestCase | MroEntry::Abc | MroEntry::Unresolved(..) => None,
+                MroEntry::TestCase
+                | MroEntry::Abc
+                | MroEntry::Unresolved(..)
+                | MroEntry::Installed(_) => None,
             })
             .collect();
         if !self.collects_class(class, unittest, &mro, &classes) {
@@ -324,14 +356,23 @@ impl<'a> Collector<'_, 'a> {
         mro: &[MroEntry],
         classes: &[(ModuleId, &Class)],
     ) -> bool {
-        if classes.iter().find_map(|(_, c)| c.dunder_test) == Some(false) {
+        // `__test__` is inherited: the first class of the MRO that sets it decides.
+        let dunder_test = mro.iter().find_map(|e| match e {
+            MroEntry::Class(_, c) => c.dunder_test,
+            MroEntry::Installed(info) => info.dunder_test,
+            _ => None,
+        });
+        if dunder_test == Some(false) {
             return false;
         }
         if !unittest {
             if !matches_prefix_or_glob(&self.config.python_classes, &class.name) {
                 return false;
             }
-            if classes.iter().any(|(_, c)| c.has_init) {
+            let installed_init = mro
+                .iter()
+                .any(|e| matches!(e, MroEntry::Installed(BaseInfo { has_init: true, .. })));
+            if installed_init || classes.iter().any(|(_, c)| c.has_init) {
                 // pytest warns and does not collect a test class with an __init__.
                 return false;
             }
@@ -400,13 +441,21 @@ enum MroEntry<'a> {
     TestCase,
     /// `abc.ABC` or `metaclass=abc.ABCMeta`: abstract methods make the class abstract.
     Abc,
+    /// A class of an installed package, read statically (issue 18 (2)).
+    Installed(BaseInfo),
 }
 
 /// The class and its bases in the tree, depth first, each once; `unittest.TestCase` (and its
 /// async variant) marks a unittest class.
-fn mro<'a>(tree: &SourceTree<'a>, m: ModuleId, class: &'a Class) -> Vec<MroEntry<'a>> {
+fn mro<'a>(
+    tree: &SourceTree<'a>,
+    installed: &Installed,
+    m: ModuleId,
+    class: &'a Class,
+) -> Vec<MroEntry<'a>> {
     fn walk<'a>(
         tree: &SourceTree<'a>,
+        installed: &Installed,
         m: ModuleId,
         class: &'a Class,
         out: &mut Vec<MroEntry<'a>>,
@@ -434,7 +483,7 @@ fn mro<'a>(tree: &SourceTree<'a>, m: ModuleId, class: &'a Class) -> Vec<MroEntry
                 val = tree.import_binding(n, m, 0).unwrap_or(Val::Unknown);
             }
             match val {
-                Val::Class(i, c) => walk(tree, i, c, out, seen, depth + 1),
+                Val::Class(i, c) => walk(tree, installed, i, c, out, seen, depth + 1),
                 Val::Path(p)
                     if matches!(
                         &*p,
@@ -448,12 +497,22 @@ fn mro<'a>(tree: &SourceTree<'a>, m: ModuleId, class: &'a Class) -> Vec<MroEntry
                 }
                 Val::Path(p) if matches!(&*p, "abc.ABC" | "abc.ABCMeta") => out.push(MroEntry::Abc),
                 Val::Path(p) if holds_no_tests(&p) => {}
+                // Not in the tree: an installed package's class, read from its source.
+                Val::Path(p) => match installed.base(&p) {
+                    Some(info) => {
+                        if info.abc {
+                            out.push(MroEntry::Abc);
+                        }
+                        out.push(MroEntry::Installed(info));
+                    }
+                    None => out.push(MroEntry::Unresolved(m, class, base)),
+                },
                 _ => out.push(MroEntry::Unresolved(m, class, base)),
             }
         }
     }
     let mut out = Vec::new();
-    walk(tree, m, class, &mut out, &mut HashSet::new(), 0);
+    walk(tree, installed, m, class, &mut out, &mut HashSet::new(), 0);
     out
 }
 
@@ -534,10 +593,12 @@ fn runtime_definitions(tree: &SourceTree, config: &Config, m: ModuleId, out: &mu
         let known = match &value.value {
             python::Ex::Str(_) | python::Ex::Const(_) | python::Ex::List(_) => true,
             python::Ex::Tuple(_) | python::Ex::Add(..) => true,
-            _ => matches!(
-                tree.eval(&value.value, m),
-                Val::Class(..) | Val::Str(_) | Val::Const(_) | Val::List(_) | Val::Module(_)
-            ),
+            _ => {
+                matches!(
+                    tree.eval(&value.value, m),
+                    Val::Class(..) | Val::Str(_) | Val::Const(_) | Val::List(_) | Val::Module(_)
+                ) || rebound_function(tree, &value.value, m).is_some()
+            }
         };
         if !known {
             out.push(problem(
@@ -549,6 +610,31 @@ fn runtime_definitions(tree: &SourceTree, config: &Config, m: ModuleId, out: &mu
             ));
         }
     }
+}
+
+/// `name = helper` / `name = mod.helper`: the tree function a plain name or attribute binds
+/// (never a call of one, whose result is known only at run time), and its module.
+fn rebound_function<'a>(
+    tree: &SourceTree<'a>,
+    value: &'a python::Ex,
+    m: ModuleId,
+) -> Option<(ModuleId, &'a Function)> {
+    if !matches!(value, python::Ex::Name(_) | python::Ex::Attr(..)) {
+        return None;
+    }
+    let f = tree.function(value, m)?;
+    let modules: &'a [ModuleFile] = tree.modules;
+    // The module it is written in: usually this one; otherwise the one imported from.
+    let i = std::iter::once(m)
+        .chain((0..modules.len()).map(ModuleId))
+        .find(|i| {
+            modules[*i]
+                .module
+                .functions
+                .iter()
+                .any(|g| std::ptr::eq(g, f))
+        })?;
+    Some((i, f))
 }
 
 /// The decorators written on `f` (in module `m`).

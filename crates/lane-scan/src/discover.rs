@@ -15,6 +15,9 @@ pub struct Found {
     pub test_files: Vec<PathBuf>,
     /// conftest.py files in the walked folders and their ancestors up to the rootdir.
     pub conftests: Vec<PathBuf>,
+    /// Text files pytest collects as doctests (`--doctest-glob`, default `test*.txt`, or a
+    /// `.txt` / `.rst` file given as an argument), sorted, unique (issue 18 (2)).
+    pub doctest_files: Vec<PathBuf>,
 }
 
 /// `--ignore` / `--ignore-glob` from addopts, made absolute against the invocation folder.
@@ -68,9 +71,13 @@ impl Ignores {
 pub fn discover(config: &Config, args: &[PathBuf], cwd: &Path) -> Result<Found, Error> {
     let mut found = Found::default();
     let ignores = Ignores::from_addopts(&config.addopts, cwd);
+    let doctest_globs = crate::doctest::globs(&config.addopts);
     for arg in args {
         let meta = std::fs::metadata(arg).map_err(|e| Error::io(arg, e))?;
         if meta.is_file() {
+            if arg.extension().is_some_and(|e| e == "txt" || e == "rst") {
+                found.doctest_files.push(arg.clone());
+            }
             // An explicit file is collected whatever python_files says, as pytest does.
             if arg.extension().is_some_and(|e| e == "py") {
                 if arg.file_name().is_some_and(|n| n == "conftest.py") {
@@ -107,6 +114,14 @@ pub fn discover(config: &Config, args: &[PathBuf], cwd: &Path) -> Result<Found, 
             let entry = entry.map_err(|e| unlisted(&e, &config.rootdir))?;
             let path = entry.path();
             let name = entry.file_name().to_string_lossy();
+            if doctest_globs
+                .iter()
+                .any(|g| crate::doctest::matches(g, path, &name))
+                && entry.file_type().is_file()
+            {
+                found.doctest_files.push(path.to_path_buf());
+                continue;
+            }
             if !name.ends_with(".py") {
                 continue;
             }
@@ -135,6 +150,8 @@ pub fn discover(config: &Config, args: &[PathBuf], cwd: &Path) -> Result<Found, 
     found.test_files.dedup();
     found.conftests.sort();
     found.conftests.dedup();
+    found.doctest_files.sort();
+    found.doctest_files.dedup();
     Ok(found)
 }
 

@@ -2,10 +2,13 @@
 //! its lane, and reports every rule broken (DESIGN.md §4).
 
 pub mod collect;
+pub mod collect_ignore;
 pub mod config;
 pub mod discover;
+pub mod doctest;
 pub mod fnmatch;
 pub mod ini;
+pub mod installed;
 pub mod marks;
 pub mod python;
 pub mod rules;
@@ -97,8 +100,20 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
     let config = config::load(&options.paths, options.rootdir.as_deref(), &cwd)?;
     refuse_outside_root(options, &config, &cwd)?;
     let args = arguments(options, &config, &cwd);
-    let found = discover::discover(&config, &args, &config::normalize(&cwd))?;
+    let mut found = discover::discover(&config, &args, &config::normalize(&cwd))?;
     let root = &config.rootdir;
+    let target_cell: std::sync::OnceLock<Option<python::Target>> = std::sync::OnceLock::new();
+    let target = || {
+        target_cell
+            .get_or_init(|| {
+                options
+                    .target
+                    .clone()
+                    .or_else(|| probe_target(options.python.as_deref()))
+            })
+            .clone()
+    };
+    let ignore_problems = apply_collect_ignore(&mut found, root, &args, &target);
 
     let pool = rayon::ThreadPoolBuilder::new()
         .stack_size(PARSER_STACK)
@@ -123,20 +138,12 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
         .map(|(i, _)| ModuleId(i))
         .collect();
     let profile = rules::weakened_search::loaded_profile(&tree, &conftests);
-    let target_cell: std::sync::OnceLock<Option<python::Target>> = std::sync::OnceLock::new();
-    let target = || {
-        target_cell
-            .get_or_init(|| {
-                options
-                    .target
-                    .clone()
-                    .or_else(|| probe_target(options.python.as_deref()))
-            })
-            .clone()
-    };
+    problems.extend(ignore_problems);
+    let installed = installed::Installed::new(options.python.clone());
     let ctx = ModuleCtx {
         tree: &tree,
         config: &config,
+        installed: &installed,
         test_files: &test_files,
         plugins: &plugins,
         profile: profile.as_ref(),
@@ -160,6 +167,13 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
         }
         problems.extend(module_problems);
     }
+    // Doctest text files: one test each, with no lane (issue 18 (2)).
+    for abs in &found.doctest_files {
+        if let Some(test) = doctest::text_file(abs, &rel_path(abs, root), &mut problems) {
+            runs.push(vec![test]);
+        }
+    }
+    problems.extend(doctest::modules_problem(&config));
     let runs = in_id_order(runs);
     let mut snapshot_files: Vec<String> = modules
         .iter()
@@ -184,6 +198,46 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
         runs,
         _modules: modules,
     })
+}
+
+/// Leaves out of `found` what the conftests' `collect_ignore` / `collect_ignore_glob` ignore
+/// (issue 18), and returns the problems of lists that cannot be read. Only conftests that
+/// mention the lists are parsed here (again in the main pass: they are few and small).
+fn apply_collect_ignore(
+    found: &mut discover::Found,
+    root: &Path,
+    args: &[PathBuf],
+    target: &dyn Fn() -> Option<python::Target>,
+) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    let parsed: Vec<(PathBuf, String, python::Module)> = found
+        .conftests
+        .iter()
+        .filter(|abs| {
+            std::fs::read(abs).is_ok_and(|b| memchr::memmem::find(&b, b"collect_ignore").is_some())
+        })
+        .filter_map(|abs| {
+            let rel = rel_path(abs, root);
+            // A conftest that does not parse is reported by the main pass.
+            let module = parse_file(abs, &rel).ok()?;
+            Some((abs.clone(), rel, module))
+        })
+        .collect();
+    if parsed.is_empty() {
+        return problems;
+    }
+    let ignores = collect_ignore::CollectIgnore::read(
+        parsed.iter().map(|(a, r, m)| (a.as_path(), r.as_str(), m)),
+        target,
+        &mut problems,
+    );
+    if !ignores.is_empty() {
+        found.test_files.retain(|f| !ignores.ignored(f, root, args));
+        found
+            .conftests
+            .retain(|f| f.parent().is_none_or(|d| !ignores.ignored(d, root, args)));
+    }
+    problems
 }
 
 /// The modules read for a scan: the test files and conftests, then the tree modules they
@@ -292,6 +346,7 @@ fn parse_tree(
 struct ModuleCtx<'a> {
     tree: &'a SourceTree<'a>,
     config: &'a Config,
+    installed: &'a installed::Installed,
     test_files: &'a HashSet<&'a PathBuf>,
     plugins: &'a HashSet<ModuleId>,
     profile: Option<&'a rules::weakened_search::Profile>,
@@ -370,7 +425,14 @@ fn module_tests(
     let mut found_problems = Vec::new();
     let is_test_file = ctx.test_files.contains(&module.abs);
     if is_test_file {
-        collect::collect_module(tree, config, i, &mut found, &mut found_problems);
+        collect::collect_module(
+            tree,
+            config,
+            ctx.installed,
+            i,
+            &mut found,
+            &mut found_problems,
+        );
     }
     if module.abs.file_name().is_some_and(|n| n == "conftest.py") || ctx.plugins.contains(&i) {
         rules::check_conftest(module, &mut found_problems);

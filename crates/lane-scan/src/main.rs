@@ -29,7 +29,9 @@ struct Args {
     paths: Vec<PathBuf>,
     /// The interpreter the tests will run on (default: python3, then python, on PATH). It is
     /// asked only for its version and sys.platform (`-I -S -c`, no project code), to decide
-    /// `sys.version_info` / `sys.platform` conditions around test definitions.
+    /// `sys.version_info` / `sys.platform` conditions around test definitions; its prefixes
+    /// (`-I -S`) locate its site-packages, where test-class bases from installed packages are
+    /// read statically.
     #[arg(long, value_name = "PYTHON")]
     python: Option<PathBuf>,
     #[command(flatten)]
@@ -56,7 +58,8 @@ fn main() -> ExitCode {
             paths: args.paths.clone(),
             rootdir: args.common.tool.rootdir.clone(),
             target,
-            python: None,
+            // Also where installed packages are looked up, for test-class bases.
+            python: args.python.clone(),
             markers_plugin: false,
         })?;
         let status = Status::from_problems(&scan.section.problems);

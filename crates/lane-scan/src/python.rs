@@ -179,6 +179,62 @@ pub struct Module {
     /// `pytest_plugins = [...]` / `"name"`: the plugin modules named, when literal; None when
     /// the module assigns it something else (computed).
     pub pytest_plugins: Option<Located<Option<Vec<CompactString>>>>,
+    /// What the module does to `collect_ignore` / `collect_ignore_glob`, in order (conftest
+    /// files; issue 18).
+    pub collect_ignore: Vec<IgnoreOp>,
+}
+
+/// The two conftest lists pytest's `pytest_ignore_collect` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IgnoreList {
+    /// `collect_ignore`: paths relative to the conftest's folder.
+    Paths,
+    /// `collect_ignore_glob`: fnmatch patterns relative to the conftest's folder.
+    Globs,
+}
+
+impl IgnoreList {
+    pub fn name(self) -> &'static str {
+        match self {
+            IgnoreList::Paths => "collect_ignore",
+            IgnoreList::Globs => "collect_ignore_glob",
+        }
+    }
+
+    fn from_name(name: &str) -> Option<IgnoreList> {
+        match name {
+            "collect_ignore" => Some(IgnoreList::Paths),
+            "collect_ignore_glob" => Some(IgnoreList::Globs),
+            _ => None,
+        }
+    }
+}
+
+/// One statement of a module about an ignore list, under the `if` conditions around it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IgnoreOp {
+    pub list: IgnoreList,
+    pub line: u64,
+    pub guards: Vec<(Cond, bool)>,
+    pub kind: IgnoreKind,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum IgnoreKind {
+    /// `L = [...]`: the list becomes these entries.
+    Set(Vec<IgnorePiece>),
+    /// `L += [...]`, `L.append(x)`, `L.extend([...])`: these entries are added.
+    Extend(Vec<IgnorePiece>),
+    /// Anything else that touches the list (a computed value, a loop, a function), described.
+    Computed(String),
+}
+
+/// An entry of a literal ignore list: a string, or the current entries of a list
+/// (`collect_ignore_glob = collect_ignore + [...]`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum IgnorePiece {
+    Str(CompactString),
+    List(IgnoreList),
 }
 
 /// One binding of a name in a module or class body (`def`, `class`, assignment, import, `for`
@@ -632,7 +688,163 @@ impl Summarizer<'_> {
         dynamic.visit_body(body);
         m.runtime_defs = dynamic.out;
         m.setattr_on = dynamic.setattr_on;
+        if self.source.contains("collect_ignore") {
+            self.ignore_ops(body, &mut Vec::new(), &mut m.collect_ignore, 0);
+        }
         m
+    }
+
+    /// The statements of `body` (module level, under `if`) about `collect_ignore` and
+    /// `collect_ignore_glob`: literal lists, `+` of them, `+=`, `.append`, `.extend`; any
+    /// other statement that mentions one is [`IgnoreKind::Computed`].
+    fn ignore_ops(
+        &self,
+        body: &[Stmt],
+        guards: &mut Vec<(Cond, bool)>,
+        out: &mut Vec<IgnoreOp>,
+        depth: usize,
+    ) {
+        for stmt in body {
+            let line = self.line_of(stmt);
+            let mut push = |list, kind| {
+                out.push(IgnoreOp {
+                    list,
+                    line,
+                    guards: guards.clone(),
+                    kind,
+                })
+            };
+            let named = |e: &Expr| match e {
+                Expr::Name(n) => IgnoreList::from_name(n.id.as_str()),
+                _ => None,
+            };
+            match stmt {
+                Stmt::Assign(a) if a.targets.len() == 1 && named(&a.targets[0]).is_some() => {
+                    let list = named(&a.targets[0]).unwrap_or(IgnoreList::Paths);
+                    push(list, self.ignore_value(&a.value, IgnoreKind::Set));
+                    continue;
+                }
+                Stmt::AnnAssign(a) if named(&a.target).is_some() && a.value.is_some() => {
+                    let list = named(&a.target).unwrap_or(IgnoreList::Paths);
+                    let value = a.value.as_deref().map_or(
+                        IgnoreKind::Computed("an annotation without a value".into()),
+                        |v| self.ignore_value(v, IgnoreKind::Set),
+                    );
+                    push(list, value);
+                    continue;
+                }
+                Stmt::AugAssign(a) if a.op == ast::Operator::Add && named(&a.target).is_some() => {
+                    let list = named(&a.target).unwrap_or(IgnoreList::Paths);
+                    push(list, self.ignore_value(&a.value, IgnoreKind::Extend));
+                    continue;
+                }
+                Stmt::Expr(e) => {
+                    if let Expr::Call(call) = &*e.value
+                        && let Expr::Attribute(attr) = &*call.func
+                        && let Some(list) = named(&attr.value)
+                        && call.arguments.keywords.is_empty()
+                        && call.arguments.args.len() == 1
+                    {
+                        let arg = &call.arguments.args[0];
+                        match attr.attr.as_str() {
+                            "append" => {
+                                let kind = match arg {
+                                    Expr::StringLiteral(v) => {
+                                        IgnoreKind::Extend(vec![IgnorePiece::Str(literal(
+                                            &v.value,
+                                        ))])
+                                    }
+                                    other => IgnoreKind::Computed(format!(
+                                        "{}.append({})",
+                                        list.name(),
+                                        self.text(other)
+                                    )),
+                                };
+                                push(list, kind);
+                                continue;
+                            }
+                            "extend" => {
+                                push(list, self.ignore_value(arg, IgnoreKind::Extend));
+                                continue;
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                Stmt::If(i) if depth < MAX_DEPTH && !mentions_ignore_lists_expr(&i.test) => {
+                    let first = cond(&i.test, 0);
+                    guards.push((first.clone(), true));
+                    self.ignore_ops(&i.body, guards, out, depth + 1);
+                    guards.pop();
+                    let mut before = vec![(first, false)];
+                    for clause in &i.elif_else_clauses {
+                        let n = guards.len();
+                        guards.extend(before.iter().cloned());
+                        let c = clause.test.as_ref().map(|t| cond(t, 0));
+                        if let Some(c) = &c {
+                            guards.push((c.clone(), true));
+                        }
+                        self.ignore_ops(&clause.body, guards, out, depth + 1);
+                        guards.truncate(n);
+                        if let Some(c) = c {
+                            before.push((c, false));
+                        }
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            if let Some(list) = mentions_ignore_lists(stmt) {
+                let first = self.text(stmt).lines().next().unwrap_or("").trim();
+                push(list, IgnoreKind::Computed(format!("`{first}`")));
+            }
+        }
+    }
+
+    /// A literal ignore list (strings in a list or tuple, `+` of such lists and of the lists
+    /// themselves) as `kind`; anything else is computed.
+    fn ignore_value(&self, value: &Expr, kind: fn(Vec<IgnorePiece>) -> IgnoreKind) -> IgnoreKind {
+        fn pieces(e: &Expr, out: &mut Vec<IgnorePiece>, depth: usize) -> bool {
+            if depth > MAX_DEPTH {
+                return false;
+            }
+            match e {
+                Expr::List(l) => l.elts.iter().all(|e| match e {
+                    Expr::StringLiteral(s) => {
+                        out.push(IgnorePiece::Str(literal(&s.value)));
+                        true
+                    }
+                    _ => false,
+                }),
+                Expr::Tuple(t) => t.elts.iter().all(|e| match e {
+                    Expr::StringLiteral(s) => {
+                        out.push(IgnorePiece::Str(literal(&s.value)));
+                        true
+                    }
+                    _ => false,
+                }),
+                Expr::Name(n) => match IgnoreList::from_name(n.id.as_str()) {
+                    Some(list) => {
+                        out.push(IgnorePiece::List(list));
+                        true
+                    }
+                    None => false,
+                },
+                Expr::BinOp(b) if b.op == ast::Operator::Add => {
+                    pieces(&b.left, out, depth + 1) && pieces(&b.right, out, depth + 1)
+                }
+                _ => false,
+            }
+        }
+        let mut out = Vec::new();
+        if pieces(value, &mut out, 0) {
+            kind(out)
+        } else {
+            let text = self.text(value);
+            let short: String = text.chars().take(60).collect();
+            let more = if short.len() < text.len() { "..." } else { "" };
+            IgnoreKind::Computed(format!("a value computed at run time (`{short}{more}`)"))
+        }
     }
 
     /// Module-level statements, including those inside `if` / `try` blocks at module level
@@ -816,7 +1028,17 @@ impl Summarizer<'_> {
             classes: Vec::new(),
             rebound: self.rebound(&c.body),
         };
-        for stmt in &c.body {
+        self.class_stmts(&c.body, &mut class, 0);
+        class
+    }
+
+    /// A class body's statements, including those under `if` / `try` in it (methods defined
+    /// under `if sys.version_info ...` are the class's as much as at module level; issue 18).
+    fn class_stmts(&self, body: &[Stmt], class: &mut Class, depth: usize) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        for stmt in body {
             match stmt {
                 Stmt::FunctionDef(f) => {
                     if matches!(f.name.as_str(), "__init__" | "__new__") {
@@ -831,18 +1053,32 @@ impl Summarizer<'_> {
                 }
                 Stmt::Assign(assign) => {
                     for target in &assign.targets {
-                        self.class_assign(&mut class, target, &assign.value);
+                        self.class_assign(class, target, &assign.value);
                     }
                 }
                 Stmt::AnnAssign(assign) => {
                     if let Some(value) = &assign.value {
-                        self.class_assign(&mut class, &assign.target, value);
+                        self.class_assign(class, &assign.target, value);
                     }
+                }
+                Stmt::If(i) => {
+                    self.class_stmts(&i.body, class, depth + 1);
+                    for clause in &i.elif_else_clauses {
+                        self.class_stmts(&clause.body, class, depth + 1);
+                    }
+                }
+                Stmt::Try(t) => {
+                    self.class_stmts(&t.body, class, depth + 1);
+                    for handler in &t.handlers {
+                        let ast::ExceptHandler::ExceptHandler(h) = handler;
+                        self.class_stmts(&h.body, class, depth + 1);
+                    }
+                    self.class_stmts(&t.orelse, class, depth + 1);
+                    self.class_stmts(&t.finalbody, class, depth + 1);
                 }
                 _ => {}
             }
         }
-        class
     }
 
     fn class_assign(&self, class: &mut Class, target: &Expr, value: &Expr) {
@@ -1176,6 +1412,41 @@ impl<'a> Visitor<'a> for MentionsMark {
             Expr::Name(n) if n.id.as_str() == "mark" => self.0 = true,
             // Attribute chains and calls are shallow; other nesting is bounded by the parser's
             // bracket limit.
+            _ => ruff_python_ast::visitor::walk_expr(self, expr),
+        }
+    }
+}
+
+/// The first ignore list a statement mentions anywhere (a name `collect_ignore` or
+/// `collect_ignore_glob`, read or written, in any nested body).
+fn mentions_ignore_lists(stmt: &Stmt) -> Option<IgnoreList> {
+    let mut v = MentionsIgnore(None);
+    v.visit_stmt(stmt);
+    v.0
+}
+
+fn mentions_ignore_lists_expr(expr: &Expr) -> bool {
+    let mut v = MentionsIgnore(None);
+    v.visit_expr(expr);
+    v.0.is_some()
+}
+
+struct MentionsIgnore(Option<IgnoreList>);
+
+impl<'a> Visitor<'a> for MentionsIgnore {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        if self.0.is_none() {
+            ruff_python_ast::visitor::walk_stmt(self, stmt);
+        }
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if self.0.is_some() {
+            return;
+        }
+        match expr {
+            Expr::Name(n) => self.0 = IgnoreList::from_name(n.id.as_str()),
+            // `global collect_ignore` is a statement, seen by walk_stmt's names below.
             _ => ruff_python_ast::visitor::walk_expr(self, expr),
         }
     }

@@ -452,3 +452,80 @@ fn norecursedirs_patterns_with_a_slash_match_the_path() {
         ]
     );
 }
+
+/// Issue 18 (2): `test_x = helper` re-binds a function the scan has read: pytest collects it
+/// under the new name with the function's own marks; that is not a run-time definition. A call
+/// of the function, or a name the scan cannot resolve, still is.
+#[test]
+fn a_function_rebound_to_a_test_name_is_collected_with_its_marks() {
+    let body = "@pytest.mark.witness\ndef check():\n    pass\n\ntest_again = check\n";
+    let doc = scan("fn-alias", &[("tests/test_m.py", &format!("{HEAD}{body}"))]);
+    assert!(found(&doc, "runtime-test-definition").is_empty(), "{doc:#}");
+    let tests = doc["scan"]["tests"].as_array().unwrap();
+    assert_eq!(ids(&doc), ["tests/test_m.py::test_again"], "{doc:#}");
+    assert_eq!(tests[0]["lane"], "witness", "{doc:#}");
+
+    // From another tree module, through `import` and attribute access.
+    let doc = scan(
+        "fn-alias-imported",
+        &[
+            (
+                "tests/helpers.py",
+                "import pytest\n\n@pytest.mark.merge\ndef shared():\n    pass\n",
+            ),
+            (
+                "tests/test_m.py",
+                "import helpers\nfrom helpers import shared\n\ntest_one = shared\ntest_two = helpers.shared\n",
+            ),
+        ],
+    );
+    assert!(found(&doc, "runtime-test-definition").is_empty(), "{doc:#}");
+    assert_eq!(
+        ids(&doc),
+        ["tests/test_m.py::test_one", "tests/test_m.py::test_two"],
+        "{doc:#}"
+    );
+
+    // A call of a read function, or an unknown name: still unknowable.
+    for (name, body, words) in [
+        (
+            "fn-call",
+            "def make():\n    pass\n\ntest_made = make()\n",
+            "test_made is bound to a call of make",
+        ),
+        (
+            "fn-unknown",
+            "test_lost = somewhere.thing\n",
+            "test_lost is bound to somewhere.thing",
+        ),
+    ] {
+        let doc = scan(name, &[("tests/test_m.py", &format!("{HEAD}{body}"))]);
+        let got = found(&doc, "runtime-test-definition");
+        assert_eq!(got.len(), 1, "{name}: {doc:#}");
+        assert!(got[0].2.contains(words), "{name}: {}", got[0].2);
+    }
+}
+
+/// `def test_x` then `test_x = helper`: pytest runs the later binding, the helper with its own
+/// marks (none here: unmarked); test-redefined names the pair.
+#[test]
+fn a_test_rebound_to_a_function_runs_the_later_binding() {
+    let body = "@pytest.mark.merge\ndef test_x():\n    assert 1\n\ndef _passes():\n    pass\n\ntest_x = _passes\n";
+    let doc = scan(
+        "rebound-def",
+        &[("tests/test_m.py", &format!("{HEAD}{body}"))],
+    );
+    let tests = doc["scan"]["tests"].as_array().unwrap();
+    assert_eq!(ids(&doc), ["tests/test_m.py::test_x"], "{doc:#}");
+    assert_eq!(tests[0]["line"], 9, "{doc:#}");
+    assert!(tests[0]["lane"].is_null(), "{doc:#}");
+    let rules: Vec<&str> = doc["scan"]["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["rule"].as_str().unwrap())
+        .collect();
+    assert!(rules.contains(&"test-redefined"), "{rules:?}");
+    assert!(rules.contains(&"unmarked"), "{rules:?}");
+    assert!(!rules.contains(&"runtime-test-definition"), "{rules:?}");
+}

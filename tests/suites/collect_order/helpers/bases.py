@@ -7,3 +7,8 @@ import pytest
 class TestShared:
     def test_inherited(self):
         assert sum([1, 2]) == 3
+
+
+@pytest.mark.merge
+def shared_check():
+    assert sorted([2, 1]) == [1, 2]

@@ -1,0 +1,453 @@
+//! Test-class bases from installed packages (issue 18 (2)): `class TestX(AioHTTPTestCase)`,
+//! `class TestY(django.test.TestCase)`. The environment of the interpreter the tests run on is
+//! found without running any of its packages: `python -I -S` reports its prefixes and standard
+//! library folders (no site, no project code), its `pyvenv.cfg` says whether a venv also sees
+//! the system's packages, and site-packages is where the standard layout puts it. A base's
+//! module is then parsed statically there, each file once per run, and only bases the tree does
+//! not define are looked up.
+//!
+//! What an installed base contributes is summarized ([`BaseInfo`]): whether it is a
+//! `unittest.TestCase`, `__test__`, `__init__`, `abc`. A base that would add test methods or
+//! marks of its own, has a metaclass, or cannot be read stays unresolved (an error): the tests
+//! of installed code are not collected.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use crate::python::{self, Class, Ex, Module};
+
+/// How deep base chains and re-exports are followed.
+const MAX_HOPS: usize = 32;
+
+/// What an installed class brings to a test class deriving from it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BaseInfo {
+    /// It derives from `unittest.TestCase` (or the async variant).
+    pub testcase: bool,
+    /// `__test__ = <const>` on it or the first base setting it.
+    pub dunder_test: Option<bool>,
+    /// It or a base defines `__init__` / `__new__` (pytest does not collect such a class).
+    pub has_init: bool,
+    /// It derives from `abc.ABC` or uses `abc.ABCMeta`.
+    pub abc: bool,
+}
+
+/// The interpreter's environment as far as imports go: folders searched, in order.
+#[derive(Debug, Clone, Default)]
+pub struct Environment {
+    pub stdlib: Vec<PathBuf>,
+    pub site: Vec<PathBuf>,
+}
+
+type Parsed = Arc<OnceLock<Option<Module>>>;
+
+/// Installed sources read for one scan.
+pub struct Installed {
+    python: Option<PathBuf>,
+    env: OnceLock<Option<Environment>>,
+    files: Mutex<HashMap<PathBuf, Parsed>>,
+    classes: Mutex<HashMap<String, Option<BaseInfo>>>,
+}
+
+impl Installed {
+    /// Installed packages of `python` (none: `python3`, then `python`, on PATH), looked up on
+    /// first use.
+    pub fn new(python: Option<PathBuf>) -> Installed {
+        Installed {
+            python,
+            env: OnceLock::new(),
+            files: Mutex::new(HashMap::new()),
+            classes: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// For tests and benchmarks: the given folders instead of an interpreter's.
+    pub fn with_environment(env: Environment) -> Installed {
+        let me = Installed::new(None);
+        let _ = me.env.set(Some(env));
+        me
+    }
+
+    fn environment(&self) -> Option<&Environment> {
+        self.env
+            .get_or_init(|| probe_environment(self.python.as_deref()))
+            .as_ref()
+    }
+
+    /// How many installed files were parsed (each once).
+    pub fn files_parsed(&self) -> usize {
+        lock(&self.files).len()
+    }
+
+    /// The installed class a dotted path names (`pkg.mod.Class`), summarized; `None` when it
+    /// cannot be found or read, or may add tests or marks.
+    pub fn base(&self, dotted: &str) -> Option<BaseInfo> {
+        self.base_hops(dotted, &mut HashSet::new(), 0)
+    }
+
+    fn base_hops(
+        &self,
+        dotted: &str,
+        visiting: &mut HashSet<String>,
+        hops: usize,
+    ) -> Option<BaseInfo> {
+        if let Some(known) = lock(&self.classes).get(dotted) {
+            return *known;
+        }
+        if hops > MAX_HOPS || !visiting.insert(dotted.to_string()) {
+            return None;
+        }
+        let info = self.resolve(dotted, visiting, hops);
+        visiting.remove(dotted);
+        lock(&self.classes).insert(dotted.to_string(), info);
+        info
+    }
+
+    fn resolve(
+        &self,
+        dotted: &str,
+        visiting: &mut HashSet<String>,
+        hops: usize,
+    ) -> Option<BaseInfo> {
+        match known_base(dotted) {
+            Known::TestCase => {
+                return Some(BaseInfo {
+                    testcase: true,
+                    ..BaseInfo::default()
+                });
+            }
+            Known::Abc => {
+                return Some(BaseInfo {
+                    abc: true,
+                    ..BaseInfo::default()
+                });
+            }
+            Known::Nothing => return Some(BaseInfo::default()),
+            Known::Other => {}
+        }
+        let parts: Vec<&str> = dotted.split('.').collect();
+        // The longest module prefix that is a file: `a.b.C` is class C of module a.b.
+        for split in (1..parts.len()).rev() {
+            let module_name = parts[..split].join(".");
+            let Some((file, is_package)) = self.find_module(&module_name) else {
+                continue;
+            };
+            let parsed = self.parse(&file);
+            let module = parsed.get().and_then(|m| m.as_ref())?;
+            let scope = Scope {
+                module,
+                name: &module_name,
+                is_package,
+            };
+            return self.in_module(&scope, &parts[split..], visiting, hops + 1);
+        }
+        None
+    }
+
+    /// `rest` (a name and attributes) as bound in module `scope`.
+    fn in_module(
+        &self,
+        scope: &Scope,
+        rest: &[&str],
+        visiting: &mut HashSet<String>,
+        hops: usize,
+    ) -> Option<BaseInfo> {
+        let (first, more) = rest.split_first()?;
+        let module = scope.module;
+        if let Some(class) = module.classes.iter().rev().find(|c| c.name == *first) {
+            let mut class = class;
+            for name in more {
+                class = class.classes.iter().rev().find(|c| c.name == *name)?;
+            }
+            return self.class_info(scope, class, visiting, hops);
+        }
+        // Re-exported: `from .case import TestCase`, `TestCase = _Base`.
+        let target = self.binding(scope, first)?;
+        let mut path = target;
+        for name in more {
+            path.push('.');
+            path.push_str(name);
+        }
+        self.base_hops(&path, visiting, hops + 1)
+    }
+
+    /// The dotted path module-level `name` is bound to by an import or a plain assignment.
+    fn binding(&self, scope: &Scope, name: &str) -> Option<String> {
+        let module = scope.module;
+        if let Some(import) = module.imports.iter().rev().find(|i| i.binds == name) {
+            let base = absolute(scope, &import.module, import.level)?;
+            return Some(match &import.name {
+                Some(item) if base.is_empty() => item.to_string(),
+                Some(item) => format!("{base}.{item}"),
+                // `import a.b` binds `a`; `import a.b as c` binds `c` to `a.b`.
+                None => base,
+            });
+        }
+        if let Some((_, value)) = module.assigns.iter().rev().find(|(n, _)| n == name) {
+            return self.dotted_in(scope, &value.value, 0);
+        }
+        None
+    }
+
+    /// A name or attribute chain written in module `scope`, as a dotted path.
+    fn dotted_in(&self, scope: &Scope, ex: &Ex, depth: usize) -> Option<String> {
+        if depth > MAX_HOPS {
+            return None;
+        }
+        match ex {
+            Ex::Name(n) => {
+                if scope.module.classes.iter().any(|c| c.name == *n) {
+                    return Some(format!("{}.{n}", scope.name));
+                }
+                match self.binding(scope, n) {
+                    Some(p) => Some(p),
+                    // A builtin (`object`, `Exception`).
+                    None if !scope.module.functions.iter().any(|f| f.name == *n) => {
+                        Some(n.to_string())
+                    }
+                    None => None,
+                }
+            }
+            Ex::Attr(base, attr) => Some(format!(
+                "{}.{attr}",
+                self.dotted_in(scope, base, depth + 1)?
+            )),
+            _ => None,
+        }
+    }
+
+    /// An installed class's summary, its bases followed.
+    fn class_info(
+        &self,
+        scope: &Scope,
+        class: &Class,
+        visiting: &mut HashSet<String>,
+        hops: usize,
+    ) -> Option<BaseInfo> {
+        let adds_tests = class
+            .methods
+            .iter()
+            .any(|f| f.name.starts_with("test") || f.name == "runTest");
+        let adds_marks = class.pytestmark.is_some()
+            || class.decorators.iter().any(|d| mentions_mark(&d.value, 0));
+        if adds_tests || adds_marks {
+            return None;
+        }
+        let mut info = BaseInfo {
+            dunder_test: class.dunder_test,
+            has_init: class.has_init,
+            ..BaseInfo::default()
+        };
+        if let Some(meta) = &class.metaclass {
+            match self.dotted_in(scope, meta, 0).as_deref() {
+                Some("abc.ABCMeta") => info.abc = true,
+                _ => return None,
+            }
+        }
+        for base in &class.bases {
+            let path = self.dotted_in(scope, base, 0)?;
+            let b = self.base_hops(&path, visiting, hops + 1)?;
+            info.testcase |= b.testcase;
+            info.has_init |= b.has_init;
+            info.abc |= b.abc;
+            info.dunder_test = info.dunder_test.or(b.dunder_test);
+        }
+        Some(info)
+    }
+
+    /// The file of an absolute module name in the standard library or site-packages, and
+    /// whether it is a package (`__init__.py`).
+    fn find_module(&self, name: &str) -> Option<(PathBuf, bool)> {
+        let env = self.environment()?;
+        let rel: PathBuf = name.split('.').collect();
+        for dir in env.stdlib.iter().chain(env.site.iter()) {
+            let base = dir.join(&rel);
+            let mut file = base.clone().into_os_string();
+            file.push(".py");
+            let file = PathBuf::from(file);
+            if file.is_file() {
+                return Some((file, false));
+            }
+            let init = base.join("__init__.py");
+            if init.is_file() {
+                return Some((init, true));
+            }
+        }
+        None
+    }
+
+    /// Parses `file` once per run (a file that cannot be read or parsed is `None`).
+    fn parse(&self, file: &Path) -> Parsed {
+        let cell = Arc::clone(lock(&self.files).entry(file.to_path_buf()).or_default());
+        cell.get_or_init(|| {
+            let size = std::fs::metadata(file).map(|m| m.len()).ok()?;
+            if size > lane_core::rule::SOURCE_MAX_BYTES {
+                return None;
+            }
+            let text = std::fs::read_to_string(file).ok()?;
+            python::summarize(&text).ok()
+        });
+        cell
+    }
+}
+
+/// A parsed installed module and its dotted name.
+struct Scope<'m> {
+    module: &'m Module,
+    name: &'m str,
+    is_package: bool,
+}
+
+/// `from .x import y` in module `scope`: the absolute module name (`""` for the top).
+fn absolute(scope: &Scope, module: &str, level: u32) -> Option<String> {
+    if level == 0 {
+        return Some(module.to_string());
+    }
+    let mut parts: Vec<&str> = scope.name.split('.').collect();
+    // A package's own `__init__` is its level-1 base; a module's is its package.
+    let drop = if scope.is_package { level - 1 } else { level };
+    for _ in 0..drop {
+        parts.pop()?;
+    }
+    if !module.is_empty() {
+        parts.push(module);
+    }
+    Some(parts.join("."))
+}
+
+fn mentions_mark(ex: &Ex, depth: usize) -> bool {
+    if depth > MAX_HOPS {
+        return true;
+    }
+    match ex {
+        Ex::Name(n) => n == "mark",
+        Ex::Attr(base, attr) => attr == "mark" || mentions_mark(base, depth + 1),
+        Ex::Call(c) => {
+            mentions_mark(&c.func, depth + 1) || c.args.iter().any(|a| mentions_mark(a, depth + 1))
+        }
+        _ => false,
+    }
+}
+
+enum Known {
+    TestCase,
+    Abc,
+    /// Builtins and the standard library's data classes: no tests, no marks.
+    Nothing,
+    Other,
+}
+
+fn known_base(path: &str) -> Known {
+    match path {
+        "unittest.TestCase"
+        | "unittest.case.TestCase"
+        | "unittest.IsolatedAsyncioTestCase"
+        | "unittest.async_case.IsolatedAsyncioTestCase" => Known::TestCase,
+        "abc.ABC" | "abc.ABCMeta" => Known::Abc,
+        "object" | "builtins.object" => Known::Nothing,
+        _ => Known::Other,
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // A panic on another thread ends the scan anyway; the map itself stays valid.
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Asks `python` (or `python3`, then `python`, on PATH) for its prefixes and standard library
+/// folders with `-I -S` (isolated, no site: no installed or project code runs), then finds
+/// site-packages in the standard layout under them, the system's too when the venv's
+/// `pyvenv.cfg` says `include-system-site-packages = true`.
+pub fn probe_environment(python: Option<&Path>) -> Option<Environment> {
+    let candidates: Vec<PathBuf> = match python {
+        Some(p) => vec![p.to_path_buf()],
+        None => vec![PathBuf::from("python3"), PathBuf::from("python")],
+    };
+    const PROBE: &str = "import sys; print(sys.executable, sys.prefix, sys.platlibdir, \
+        '%d.%d' % sys.version_info[:2], *sys.path, sep='\\0')";
+    for c in candidates {
+        let Ok(out) = std::process::Command::new(&c)
+            .args(["-I", "-S", "-c", PROBE])
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .output()
+        else {
+            continue;
+        };
+        if !out.status.success() {
+            continue;
+        }
+        let text = String::from_utf8_lossy(&out.stdout);
+        let fields: Vec<&str> = text.trim_end_matches('\n').split('\0').collect();
+        let [executable, base_prefix, platlibdir, version, paths @ ..] = &fields[..] else {
+            continue;
+        };
+        let stdlib: Vec<PathBuf> = paths
+            .iter()
+            .filter(|p| !p.is_empty())
+            .map(PathBuf::from)
+            .filter(|p| p.is_dir())
+            .collect();
+        // Without site, a venv's interpreter reports the base prefix: the venv is the folder
+        // of `pyvenv.cfg` beside the executable or one level up (as site.py finds it).
+        let exe = Path::new(executable);
+        let venv = exe
+            .parent()
+            .into_iter()
+            .flat_map(|d| [Some(d), d.parent()])
+            .flatten()
+            .find(|d| d.join("pyvenv.cfg").is_file());
+        let mut prefixes = Vec::new();
+        match venv {
+            Some(v) => {
+                prefixes.push(v.to_path_buf());
+                if system_site_packages(v) {
+                    prefixes.push(PathBuf::from(base_prefix));
+                }
+            }
+            None => prefixes.push(PathBuf::from(base_prefix)),
+        }
+        return Some(Environment {
+            stdlib,
+            site: site_packages(&prefixes, platlibdir, version),
+        });
+    }
+    None
+}
+
+/// `include-system-site-packages = true` in the venv's `pyvenv.cfg`.
+fn system_site_packages(venv: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(venv.join("pyvenv.cfg")) else {
+        return false;
+    };
+    text.lines().any(|line| {
+        line.split_once('=').is_some_and(|(k, v)| {
+            k.trim()
+                .eq_ignore_ascii_case("include-system-site-packages")
+                && v.trim().eq_ignore_ascii_case("true")
+        })
+    })
+}
+
+/// The site-packages folders of the standard layouts (POSIX, Debian's dist-packages,
+/// Windows) under each prefix that exist.
+pub fn site_packages(prefixes: &[PathBuf], platlibdir: &str, version: &str) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for p in prefixes {
+        let py = format!("python{version}");
+        for c in [
+            p.join(platlibdir).join(&py).join("site-packages"),
+            p.join("lib").join(&py).join("site-packages"),
+            p.join("local").join("lib").join(&py).join("dist-packages"),
+            p.join("lib").join("python3").join("dist-packages"),
+            p.join("lib").join(&py).join("dist-packages"),
+            p.join("Lib").join("site-packages"),
+        ] {
+            if c.is_dir() && !out.contains(&c) {
+                out.push(c);
+            }
+        }
+    }
+    out
+}
