@@ -1,0 +1,300 @@
+//! The vote across shards (issue 21): every report's run manifest (its `<testsuite>` name,
+//! [`lane_core::manifest`]) checked against the document the vote reads, and the shards of each
+//! lane against each other.
+//!
+//! - `stale-report`: a manifest naming another document's digest, for another lane, malformed,
+//!   several manifests in one file, or none where the document was made by lane-gate (it has a
+//!   `run` section, so every report it asked for carries one).
+//! - `missing-shard`: shard K of N of a lane with tests has no report.
+//! - `conflicting-shard`: one shard of a lane reported twice with different outcomes, shards
+//!   that disagree on N, or one test answered by two shards.
+//!
+//! Reports without a manifest, given with a document that has no `run` section (the plain
+//! pipeline of DESIGN.md §2), are not bound to anything and are counted as before.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use lane_core::manifest::{self, Manifest};
+use lane_core::paths::display_name;
+use lane_core::scan::{Lane, ScanTest};
+use lane_core::{Document, Error, Problem, Rule};
+use serde::{Deserialize, Serialize};
+
+use crate::junit::Outcome;
+use crate::reports::{NO_TEST, ReportTally};
+use crate::vote::Report;
+
+/// One shard's report in the tally section: which shard of which lane, and its own cases
+/// (every case of the file, before folding).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShardCounts {
+    pub cases: u64,
+    pub errors: u64,
+    pub failed: u64,
+    pub lane: Lane,
+    /// Number of shards.
+    pub of: u32,
+    pub passed: u64,
+    /// The report file (as the section's `reports` name it).
+    pub report: String,
+    /// 1-based shard index.
+    pub shard: u32,
+    pub skipped: u64,
+}
+
+/// What the shard checks found.
+#[derive(Debug, Default)]
+pub struct ShardFacts {
+    pub problems: Vec<Problem>,
+    pub counts: Vec<ShardCounts>,
+}
+
+/// At most this many tests are named one by one as answered by two shards (per lane); the
+/// rest are counted in one more problem.
+const NAMED_TWICE: usize = 20;
+
+fn short(digest: &str) -> &str {
+    &digest[..digest.len().min(12)]
+}
+
+/// Checks every report's manifest and the shards of each lane. `tallies` are the reports read,
+/// in `options.reports` order.
+pub fn check(
+    doc: &Document,
+    reports: &[Report],
+    rootdir: &Path,
+    tallies: &[ReportTally],
+    tests: &[ScanTest],
+) -> Result<ShardFacts, Error> {
+    let mut facts = ShardFacts::default();
+    let bound = doc.has_section(manifest::RUN_SECTION);
+    let any_manifest = tallies
+        .iter()
+        .any(|t| t.suites.iter().any(|s| Manifest::parse(s).is_some()));
+    if !bound && !any_manifest {
+        return Ok(facts);
+    }
+    let digest = manifest::evidence_digest(doc)?;
+    let name_of = |r: &Report| display_name(rootdir, Path::new(&r.path));
+    let stale = |report: &Report, why: String| {
+        Problem::new(
+            Rule::StaleReport,
+            format!("{} ({} lane): {why}", name_of(report), report.lane),
+        )
+        .file(name_of(report))
+    };
+
+    // The reports that answer this document, with their manifests.
+    let mut valid: Vec<(usize, Manifest)> = Vec::new();
+    for (i, (report, tally)) in reports.iter().zip(tallies).enumerate() {
+        let found: Vec<Result<Manifest, String>> =
+            tally.suites.iter().filter_map(|s| Manifest::parse(s)).collect();
+        let m = match &found[..] {
+            [] if bound => {
+                facts.problems.push(stale(
+                    report,
+                    "carries no run manifest (no <testsuite> named 'lanes-run ...'): it was not \
+                     written by a run of this evidence document"
+                        .to_string(),
+                ));
+                continue;
+            }
+            [] => continue,
+            [Err(why)] => {
+                facts
+                    .problems
+                    .push(stale(report, format!("malformed run manifest: {why}")));
+                continue;
+            }
+            [Ok(m)] => m.clone(),
+            more => {
+                facts.problems.push(stale(
+                    report,
+                    format!(
+                        "holds {} run manifests (reports of several runs merged into one \
+                         file): give each shard's report on its own",
+                        more.len()
+                    ),
+                ));
+                continue;
+            }
+        };
+        if m.lane != report.lane {
+            facts.problems.push(stale(
+                report,
+                format!(
+                    "its run manifest says it is the {} lane's report (shard {}/{})",
+                    m.lane, m.shard, m.of
+                ),
+            ));
+            continue;
+        }
+        if m.evidence != digest {
+            facts.problems.push(stale(
+                report,
+                format!(
+                    "answers evidence document {}, but the vote reads {}: a report from another \
+                     scan or an earlier run",
+                    short(&m.evidence),
+                    short(&digest)
+                ),
+            ));
+            continue;
+        }
+        valid.push((i, m));
+    }
+    if valid.is_empty() {
+        return Ok(facts);
+    }
+
+    // N: the shard count every manifest should agree on.
+    let totals: BTreeSet<u32> = valid.iter().map(|(_, m)| m.of).collect();
+    let of = totals.iter().copied().max().unwrap_or(1);
+    if totals.len() > 1 {
+        let names: Vec<String> = totals.iter().map(|n| n.to_string()).collect();
+        facts.problems.push(Problem::new(
+            Rule::ConflictingShard,
+            format!(
+                "the reports were split into different numbers of shards ({}): the shard jobs \
+                 did not run one split",
+                names.join(", ")
+            ),
+        ));
+    }
+
+    for lane in Lane::ALL {
+        let lane_tests = tests.iter().filter(|t| t.lane == Some(lane)).count();
+        let mut by_shard: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+        for (i, m) in valid.iter().filter(|(_, m)| m.lane == lane) {
+            by_shard.entry(m.shard).or_default().push(*i);
+        }
+        if lane_tests > 0 {
+            for k in 1..=of {
+                if !by_shard.contains_key(&k) {
+                    facts.problems.push(Problem::new(
+                        Rule::MissingShard,
+                        format!(
+                            "the {lane} lane's shard {k}/{of} has no report: its tests did not \
+                             vote"
+                        ),
+                    ));
+                }
+            }
+        }
+        for (k, files) in &by_shard {
+            if files.len() < 2 {
+                continue;
+            }
+            let first = outcomes(&tallies[files[0]]);
+            for &other in &files[1..] {
+                if outcomes(&tallies[other]) != first {
+                    facts.problems.push(Problem::new(
+                        Rule::ConflictingShard,
+                        format!(
+                            "the {lane} lane's shard {k}/{of} was reported twice with different \
+                             outcomes ({} and {}): keep one attempt's report",
+                            name_of(&reports[files[0]]),
+                            name_of(&reports[other])
+                        ),
+                    ));
+                }
+            }
+        }
+        answered_once(lane, &by_shard, tallies, tests, of, &mut facts.problems);
+    }
+
+    for (i, m) in &valid {
+        let mut c = ShardCounts {
+            cases: 0,
+            errors: 0,
+            failed: 0,
+            lane: m.lane,
+            of: m.of,
+            passed: 0,
+            report: name_of(&reports[*i]),
+            shard: m.shard,
+            skipped: 0,
+        };
+        for o in &tallies[*i].occurrences {
+            c.cases += 1;
+            match o.outcome {
+                Outcome::Passed => c.passed += 1,
+                Outcome::Failed => c.failed += 1,
+                Outcome::Error => c.errors += 1,
+                Outcome::Skipped | Outcome::XFail => c.skipped += 1,
+            }
+        }
+        facts.counts.push(c);
+    }
+    facts.counts.sort();
+    Ok(facts)
+}
+
+/// A report's cases as a sorted set of (test, parameters, outcome, retry).
+fn outcomes(tally: &ReportTally) -> Vec<(u32, u64, Outcome, bool)> {
+    let mut v: Vec<(u32, u64, Outcome, bool)> = tally
+        .occurrences
+        .iter()
+        .map(|o| (o.test, o.hash, o.outcome, o.retry))
+        .collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// Every test of the lane answered by at most one shard (missing ones are `missing-vote`).
+fn answered_once(
+    lane: Lane,
+    by_shard: &BTreeMap<u32, Vec<usize>>,
+    tallies: &[ReportTally],
+    tests: &[ScanTest],
+    of: u32,
+    problems: &mut Vec<Problem>,
+) {
+    const NONE: u32 = 0;
+    let mut shard_of: Vec<u32> = vec![NONE; tests.len()];
+    // test -> every shard beyond the first that answered it
+    let mut twice: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
+    for (&k, files) in by_shard {
+        for &i in files {
+            for o in &tallies[i].occurrences {
+                if o.test == NO_TEST {
+                    continue;
+                }
+                let slot = &mut shard_of[o.test as usize];
+                if *slot == NONE {
+                    *slot = k;
+                } else if *slot != k {
+                    twice.entry(o.test).or_default().extend([*slot, k]);
+                }
+            }
+        }
+    }
+    for (&test, shards) in twice.iter().take(NAMED_TWICE) {
+        let t = &tests[test as usize];
+        let names: Vec<String> = shards.iter().map(|k| format!("{k}/{of}")).collect();
+        problems.push(
+            Problem::new(
+                Rule::ConflictingShard,
+                format!(
+                    "answered by the {lane} lane's shards {}: each test belongs to one shard of \
+                     one split",
+                    names.join(" and ")
+                ),
+            )
+            .at(t.file.clone(), t.line)
+            .test(t.id.clone()),
+        );
+    }
+    if twice.len() > NAMED_TWICE {
+        problems.push(Problem::new(
+            Rule::ConflictingShard,
+            format!(
+                "{} more tests of the {lane} lane were answered by more than one shard",
+                twice.len() - NAMED_TWICE
+            ),
+        ));
+    }
+}
