@@ -219,7 +219,9 @@ mod tests {
     fn shards_are_k_of_n() {
         assert_eq!(parse_shard("1/1"), Some((1, 1)));
         assert_eq!(parse_shard("7/7"), Some((7, 7)));
-        for bad in ["0/3", "4/3", "1/0", "a/b", "1", "1/2/3", " 1/2", "1/10001", "-1/2"] {
+        for bad in [
+            "0/3", "4/3", "1/0", "a/b", "1", "1/2/3", " 1/2", "1/10001", "-1/2",
+        ] {
             assert_eq!(parse_shard(bad), None, "{bad}");
         }
     }
@@ -237,7 +239,10 @@ mod tests {
         assert!(hex::is_sha256(&digest));
         let mut b = a.clone();
         b.set_section("gate", &serde_json::json!({"problems": [], "x": 1}));
-        b.set_section("tally", &serde_json::json!({"problems": [], "decision": "reject"}));
+        b.set_section(
+            "tally",
+            &serde_json::json!({"problems": [], "decision": "reject"}),
+        );
         let problem = Problem::new(Rule::TestSurfaceChanged, "changed");
         let mut scan = b.section("scan").unwrap();
         scan["problems"] = serde_json::json!([problem]);
@@ -251,7 +256,10 @@ mod tests {
     #[test]
     fn compact_keeps_strings_whole() {
         let text = "{ \"a b\" : [ 1 ,\n 2 ], \"c\": \"x \\\" y\" }";
-        assert_eq!(compact(text), b"{\"a b\":[1,2],\"c\":\"x \\\" y\"}".to_vec());
+        assert_eq!(
+            compact(text),
+            b"{\"a b\":[1,2],\"c\":\"x \\\" y\"}".to_vec()
+        );
     }
 
     #[test]
@@ -261,7 +269,10 @@ mod tests {
         for other in [
             base.replace("[1,2]", "[1,3]"),
             base.replace("2026-12-05", "2026-12-06"),
-            base.replace(r#""run":{"today":"2026-12-05","problems":[]}"#, r#""run":{}"#),
+            base.replace(
+                r#""run":{"today":"2026-12-05","problems":[]}"#,
+                r#""run":{}"#,
+            ),
             base.replace(r#","run":{"today":"2026-12-05","problems":[]}"#, ""),
             base.replace(r#""tests""#, r#""test""#),
         ] {

@@ -89,8 +89,11 @@ pub fn check(
     // The reports that answer this document, with their manifests.
     let mut valid: Vec<(usize, Manifest)> = Vec::new();
     for (i, (report, tally)) in reports.iter().zip(tallies).enumerate() {
-        let found: Vec<Result<Manifest, String>> =
-            tally.suites.iter().filter_map(|s| Manifest::parse(s)).collect();
+        let found: Vec<Result<Manifest, String>> = tally
+            .suites
+            .iter()
+            .filter_map(|s| Manifest::parse(s))
+            .collect();
         let m = match &found[..] {
             [] if bound => {
                 facts.problems.push(stale(
@@ -228,7 +231,10 @@ pub fn check(
         }
         facts.counts.push(c);
     }
-    facts.counts.sort();
+    let order = |l: Lane| Lane::ALL.iter().position(|&x| x == l);
+    facts.counts.sort_by(|a, b| {
+        (order(a.lane), a.shard, &a.report).cmp(&(order(b.lane), b.shard, &b.report))
+    });
     Ok(facts)
 }
 
