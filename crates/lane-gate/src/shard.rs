@@ -818,8 +818,11 @@ mod tests {
         t.insert("t/a.py::slow".into(), 30_000_000);
         t.insert("t/b.py::x".into(), 1_000_000);
         let got = split(&tests, Lane::Merge, 2, Some(&t));
-        // the slow test alone in its shard; the rest (known or the mean) in the other
-        assert_eq!(got, [1, 2, 2, 2]);
+        // unknown tests weigh the mean of the known (15.5 s): slow (30) -> 1, y and z
+        // (15.5 each) -> 2, x (1) -> the lighter shard 1 (30 < 31)
+        assert_eq!(got, [1, 1, 2, 2]);
+        // without timings: round robin over the sorted ids
+        assert_eq!(split(&tests, Lane::Merge, 2, None), [1, 2, 1, 2]);
     }
 
     #[test]

@@ -49,6 +49,9 @@ pub struct ShardCounts {
 pub struct ShardFacts {
     pub problems: Vec<Problem>,
     pub counts: Vec<ShardCounts>,
+    /// Reports that do not vote (indices into the reports): stale ones, and a shard's second
+    /// report with the same outcomes as its first (a re-upload counts once).
+    pub ignored: Vec<usize>,
 }
 
 /// At most this many tests are named one by one as answered by two shards (per lane); the
@@ -148,6 +151,14 @@ pub fn check(
         }
         valid.push((i, m));
     }
+    // Every report that carries a problem above (a stale one) does not vote.
+    for (i, tally) in tallies.iter().enumerate() {
+        let has_manifest = valid.iter().any(|(j, _)| *j == i);
+        let unbound = !bound && tally.suites.iter().all(|s| Manifest::parse(s).is_none());
+        if !has_manifest && !unbound {
+            facts.ignored.push(i);
+        }
+    }
     if valid.is_empty() {
         return Ok(facts);
     }
@@ -192,7 +203,9 @@ pub fn check(
             }
             let first = outcomes(&tallies[files[0]]);
             for &other in &files[1..] {
-                if outcomes(&tallies[other]) != first {
+                if outcomes(&tallies[other]) == first {
+                    facts.ignored.push(other);
+                } else {
                     facts.problems.push(Problem::new(
                         Rule::ConflictingShard,
                         format!(
@@ -250,7 +263,8 @@ fn outcomes(tally: &ReportTally) -> Vec<(u32, u64, Outcome, bool)> {
     v
 }
 
-/// Every test of the lane answered by at most one shard (missing ones are `missing-vote`).
+/// Every test of the lane answered by at most one shard (missing ones are `missing-vote`); an
+/// ignored report (a re-upload with the same outcomes) answers nothing more.
 fn answered_once(
     lane: Lane,
     by_shard: &BTreeMap<u32, Vec<usize>>,

@@ -176,6 +176,9 @@ pub fn tally(doc: &Document, options: &Options) -> Result<TallySection, Error> {
     let mut tallies = read.into_iter().collect::<Result<Vec<_>, _>>()?;
     // issue 21: the run manifests and the shards, before the lanes fold the occurrences.
     let shards = crate::shards::check(doc, &options.reports, &options.rootdir, &tallies, tests)?;
+    for &i in &shards.ignored {
+        tallies[i] = ReportTally::default();
+    }
     let runs = lane_runs(options, &mut tallies, tests, &mut lanes);
 
     let base = base_scan(options)?;
