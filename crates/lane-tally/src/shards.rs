@@ -318,3 +318,206 @@ fn answered_once(
         ));
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::vote::{Options, TallySection, tally};
+
+    const T: [&str; 4] = [
+        "t/test_a.py::test_1",
+        "t/test_a.py::test_2",
+        "t/test_b.py::test_3",
+        "t/test_b.py::test_4",
+    ];
+
+    fn doc(bound: bool) -> Document {
+        let tests: Vec<String> = T
+            .iter()
+            .map(|id| {
+                let file = id.split("::").next().unwrap();
+                format!(
+                    r#"{{"id":"{id}","file":"{file}","line":3,"lane":"merge","lanes":["merge"],"marks":[],"parametrized":false,"attachments":{{}}}}"#
+                )
+            })
+            .collect();
+        let run = if bound {
+            r#","run":{"tool":"lane-gate","today":"2026-12-01","problems":[]}"#
+        } else {
+            ""
+        };
+        let json = format!(
+            r#"{{"version":1,"scan":{{"tool":"lane-scan","tests":[{}],"counts":{{"merge":4,"witness":0,"freeze":0,"unmarked":0}},"files":[],"problems":[]}},"lock":{{"problems":[]}},"ledger":{{"problems":[]}}{run}}}"#,
+            tests.join(",")
+        );
+        Document::parse(json.as_bytes(), "doc").unwrap()
+    }
+
+    /// A report of `tests` (indices into T; `failed` fail) as shard k of n of `evidence`.
+    fn xml(manifest: Option<(u32, u32, &str)>, tests: &[usize], failed: &[usize]) -> String {
+        let name = manifest.map_or("pytest".to_string(), |(k, n, e)| {
+            Manifest {
+                lane: Lane::Merge,
+                shard: k,
+                of: n,
+                evidence: e.to_string(),
+            }
+            .suite_name()
+        });
+        let cases: String = tests
+            .iter()
+            .map(|&i| {
+                let (file, name) = T[i].split_once("::").unwrap();
+                let class = file.trim_end_matches(".py").replace('/', ".");
+                let body = if failed.contains(&i) {
+                    "<failure message=\"x\"/>"
+                } else {
+                    ""
+                };
+                format!(r#"<testcase classname="{class}" name="{name}">{body}</testcase>"#)
+            })
+            .collect();
+        format!(r#"<testsuites><testsuite name="{name}">{cases}</testsuite></testsuites>"#)
+    }
+
+    fn vote(name: &str, doc: &Document, reports: &[String]) -> TallySection {
+        let dir = std::env::temp_dir().join(format!(
+            "lane-tally-shards-{}-{name}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut list = Vec::new();
+        for (i, text) in reports.iter().enumerate() {
+            let path: PathBuf = dir.join(format!("r{i}.xml"));
+            std::fs::write(&path, text).unwrap();
+            list.push(Report {
+                lane: Lane::Merge,
+                path: path.display().to_string(),
+            });
+        }
+        let options = Options {
+            reports: list,
+            rootdir: dir.clone(),
+            base: None,
+            reason: None,
+        };
+        let section = tally(doc, &options).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        section
+    }
+
+    fn rules(s: &TallySection) -> Vec<String> {
+        s.reasons.iter().map(|p| p.rule.clone()).collect()
+    }
+
+    #[test]
+    fn shards_that_answer_the_document_vote_as_one_report() {
+        let d = doc(true);
+        let ev = manifest::evidence_digest(&d).unwrap();
+        let one = vote("one", &d, &[xml(Some((1, 1, &ev)), &[0, 1, 2, 3], &[])]);
+        let two = vote(
+            "two",
+            &d,
+            &[
+                xml(Some((1, 2, &ev)), &[0, 2], &[]),
+                xml(Some((2, 2, &ev)), &[1, 3], &[]),
+            ],
+        );
+        assert_eq!(one.decision, crate::Decision::Approve, "{:?}", rules(&one));
+        assert_eq!(two.decision, crate::Decision::Approve, "{:?}", rules(&two));
+        assert_eq!(one.lanes, two.lanes);
+        let shards: Vec<(u32, u32, u64)> =
+            two.shards.iter().map(|c| (c.shard, c.of, c.cases)).collect();
+        assert_eq!(shards, [(1, 2, 2), (2, 2, 2)]);
+    }
+
+    #[test]
+    fn a_report_of_another_document_does_not_vote() {
+        let d = doc(true);
+        let other = "0".repeat(64);
+        let s = vote("stale", &d, &[xml(Some((1, 1, &other)), &[0, 1, 2, 3], &[])]);
+        assert_eq!(
+            rules(&s),
+            ["missing-vote", "missing-vote", "missing-vote", "missing-vote", "stale-report"]
+        );
+        assert!(s.reasons[4].message.contains("answers evidence document 000000000000"));
+        // no manifest at all, where the document requires one
+        let s = vote("bare", &d, &[xml(None, &[0, 1, 2, 3], &[])]);
+        assert!(rules(&s).contains(&"stale-report".to_string()));
+        assert!(s.reasons.iter().any(|p| p.message.contains("carries no run manifest")));
+        // a malformed one
+        let mut text = xml(Some((1, 1, &other)), &[0, 1, 2, 3], &[]);
+        text = text.replace(" v1 ", " v9 ");
+        let s = vote("malformed", &d, &[text]);
+        assert!(s.reasons.iter().any(|p| p.message.contains("malformed run manifest")));
+    }
+
+    #[test]
+    fn without_a_run_section_a_report_without_manifest_counts_as_before() {
+        let s = vote("plain", &doc(false), &[xml(None, &[0, 1, 2, 3], &[1])]);
+        assert_eq!(rules(&s), ["merge-failed"]);
+        assert!(s.shards.is_empty());
+    }
+
+    #[test]
+    fn a_missing_shard_is_named() {
+        let d = doc(true);
+        let ev = manifest::evidence_digest(&d).unwrap();
+        let s = vote("missing", &d, &[xml(Some((1, 3, &ev)), &[0, 3], &[])]);
+        let missing: Vec<&str> = s
+            .reasons
+            .iter()
+            .filter(|p| p.rule == "missing-shard")
+            .map(|p| p.message.as_str())
+            .collect();
+        assert_eq!(
+            missing,
+            [
+                "the merge lane's shard 2/3 has no report: its tests did not vote",
+                "the merge lane's shard 3/3 has no report: its tests did not vote"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_shard_twice_conflicts_only_with_other_outcomes() {
+        let d = doc(true);
+        let ev = manifest::evidence_digest(&d).unwrap();
+        let first = xml(Some((1, 2, &ev)), &[0, 2], &[]);
+        let second = xml(Some((2, 2, &ev)), &[1, 3], &[]);
+        // the same outcomes again: counted once, no rerun, no conflict
+        let s = vote("same", &d, &[first.clone(), second.clone(), first.clone()]);
+        assert_eq!(s.decision, crate::Decision::Approve, "{:?}", rules(&s));
+        assert_eq!(s.lanes.merge.cases, 4);
+        // a re-run with another outcome
+        let again = xml(Some((1, 2, &ev)), &[0, 2], &[2]);
+        let s = vote("other", &d, &[first.clone(), second.clone(), again]);
+        assert!(rules(&s).contains(&"conflicting-shard".to_string()));
+        assert!(rules(&s).contains(&"merge-failed".to_string()));
+        // a test answered by two shards
+        let both = xml(Some((2, 2, &ev)), &[0, 1, 3], &[]);
+        let s = vote("both", &d, &[first, both]);
+        let c: Vec<&Problem> = s
+            .reasons
+            .iter()
+            .filter(|p| p.rule == "conflicting-shard")
+            .collect();
+        assert_eq!(c.len(), 1);
+        assert_eq!(c[0].test.as_deref(), Some(T[0]));
+        // shards that disagree on N
+        let s = vote(
+            "n",
+            &d,
+            &[
+                xml(Some((1, 2, &ev)), &[0, 2], &[]),
+                xml(Some((2, 3, &ev)), &[1, 3], &[]),
+            ],
+        );
+        assert!(s.reasons.iter().any(|p| p.rule == "conflicting-shard"
+            && p.message.contains("different numbers of shards (2, 3)")));
+    }
+}
