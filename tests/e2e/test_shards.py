@@ -6,6 +6,7 @@ their rule; the split is the same on every machine; the recipes of docs/ci.md ru
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
@@ -90,14 +91,28 @@ def rules(doc: dict) -> set[str]:
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The generated suite, with one plain gate run (out/lanes) and 3 and 7 shard runs
-    (s3-K, s7-K); the 3-shard runs use pytest-xdist inside each shard."""
-    repo = generate(tmp_path_factory.mktemp("gen") / "suite")
-    one = gate(repo, "--today", TODAY, LANES_E2E_FLIP="1")
-    assert one.returncode == 1, one.stdout + one.stderr
-    for k in range(1, 4):
-        shard_run(repo, k, 3, f"s3-{k}", "--", "-n", "2", LANES_E2E_FLIP="1")
-    for k in range(1, 8):
-        shard_run(repo, k, 7, f"s7-{k}", LANES_E2E_FLIP="1")
+    (s3-K, s7-K); the 3-shard runs use pytest-xdist inside each shard. Built once for every
+    xdist worker of the session (under a lock in their shared temporary folder); each test
+    writes only folders of its own names."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent
+    shared = base / "shards-generated"
+    with open(base / "shards-generated.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        repo = shared / "suite"
+        if not (shared / "done").exists():
+            if shared.exists():
+                shutil.rmtree(shared)
+            shared.mkdir()
+            generate(repo)
+            one = gate(repo, "--today", TODAY, LANES_E2E_FLIP="1")
+            assert one.returncode == 1, one.stdout + one.stderr
+            for k in range(1, 4):
+                shard_run(repo, k, 3, f"s3-{k}", "--", "-n", "2", LANES_E2E_FLIP="1")
+            for k in range(1, 8):
+                shard_run(repo, k, 7, f"s7-{k}", LANES_E2E_FLIP="1")
+            (shared / "done").touch()
     return repo
 
 
