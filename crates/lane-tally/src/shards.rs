@@ -384,10 +384,8 @@ mod tests {
     }
 
     fn vote(name: &str, doc: &Document, reports: &[String]) -> TallySection {
-        let dir = std::env::temp_dir().join(format!(
-            "lane-tally-shards-{}-{name}",
-            std::process::id()
-        ));
+        let dir =
+            std::env::temp_dir().join(format!("lane-tally-shards-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let mut list = Vec::new();
@@ -430,8 +428,11 @@ mod tests {
         assert_eq!(one.decision, crate::Decision::Approve, "{:?}", rules(&one));
         assert_eq!(two.decision, crate::Decision::Approve, "{:?}", rules(&two));
         assert_eq!(one.lanes, two.lanes);
-        let shards: Vec<(u32, u32, u64)> =
-            two.shards.iter().map(|c| (c.shard, c.of, c.cases)).collect();
+        let shards: Vec<(u32, u32, u64)> = two
+            .shards
+            .iter()
+            .map(|c| (c.shard, c.of, c.cases))
+            .collect();
         assert_eq!(shards, [(1, 2, 2), (2, 2, 2)]);
     }
 
@@ -439,21 +440,43 @@ mod tests {
     fn a_report_of_another_document_does_not_vote() {
         let d = doc(true);
         let other = "0".repeat(64);
-        let s = vote("stale", &d, &[xml(Some((1, 1, &other)), &[0, 1, 2, 3], &[])]);
+        let s = vote(
+            "stale",
+            &d,
+            &[xml(Some((1, 1, &other)), &[0, 1, 2, 3], &[])],
+        );
         assert_eq!(
             rules(&s),
-            ["missing-vote", "missing-vote", "missing-vote", "missing-vote", "stale-report"]
+            [
+                "stale-report",
+                "missing-vote",
+                "missing-vote",
+                "missing-vote",
+                "missing-vote"
+            ]
         );
-        assert!(s.reasons[4].message.contains("answers evidence document 000000000000"));
+        assert!(
+            s.reasons[0]
+                .message
+                .contains("answers evidence document 000000000000")
+        );
         // no manifest at all, where the document requires one
         let s = vote("bare", &d, &[xml(None, &[0, 1, 2, 3], &[])]);
         assert!(rules(&s).contains(&"stale-report".to_string()));
-        assert!(s.reasons.iter().any(|p| p.message.contains("carries no run manifest")));
+        assert!(
+            s.reasons
+                .iter()
+                .any(|p| p.message.contains("carries no run manifest"))
+        );
         // a malformed one
         let mut text = xml(Some((1, 1, &other)), &[0, 1, 2, 3], &[]);
         text = text.replace(" v1 ", " v9 ");
         let s = vote("malformed", &d, &[text]);
-        assert!(s.reasons.iter().any(|p| p.message.contains("malformed run manifest")));
+        assert!(
+            s.reasons
+                .iter()
+                .any(|p| p.message.contains("malformed run manifest"))
+        );
     }
 
     #[test]
