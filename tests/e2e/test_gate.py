@@ -80,7 +80,10 @@ def test_gate_approves_the_bundled_example(invoice: Path):
         assert (out / f"{lane}.xml").stat().st_size > 0
     # the evidence before pytest is left for review, and the verdict carries it unchanged
     evidence = json.loads((out / "evidence.json").read_text())
-    assert set(evidence) == {"version", "scan", "lock", "ledger", "gate"}
+    assert set(evidence) == {"version", "scan", "lock", "ledger", "run", "gate"}
+    # the run manifest's part of the evidence (issue 21): no git here, so no tree id
+    assert evidence["run"] == {"base": None, "problems": [], "pytest_args": [], "seed": 0,
+                               "today": TODAY, "tool": "lane-gate", "tree": None}
     assert evidence["gate"]["voting_tree"] == "working-tree"
     assert evidence["gate"]["seed"] == {"from": "default", "value": 0}
     for section in ("scan", "lock", "ledger", "gate"):
@@ -474,6 +477,6 @@ def test_gate_output_files_are_exactly_the_promised_ones(invoice: Path):
     proc = gate(invoice, "--today", TODAY, "--out", "gate-out")
     assert proc.returncode == 0, proc.stderr
     names = sorted(p.name for p in (invoice / "gate-out").iterdir())
-    assert names == ["evidence.json", "freeze.log", "freeze.xml", "merge.log", "merge.xml",
-                     "pytest-status", "verdict.json", "verdict.md", "verdict.sarif", "witness.log",
-                     "witness.xml"]
+    assert names == ["evidence.json", "freeze.log", "freeze.xml", "manifest.json", "merge.log",
+                     "merge.xml", "pytest-status", "verdict.json", "verdict.md", "verdict.sarif",
+                     "witness.log", "witness.xml"]

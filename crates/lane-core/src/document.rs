@@ -128,6 +128,12 @@ impl Document {
             .and_then(|raw| serde_json::from_str(raw).ok())
     }
 
+    /// Every top-level field as its JSON text, sorted by name (what [`crate::manifest`]
+    /// digests).
+    pub fn raw_fields(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.root.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    }
+
     pub fn has_section(&self, name: &str) -> bool {
         self.root.contains_key(name)
     }

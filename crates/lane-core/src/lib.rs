@@ -9,6 +9,7 @@ pub mod error;
 pub mod exit;
 pub mod hex;
 pub mod io;
+pub mod manifest;
 pub mod paths;
 pub mod position;
 pub mod problem;

@@ -410,6 +410,19 @@ rules! {
         summary: "addopts has --doctest-modules: pytest collects docstring examples lane-scan does not list",
         explanation: "With --doctest-modules pytest collects, from every Python module it walks (not only test files), one test per docstring holding examples (`path.py::module.name`). Those tests carry no lane mark (a docstring's examples run outside the marks of what they document), and lane-scan does not list them: they would reach the tally as unknown tests. Doctest text files (--doctest-glob, default test*.txt) are listed under pytest's ids (`path::name`) with no lane, so each is reported unmarked naming its file.",
         fix: "Run doctests from a marked test instead: a test module with `@pytest.mark.witness` (or merge) tests that call doctest.testmod(module) or doctest.testfile(path) and assert no failures; then drop --doctest-modules from addopts.";
+    // ---- issue 21: the vote across CI shards, bound to one scan ----
+    StaleReport = "stale-report", Error, "lane-tally", acknowledgeable: false,
+        summary: "a report does not answer this evidence document: its run manifest names another document's digest, or it has none where one is required",
+        explanation: "lane-gate gives every pytest run a run manifest (the JUnit suite name: the SHA-256 of the evidence document the run answers, the lane, and shard K of N). A report whose digest is another document's comes from another scan (a test file changed between scan and run, a shard job on another commit) or from an earlier run of the same tests (an artifact left over from a previous attempt); counting it would vote on evidence about other code. A document made by lane-gate requires the manifest in every report; a report given for the wrong lane, with a malformed manifest or with several manifests is refused too.",
+        fix: "Run the lanes again from the same evidence document (lane-gate, or lane-gate --shard K/N in every shard job of one CI run, with the date pinned once per run) and vote over those reports only; remove reports left over from earlier runs from the out folder or the downloaded artifacts.";
+    MissingShard = "missing-shard", Error, "lane-tally", acknowledgeable: false,
+        summary: "a shard of a lane has no report",
+        explanation: "The run manifests say the lanes ran in N shards, but shard K of a lane with tests has no report among those given: the shard job did not run, failed before pytest wrote its report, or its artifact was not downloaded. Its tests did not vote, whichever tests they are.",
+        fix: "Make every shard job upload its out folder (also when its tests fail) and make the vote job wait for all of them and download every artifact; re-run the missing shard.";
+    ConflictingShard = "conflicting-shard", Error, "lane-tally", acknowledgeable: false,
+        summary: "one shard of a lane reported twice with different outcomes, or one test answered by two shards",
+        explanation: "Each test of a lane belongs to exactly one shard of the split. The same shard reported twice (a re-run attempt uploading its artifact beside the first one's) with different outcomes leaves the vote to whichever file is read last; a test answered by two different shards, or shards that disagree on N, means the shard jobs did not run one split of one scan.",
+        fix: "Keep one report per shard: download only the latest attempt's artifacts (or give each attempt's out folder a name the vote job picks one of), and run every shard job of one CI run with the same N and the same evidence.";
 }
 
 impl std::fmt::Display for Rule {

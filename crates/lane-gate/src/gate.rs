@@ -378,6 +378,9 @@ pub fn run(args: &Args) -> Result<Status, GateError> {
     // inode change time, even when the bytes are put back before the run ends.
     let watched = watch(&vote_root);
 
+    // issue 21: the run manifest every report carries, and the split with --shard.
+    let plan = crate::shard::Plan::prepare(args, &mut doc, &gate, &cwd, &out, tmp)?;
+
     // Three lanes, three runs: each status recorded, never OR-ed; the tally reads reports.
     let reports_dir = tmp.join("reports");
     std::fs::create_dir(&reports_dir)
@@ -387,7 +390,8 @@ pub fn run(args: &Args) -> Result<Status, GateError> {
     for lane in LANES {
         let report = reports_dir.join(format!("{lane}.xml"));
         let log = out.join(format!("{lane}.log"));
-        let ended = setup.run(&vote_root, &["-m".into(), lane.to_string()], &report, &log)?;
+        let (select, lane_setup) = plan.select(lane, &setup);
+        let ended = lane_setup.run(&vote_root, &select, &report, &log)?;
         let note = match (ended.timed_out, ended.code) {
             (true, _) => format!(
                 "ran past --lane-timeout {} s and was killed",
@@ -479,7 +483,7 @@ pub fn run(args: &Args) -> Result<Status, GateError> {
     }
 
     // The patch's new or changed tests, in its own tree: shown, never counted.
-    if !candidates.is_empty() {
+    if !candidates.is_empty() && plan.shard == 1 {
         setup.pythonpath = run_pythonpath(&cwd)?;
         setup.pycache_prefix = Some(tmp.join("pycache"));
         gate.candidates = Some(run_candidates(
@@ -498,6 +502,11 @@ pub fn run(args: &Args) -> Result<Status, GateError> {
         ack::acknowledge_document(&mut doc, text)?;
     }
     write(&out.join("evidence.json"), &doc.to_bytes())?;
+    plan.write_manifest(&out, &gate)?;
+    if plan.is_shard() {
+        eprint!("{}", plan.shard_summary(&gate, plan.others_count()));
+        return Ok(Status::Clean);
+    }
 
     let options = lane_tally::Options {
         reports,

@@ -14,6 +14,7 @@ pub mod git;
 pub mod pytest;
 pub mod python;
 pub mod section;
+pub mod shard;
 pub mod surface;
 pub mod tree;
 
@@ -63,12 +64,18 @@ What it does:
      OUT/{merge,witness,freeze}.{xml,log}, OUT/pytest-status
   4. the patch's new or changed tests as non-voting candidates (OUT/candidates.{xml,log})
   5. lane-tally -> OUT/verdict.json, OUT/verdict.md (printed), OUT/verdict.sarif
+  Every report carries a run manifest (the evidence digest, the lane, shard K of N), and
+  OUT/manifest.json records each report's SHA-256. With --shard K/N only shard K of each lane
+  runs and step 5 is left to --collect over every shard's out folder.
 
 Exit status: 0 approve, 1 reject, 2 the gate could not decide (one message on stderr).
 
 Example (CI pins the date once per run and grants --ack from a maintainer-only label):
   LANES_TODAY=$(date -u +%F) lane-gate --base origin/main
-  lane-gate --base origin/main --ack \"fixture regenerated for the 2027 tax table\"";
+  lane-gate --base origin/main --ack \"fixture regenerated for the 2027 tax table\"
+Sharded (docs/ci.md), one job per shard, then one vote over their out folders:
+  lane-gate --base origin/main --shard 2/7 --out out/shard-2
+  lane-gate --collect out/shard-1 out/shard-2 ... out/shard-7 --out out/vote";
 
 /// Gate a patch: the base's tests vote on the patch's code, in a pytest the patch cannot steer.
 #[derive(Debug, Parser)]
@@ -108,6 +115,27 @@ pub struct Args {
     pub explain: Option<String>,
     #[arg(long, value_enum, hide = true)]
     pub generate: Option<Generate>,
+    /// Run only shard K of N of each lane (issue 21): a deterministic split of the scan's test
+    /// ids. OUT gets the reports, evidence.json and manifest.json, no verdict: vote with
+    /// --collect over every shard's out folder.
+    #[arg(long, value_name = "K/N", value_parser = shard::parse_shard_arg)]
+    pub shard: Option<(u32, u32)>,
+    /// With --shard: weigh the split by the durations of a previous run (a JSON object of test
+    /// ids to seconds, as pytest-split's .test_durations); it must come from outside the
+    /// checkout.
+    #[arg(long, value_name = "FILE", requires = "shard")]
+    pub timings: Option<PathBuf>,
+    /// Vote over the out folders of every shard (lane-gate --shard K/N runs): checks each
+    /// folder's manifest and every report's run manifest, then tallies; OUT gets the verdict.
+    #[arg(long, value_name = "DIR", num_args = 1.., conflicts_with_all = ["shard", "base"])]
+    pub collect: Vec<PathBuf>,
+    /// With --shard: print the test ids of the shard (LANE ID per line) from --evidence and
+    /// exit, running nothing.
+    #[arg(long, requires_all = ["shard", "evidence"])]
+    pub list: bool,
+    /// With --list: the evidence document whose scan is split.
+    #[arg(long, value_name = "FILE")]
+    pub evidence: Option<PathBuf>,
     /// Arguments for every pytest run (after `--`); they may not override the gate's own.
     #[arg(last = true, value_name = "PYTEST_ARGS")]
     pub pytest_args: Vec<String>,
@@ -121,7 +149,14 @@ pub fn main(args: Args) -> ExitCode {
     if let Some(what) = args.generate {
         return lane_core::cli::run(TOOL, || lane_core::cli::generate(Args::command(), what));
     }
-    match gate::run(&args) {
+    let outcome = if args.list {
+        shard::list(&args)
+    } else if !args.collect.is_empty() {
+        shard::collect(&args)
+    } else {
+        gate::run(&args)
+    };
+    match outcome {
         Ok(status) => status.into(),
         Err(e) => {
             eprintln!("{TOOL}: error: {e}");

@@ -118,8 +118,19 @@ pub fn read_path(
     display: &str,
     sink: impl FnMut(&Case<'_>),
 ) -> Result<ReadStats, lane_core::Error> {
+    read_path_with_suites(path, display, |_| {}, sink)
+}
+
+/// [`read_path`], also calling `on_suite` with every `<testsuite>`'s name
+/// ([`read_with_suites`]).
+pub fn read_path_with_suites(
+    path: &Path,
+    display: &str,
+    on_suite: impl FnMut(&str),
+    sink: impl FnMut(&Case<'_>),
+) -> Result<ReadStats, lane_core::Error> {
     let file = lane_core::io::open_regular(path).map_err(|e| lane_core::Error::io(path, e))?;
-    match read(file, sink) {
+    match read_with_suites(file, on_suite, sink) {
         Ok(stats) => Ok(stats),
         Err(JunitError::Io(e)) => Err(lane_core::Error::io(path, e)),
         Err(JunitError::Syntax { offset, message }) => {
@@ -417,7 +428,17 @@ fn element_name(e: &BytesStart<'_>) -> String {
 /// whose arms share the element stack, the current case, the property buffers and the count
 /// of bytes skipped behind quick-xml's back; split into functions, each would thread that
 /// state through, and which element may appear where would no longer read in one place.
-pub fn read<R: Read>(input: R, mut sink: impl FnMut(&Case<'_>)) -> Result<ReadStats, JunitError> {
+pub fn read<R: Read>(input: R, sink: impl FnMut(&Case<'_>)) -> Result<ReadStats, JunitError> {
+    read_with_suites(input, |_| {}, sink)
+}
+
+/// [`read`], also calling `on_suite` with the `name` of every `<testsuite>` that has one (the
+/// run manifest lane-gate gives pytest, issue 21), in document order.
+pub fn read_with_suites<R: Read>(
+    input: R,
+    mut on_suite: impl FnMut(&str),
+    mut sink: impl FnMut(&Case<'_>),
+) -> Result<ReadStats, JunitError> {
     let mut reader = Reader::from_reader(Source::new(input));
     {
         let config = reader.config_mut();
@@ -496,6 +517,9 @@ pub fn read<R: Read>(input: R, mut sink: impl FnMut(&Case<'_>)) -> Result<ReadSt
                             "testsuites" => Kind::Suites,
                             "testsuite" => {
                                 stats.suites += 1;
+                                if read_attr(e, "name", &mut scratch, pos)? {
+                                    on_suite(&scratch);
+                                }
                                 Kind::Suite
                             }
                             _ => {
@@ -513,6 +537,9 @@ pub fn read<R: Read>(input: R, mut sink: impl FnMut(&Case<'_>)) -> Result<ReadSt
                     Some(Kind::Suites | Kind::Suite) => match local {
                         "testsuite" => {
                             stats.suites += 1;
+                            if read_attr(e, "name", &mut scratch, pos)? {
+                                on_suite(&scratch);
+                            }
                             Kind::Suite
                         }
                         "testcase" => {

@@ -8,6 +8,7 @@ pub mod resolve;
 pub mod rights;
 mod rules;
 mod runs;
+pub mod shards;
 pub mod vote;
 
 use std::path::PathBuf;

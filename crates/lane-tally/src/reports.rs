@@ -81,6 +81,9 @@ pub struct ReportTally {
     pub case_files: BTreeMap<u32, BTreeSet<String>>,
     /// Runtime evidence that disagrees with the scan, once per test per report.
     pub drift: Vec<Drift>,
+    /// The distinct `<testsuite>` names, in order of first appearance (the run manifest,
+    /// issue 21).
+    pub suites: Vec<String>,
 }
 
 fn hash_of(parts: &[&str]) -> u64 {
@@ -107,7 +110,13 @@ pub fn read_report(
         mismatch_seen: BTreeSet::new(),
         drift_seen: BTreeSet::new(),
     };
-    junit::read_path(Path::new(&report.path), &report.path, |case| {
+    let mut suites: Vec<String> = Vec::new();
+    let on_suite = |name: &str| {
+        if !suites.iter().any(|s| s == name) {
+            suites.push(name.to_string());
+        }
+    };
+    junit::read_path_with_suites(Path::new(&report.path), &report.path, on_suite, |case| {
         let Some(resolver) = resolver else {
             reader.unresolved(case);
             return;
@@ -145,6 +154,7 @@ pub fn read_report(
             }
         }
     })?;
+    reader.out.suites = suites;
     Ok(reader.out)
 }
 

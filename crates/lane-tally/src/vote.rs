@@ -122,6 +122,10 @@ pub struct TallySection {
     /// each with its rule.
     pub reasons: Vec<Problem>,
     pub problems: Vec<Problem>,
+    /// Per shard report (issue 21): its lane, shard K of N and its own cases; only reports
+    /// that carry a run manifest answering this document.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shards: Vec<crate::shards::ShardCounts>,
 }
 
 /// What the vote needs besides the document.
@@ -170,6 +174,11 @@ pub fn tally(doc: &Document, options: &Options) -> Result<TallySection, Error> {
         .map(|r| reports::read_report(r, resolver.as_ref(), tests))
         .collect();
     let mut tallies = read.into_iter().collect::<Result<Vec<_>, _>>()?;
+    // issue 21: the run manifests and the shards, before the lanes fold the occurrences.
+    let shards = crate::shards::check(doc, &options.reports, &options.rootdir, &tallies, tests)?;
+    for &i in &shards.ignored {
+        tallies[i] = ReportTally::default();
+    }
     let runs = lane_runs(options, &mut tallies, tests, &mut lanes);
 
     let base = base_scan(options)?;
@@ -202,10 +211,13 @@ pub fn tally(doc: &Document, options: &Options) -> Result<TallySection, Error> {
         rootdir: &options.rootdir,
         base: base.as_ref(),
         reason: options.reason.as_deref(),
+        shards: &shards,
     };
     let problems = rules::detect(&facts);
     let delta = base.as_ref().map(|b| delta(b, tests));
-    Ok(decide(options, lanes, delta, problems, upstream))
+    let mut section = decide(options, lanes, delta, problems, upstream);
+    section.shards = shards.counts;
+    Ok(section)
 }
 
 /// Each lane's reports folded, in `Lane::ALL` order; their cases counted into `lanes`.
@@ -289,6 +301,7 @@ fn decide(
         reason: options.reason.clone(),
         reasons,
         problems,
+        shards: Vec::new(),
     }
 }
 

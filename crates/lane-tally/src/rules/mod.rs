@@ -11,6 +11,7 @@ mod domain;
 mod drift;
 mod evidence;
 mod outcomes;
+mod shards;
 mod unmatched;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -48,6 +49,8 @@ pub struct Facts<'a> {
     pub base: Option<&'a ScanSection>,
     /// `--reason`.
     pub reason: Option<&'a str>,
+    /// What the run manifests and the shards showed (issue 21).
+    pub shards: &'a crate::shards::ShardFacts,
 }
 
 /// A detector: the facts in, its problems out.
@@ -97,6 +100,15 @@ pub const DETECTORS: &[(&[Rule], Detector)] = &[
     // issue 19
     (&[Rule::LaneDrift], drift::lane_drift),
     (&[Rule::KnownFailurePassed], outcomes::known_failure_passed),
+    // issue 21
+    (
+        &[
+            Rule::StaleReport,
+            Rule::MissingShard,
+            Rule::ConflictingShard,
+        ],
+        shards::shards,
+    ),
 ];
 
 /// Every detector's problems, in the list's order (the section sorts them).
