@@ -396,6 +396,31 @@ rules! {
         summary: "a freeze test recorded as a known failure (xfail strict=True) passed: promote it",
         explanation: "A freeze test marked xfail(strict=True) is a recorded known failure: it runs, its failure is expected and it never votes. When it passes (pytest reports a strict xpass as a failure), the bug it records looks fixed: the test is ready to leave the freeze lane. Never a vote: a warning only.",
         fix: "Promote the test: remove its xfail mark, move it to the merge lane (or witness), and remove its ticket with `freeze-ledger remove TEST_ID`.";
+    // ---- issue 19 (fix): the rules `lane-scan --fix` applies, printed beside each edit ----
+    FixMarkers = "fix-markers", Warning, "lane-scan", acknowledgeable: false,
+        summary: "lane-scan --fix registers the lane markers the pytest configuration lacks",
+        explanation: "pytest's --strict-markers refuses an unregistered mark, and lane-scan reports unregistered-marker. --fix adds the missing merge, witness and freeze lines to the markers value of the file pytest already reads (pytest.ini, .pytest.ini, tox.ini [pytest], setup.cfg [tool:pytest], pyproject.toml [tool.pytest.ini_options] or [tool.pytest], pytest.toml), or writes a pytest.ini when there is none. Every other byte of the file is kept. Nothing is added when required_plugins names pytest-lanes-gate, which registers them.",
+        fix: "Nothing to do: review the diff (lane-scan --diff) and commit it.";
+    FixProperty = "fix-property", Warning, "lane-scan", acknowledgeable: false,
+        summary: "lane-scan --fix gives an unmarked hypothesis property (@given) the merge lane",
+        explanation: "A property checks an invariant over a generated domain: it can tell a wrong patch from a right one, so it votes. The merge lane then asks for its owner, or for a 'shrinking:' note beside its domain.",
+        fix: "Nothing to do if the property asserts behaviour the patch must keep; otherwise mark it by hand before running --fix.";
+    FixSnapshot = "fix-snapshot", Warning, "lane-scan", acknowledgeable: false,
+        summary: "lane-scan --fix gives an unmarked test that takes a snapshot fixture the witness lane",
+        explanation: "A test that takes syrupy's or pytest-snapshot's snapshot fixture (or syrupy's snapshot_* ones), or a pytest-regressions *_regression fixture, compares output with stored golden bytes: it corroborates those bytes and may fail a patch, but never approves one.",
+        fix: "Lock the snapshot files with lane-lock lock, as for any witness.";
+    FixFreezeCandidate = "fix-freeze-candidate", Warning, "lane-scan", acknowledgeable: false,
+        summary: "lane-scan --fix lists an unmarked xfail or skipped test for a human instead of giving it a lane",
+        explanation: "An expected failure (xfail, unittest.expectedFailure) or an unconditional skip cannot vote: a known failure belongs in the freeze lane, which needs a ledger ticket (seed, input digest, expiry, replay job) that only a human can vouch for. --fix writes no ticket; it lists the test (and with --mark-freeze marks it freeze, so freeze-ledger check keeps asking for the ticket). A skipped test stays unconditional-skip in any lane.",
+        fix: "Write its ticket with freeze-ledger add and mark it @pytest.mark.freeze (or run --fix --mark-freeze), or make it pass and let --fix give it a voting lane.";
+    FixMerge = "fix-merge", Warning, "lane-scan", acknowledgeable: false,
+        summary: "lane-scan --fix gives any other unmarked test the merge lane",
+        explanation: "A test that is not a property, takes no snapshot fixture and is not an expected failure or skip is a human-written input/output check: it votes. One pytestmark per module when the whole module gets merge, a class decorator when a class is uniform, a decorator on the test otherwise. The merge lane then asks for an owner.",
+        fix: "Nothing to do if the test checks behaviour; a flaky one belongs in the freeze lane with a ticket.";
+    FixOwner = "fix-owner", Warning, "lane-scan", acknowledgeable: false,
+        summary: "lane-scan --fix lists (or with --owner TEAM writes) the owner of modules whose merge tests have none",
+        explanation: "A human-written merge test needs an owner: an owner: line in its docstring, its class's or its module's, or a CODEOWNERS entry (.github/CODEOWNERS, CODEOWNERS, docs/CODEOWNERS, .gitlab/CODEOWNERS; last match wins) for its file. --fix lists each module whose merge tests have none; --fix --owner TEAM adds an owner: line to the module's docstring (a new docstring when it has none), never replacing one.",
+        fix: "Run lane-scan --fix --owner TEAM, add a CODEOWNERS entry, or write owner: lines by hand.";
 }
 
 impl std::fmt::Display for Rule {
@@ -518,7 +543,13 @@ mod tests {
                 "candidate-failed",
                 "unknown-addopts",
                 "weakened-search",
-                "known-failure-passed"
+                "known-failure-passed",
+                "fix-markers",
+                "fix-property",
+                "fix-snapshot",
+                "fix-freeze-candidate",
+                "fix-merge",
+                "fix-owner"
             ]
         );
     }

@@ -132,6 +132,10 @@ impl<'a> TestFacts<'a> {
             [facts.attachments.owner, facts.attachments.shrinking] =
                 docstring_fields(doc, ["owner", "shrinking"]);
         }
+        facts.attachments.owner_from = match facts.attachments.owner {
+            Some(_) => Some(crate::owners::FROM_TEST.to_string()),
+            None => facts.outer_owner(tree, found),
+        };
         for a in found.applied() {
             if let Val::Mark(mark) = &a.val
                 && mark.name == "witness"
@@ -141,6 +145,34 @@ impl<'a> TestFacts<'a> {
             }
         }
         facts
+    }
+
+    /// The owner from an enclosing class's docstring (innermost first), the module's
+    /// docstring, or CODEOWNERS for the test file; sets `owner` and returns where it came from.
+    fn outer_owner(
+        &mut self,
+        tree: &'a SourceTree<'a>,
+        found: &'a TestFound<'a>,
+    ) -> Option<String> {
+        let module = &tree.modules[found.func_module].module;
+        let mut chain = Vec::new();
+        enclosing_classes(&module.classes, found.func, &mut chain);
+        let docs = chain
+            .iter()
+            .rev()
+            .map(|c| (c.docstring.as_deref(), crate::owners::FROM_CLASS))
+            .chain([(module.docstring.as_deref(), crate::owners::FROM_MODULE)]);
+        for (doc, from) in docs {
+            if let Some(doc) = doc
+                && let [Some(owner)] = docstring_fields(doc, ["owner"])
+            {
+                self.attachments.owner = Some(owner);
+                return Some(from.to_string());
+            }
+        }
+        let (owner, from) = tree.codeowners.as_ref()?.owner_of(self.file)?;
+        self.attachments.owner = Some(owner);
+        Some(from)
     }
 
     /// What `a` does to the test; marks and parameter sets are noted on the way.
@@ -378,6 +410,24 @@ fn condition_effect(condition: Option<&Ex>, skip_when: bool) -> Effect {
         Some(_) => Effect::None,
         None => Effect::ConditionalSkip,
     }
+}
+
+/// The classes (outermost first) whose bodies hold `func`, pushed onto `chain`; whether found.
+fn enclosing_classes<'m>(
+    classes: &'m [crate::python::Class],
+    func: &Function,
+    chain: &mut Vec<&'m crate::python::Class>,
+) -> bool {
+    for class in classes {
+        chain.push(class);
+        if class.methods.iter().any(|m| std::ptr::eq(m, func))
+            || enclosing_classes(&class.classes, func, chain)
+        {
+            return true;
+        }
+        chain.pop();
+    }
+    false
 }
 
 /// `owner: X` / `shrinking: ...` fields of a docstring, in one pass: each key's first `key:`
