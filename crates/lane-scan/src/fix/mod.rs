@@ -463,9 +463,11 @@ fn apply_placements(
     let rules_of = |filter: &dyn Fn(&ScanTest) -> bool| -> String {
         let mut rules: BTreeMap<&str, usize> = BTreeMap::new();
         for (t, d) in decided {
-            if let Decision::Lane(_, r) = d
-                && filter(t)
-            {
+            let r = match d {
+                Decision::Lane(_, r) => *r,
+                Decision::FreezeCandidate => Rule::FixFreezeCandidate,
+            };
+            if filter(t) {
                 *rules.entry(r.id()).or_default() += 1;
             }
         }
