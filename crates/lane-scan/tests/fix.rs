@@ -2,6 +2,8 @@
 //! run's result), it changes no byte and reports nothing to do. The first run itself is pinned
 //! by the golden cases (tests/golden/fix-*: tree/ before, after/ after, the printed report).
 
+#![allow(clippy::unwrap_used)]
+
 use std::path::Path;
 
 use lane_testkit::{Cmd, Scratch, golden};
