@@ -46,6 +46,10 @@ struct Args {
     /// tests have no owner (never replacing one).
     #[arg(long, value_name = "TEAM", requires = "fix_or_diff")]
     owner: Option<String>,
+    /// With --fix / --diff: write `shrinking: NOTE` (how hypothesis shrinks a failure) into the
+    /// docstring of each module whose merge properties have no shrinking note.
+    #[arg(long, value_name = "NOTE", requires = "fix_or_diff")]
+    shrinking: Option<String>,
     /// With --fix / --diff: mark the listed freeze candidates freeze (their ledger tickets are
     /// still to be written with freeze-ledger add).
     #[arg(long, requires = "fix_or_diff")]
@@ -116,6 +120,7 @@ fn fix(args: &Args, target: Option<lane_scan::python::Target>) -> Result<Status,
         },
         write: args.fix && !args.diff,
         owner: args.owner.clone(),
+        shrinking: args.shrinking.clone(),
         mark_freeze: args.mark_freeze,
     })?;
     if args.diff {

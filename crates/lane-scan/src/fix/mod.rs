@@ -52,6 +52,9 @@ pub struct FixOptions {
     pub write: bool,
     /// `--owner TEAM`: write an `owner:` line into the modules whose merge tests have none.
     pub owner: Option<String>,
+    /// `--shrinking NOTE`: write a `shrinking:` line into the modules whose merge properties
+    /// have none.
+    pub shrinking: Option<String>,
     /// `--mark-freeze`: mark the freeze candidates freeze (their tickets are still a human's).
     pub mark_freeze: bool,
 }
@@ -91,8 +94,13 @@ struct FileEdit {
 
 /// Runs the fixes.
 pub fn fix(options: &FixOptions) -> Result<FixOutcome, Error> {
-    if let Some(team) = &options.owner {
-        check_owner(team)?;
+    for (flag, value) in [
+        ("--owner", &options.owner),
+        ("--shrinking", &options.shrinking),
+    ] {
+        if let Some(v) = value {
+            check_line(flag, v)?;
+        }
     }
     let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
     let scan = crate::scan(&options.scan)?;
@@ -231,14 +239,9 @@ pub fn fix(options: &FixOptions) -> Result<FixOutcome, Error> {
         apply_placements(file, &placements, &mut files, &mut lines, &decided);
     }
 
-    let owner_modules = owner_modules(&lane_after);
+    let lacking = lacking(&lane_after);
     owners(
-        options,
-        &owner_modules,
-        &mut files,
-        &mut lines,
-        &mut out,
-        &mut load,
+        options, &lacking, &mut files, &mut lines, &mut out, &mut load,
     );
 
     // Register the markers.
@@ -318,16 +321,16 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-/// `--owner TEAM` is one line of text that fits in a docstring.
-fn check_owner(team: &str) -> Result<(), Error> {
-    if team.trim().is_empty()
-        || team != team.trim()
-        || team
+/// `--owner TEAM` / `--shrinking NOTE` is one line of text that fits in a docstring.
+fn check_line(flag: &str, value: &str) -> Result<(), Error> {
+    if value.trim().is_empty()
+        || value != value.trim()
+        || value
             .chars()
             .any(|c| c.is_control() || matches!(c, '"' | '\'' | '\\'))
     {
         return Err(Error::usage(format!(
-            "--owner {team:?}: expected one line without quotes or backslashes, e.g. --owner @org/team"
+            "{flag} {value:?}: expected one line without quotes or backslashes"
         )));
     }
     Ok(())
@@ -626,74 +629,124 @@ fn apply(source: &str, inserts: &mut [Insert]) -> String {
     out
 }
 
-/// The defining modules of merge tests without an owner, with how many such tests each has.
-fn owner_modules(lane_after: &[(&ScanTest, Option<Lane>)]) -> BTreeMap<String, usize> {
-    let mut modules: BTreeMap<String, usize> = BTreeMap::new();
+/// What the merge tests of one module lack: an owner (human-written tests), a `shrinking:`
+/// note (hypothesis properties).
+#[derive(Debug, Default)]
+struct Lacking {
+    owner: usize,
+    shrinking: usize,
+}
+
+/// The defining modules of merge tests that lack an owner or a shrinking note.
+fn lacking(lane_after: &[(&ScanTest, Option<Lane>)]) -> BTreeMap<String, Lacking> {
+    let mut modules: BTreeMap<String, Lacking> = BTreeMap::new();
     for (t, lane) in lane_after {
-        if *lane != Some(Lane::Merge) || t.attachments.owner.is_some() {
+        if *lane != Some(Lane::Merge) {
             continue;
         }
-        let property_notes = t.attachments.domain.is_some() && t.attachments.shrinking.is_some();
-        if property_notes {
-            continue;
+        let property = t.marks.iter().any(|m| m == "hypothesis");
+        if property && t.attachments.shrinking.is_none() {
+            modules
+                .entry(t.defining_file().to_string())
+                .or_default()
+                .shrinking += 1;
+        } else if !property && t.attachments.owner.is_none() {
+            modules
+                .entry(t.defining_file().to_string())
+                .or_default()
+                .owner += 1;
         }
-        *modules.entry(t.defining_file().to_string()).or_default() += 1;
     }
     modules
 }
 
-/// fix-owner: writes (`--owner`) or lists the modules whose merge tests have no owner.
+/// fix-owner (and fix-property's `shrinking:` note): writes `--owner TEAM` / `--shrinking
+/// NOTE` into the docstring of each module whose merge tests lack them, or lists the module.
 fn owners(
     options: &FixOptions,
-    modules: &BTreeMap<String, usize>,
+    modules: &BTreeMap<String, Lacking>,
     files: &mut BTreeMap<String, FileEdit>,
     lines: &mut Vec<String>,
     out: &mut FixOutcome,
     load: &mut Loader,
 ) {
-    let rule = Rule::FixOwner.id();
-    for (module, n) in modules.iter() {
-        let tests = format!("{n} merge test{} without an owner", plural(*n));
-        let Some(team) = &options.owner else {
-            lines.push(format!(
-                "{module}: {tests} ({rule}): add an `owner:` line to its docstring or a CODEOWNERS entry, or run lane-scan --fix --owner TEAM"
-            ));
-            continue;
-        };
-        if !load(module, files, out) {
+    for (module, lacks) in modules {
+        let mut fields: Vec<String> = Vec::new();
+        let mut what: Vec<String> = Vec::new();
+        let wants = [
+            (
+                lacks.owner,
+                "merge test",
+                "an owner",
+                "owner",
+                options.owner.as_deref(),
+                Rule::FixOwner,
+                "add an `owner:` line to its docstring or a CODEOWNERS entry, or run lane-scan --fix --owner TEAM",
+            ),
+            (
+                lacks.shrinking,
+                "merge property",
+                "a shrinking note",
+                "shrinking",
+                options.shrinking.as_deref(),
+                Rule::FixProperty,
+                "add a `shrinking:` line (how hypothesis shrinks its failures) to its docstring, or run lane-scan --fix --shrinking NOTE",
+            ),
+        ];
+        for (n, noun, lack, key, value, rule, how) in wants {
+            if n == 0 {
+                continue;
+            }
+            let noun = match (noun, n) {
+                ("merge property", 1) => noun.to_string(),
+                ("merge property", _) => "merge properties".to_string(),
+                (noun, n) => format!("{noun}{}", plural(n)),
+            };
+            let tests = format!("{n} {noun} without {lack}");
+            match value {
+                Some(v) => {
+                    fields.push(format!("{key}: {v}"));
+                    what.push(format!("{key}: {v} for {tests} ({})", rule.id()));
+                }
+                None => lines.push(format!("{module}: {tests} ({}): {how}", rule.id())),
+            }
+        }
+        if fields.is_empty() || !load(module, files, out) {
             continue;
         }
         let Some(edit) = files.get_mut(module) else {
             continue;
         };
+        let what = what.join("; ");
         match edit.layout.docstring.clone() {
             Some(doc) if doc.triple => {
                 let close = doc.end - 3;
                 let before = &edit.source[..close];
                 let last_line_start = before.rfind('\n').map_or(0, |i| i + 1);
-                let own_line = before[last_line_start..].chars().all(|c| c == ' ' || c == '\t')
-                    && last_line_start > 0;
+                let own_line = last_line_start > 0
+                    && before[last_line_start..]
+                        .chars()
+                        .all(|c| c == ' ' || c == '\t');
+                let body: String = fields.iter().map(|f| format!("{f}\n")).collect();
                 let (at, text) = if own_line {
-                    (last_line_start, format!("\nowner: {team}\n"))
+                    (last_line_start, format!("\n{body}"))
                 } else {
-                    (close, format!("\n\nowner: {team}\n"))
+                    (close, format!("\n\n{body}"))
                 };
                 edit.inserts.push(Insert { at, text });
-                lines.push(format!("{module}: owner: {team} written into its docstring for {tests} ({rule})"));
+                lines.push(format!("{module}: written into its docstring: {what}"));
             }
             Some(_) => lines.push(format!(
-                "{module}: {tests} ({rule}): its docstring is not triple-quoted; add an `owner:` line by hand"
+                "{module}: its docstring is not triple-quoted; add by hand: {what}"
             )),
             None => {
                 let at = edit.layout.first_stmt.unwrap_or(0);
-                edit.inserts.insert(
-                    0,
-                    Insert {
-                        at,
-                        text: format!("\"\"\"owner: {team}\"\"\"\n\n"),
-                    },
-                );
-                lines.push(format!("{module}: owner: {team} written into a new docstring for {tests} ({rule})"));
+                let text = match &fields[..] {
+                    [one] => format!("\"\"\"{one}\"\"\"\n\n"),
+                    many => format!("\"\"\"{}\n\"\"\"\n\n", many.join("\n")),
+                };
+                edit.inserts.insert(0, Insert { at, text });
+                lines.push(format!("{module}: written into a new docstring: {what}"));
             }
         }
     }

@@ -132,6 +132,9 @@ impl<'a> TestFacts<'a> {
             [facts.attachments.owner, facts.attachments.shrinking] =
                 docstring_fields(doc, ["owner", "shrinking"]);
         }
+        if facts.given && facts.attachments.shrinking.is_none() {
+            facts.attachments.shrinking = outer_field(tree, found, "shrinking").map(|(v, _)| v);
+        }
         facts.attachments.owner_from = match facts.attachments.owner {
             Some(_) => Some(crate::owners::FROM_TEST.to_string()),
             None => facts.outer_owner(tree, found),
@@ -154,21 +157,9 @@ impl<'a> TestFacts<'a> {
         tree: &'a SourceTree<'a>,
         found: &'a TestFound<'a>,
     ) -> Option<String> {
-        let module = &tree.modules[found.func_module].module;
-        let mut chain = Vec::new();
-        enclosing_classes(&module.classes, found.func, &mut chain);
-        let docs = chain
-            .iter()
-            .rev()
-            .map(|c| (c.docstring.as_deref(), crate::owners::FROM_CLASS))
-            .chain([(module.docstring.as_deref(), crate::owners::FROM_MODULE)]);
-        for (doc, from) in docs {
-            if let Some(doc) = doc
-                && let [Some(owner)] = docstring_fields(doc, ["owner"])
-            {
-                self.attachments.owner = Some(owner);
-                return Some(from.to_string());
-            }
+        if let Some((owner, from)) = outer_field(tree, found, "owner") {
+            self.attachments.owner = Some(owner);
+            return Some(from.to_string());
         }
         let (owner, from) = tree.codeowners.as_ref()?.owner_of(self.file)?;
         self.attachments.owner = Some(owner);
@@ -410,6 +401,28 @@ fn condition_effect(condition: Option<&Ex>, skip_when: bool) -> Effect {
         Some(_) => Effect::None,
         None => Effect::ConditionalSkip,
     }
+}
+
+/// A `key:` field of the docstring of a class around the test (innermost first) or of its
+/// module, with where it came from: an `owner:` or `shrinking:` line there covers every test
+/// inside (issue 19).
+fn outer_field(tree: &SourceTree, found: &TestFound, key: &str) -> Option<(String, &'static str)> {
+    let module = &tree.modules[found.func_module].module;
+    let mut chain = Vec::new();
+    enclosing_classes(&module.classes, found.func, &mut chain);
+    let docs = chain
+        .iter()
+        .rev()
+        .map(|c| (c.docstring.as_deref(), crate::owners::FROM_CLASS))
+        .chain([(module.docstring.as_deref(), crate::owners::FROM_MODULE)]);
+    for (doc, from) in docs {
+        if let Some(doc) = doc
+            && let [Some(value)] = docstring_fields(doc, [key])
+        {
+            return Some((value, from));
+        }
+    }
+    None
 }
 
 /// The classes (outermost first) whose bodies hold `func`, pushed onto `chain`; whether found.
