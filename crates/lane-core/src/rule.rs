@@ -403,7 +403,7 @@ rules! {
         fix: "Nothing to do: review the diff (lane-scan --diff) and commit it.";
     FixProperty = "fix-property", Warning, "lane-scan", acknowledgeable: false,
         summary: "lane-scan --fix gives an unmarked hypothesis property (@given) the merge lane",
-        explanation: "A property checks an invariant over a generated domain: it can tell a wrong patch from a right one, so it votes. The merge lane then asks for its owner, or for a 'shrinking:' note beside its domain.",
+        explanation: "A property checks an invariant over a generated domain: it can tell a wrong patch from a right one, so it votes. The merge lane then asks for a 'shrinking:' note (in its docstring, its class's or its module's): --fix --shrinking NOTE writes one into the module docstring, or lists the modules that lack one.",
         fix: "Nothing to do if the property asserts behaviour the patch must keep; otherwise mark it by hand before running --fix.";
     FixSnapshot = "fix-snapshot", Warning, "lane-scan", acknowledgeable: false,
         summary: "lane-scan --fix gives an unmarked test that takes a snapshot fixture the witness lane",
