@@ -226,7 +226,7 @@ pub fn fix(options: &FixOptions) -> Result<FixOutcome, Error> {
                     "not marked: if it is a known failure, write its ticket"
                 };
                 lines.push(format!(
-                    "{}:{}: {} is a freeze candidate ({}): {action} with `freeze-ledger add {} ...`, or make it pass",
+                    "{}:{}: {} is a freeze candidate ({}): {action} with `freeze-ledger add {} ...`, or fix it so it passes",
                     t.defining_file(),
                     t.line,
                     t.id,
