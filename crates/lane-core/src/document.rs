@@ -625,6 +625,7 @@ mod tests {
                         fixtures: vec!["golden/a.txt".into()],
                         locked_on: Some("2026-01-01".into()),
                         owner: Some("ana".into()),
+                        owner_from: Some("test docstring".into()),
                         settings: [("max_examples".to_string(), "10".to_string())].into(),
                         shrinking: Some("shrinks to 0".into()),
                     },

@@ -423,6 +423,31 @@ rules! {
         summary: "one shard of a lane reported twice with different outcomes, or one test answered by two shards",
         explanation: "Each test of a lane belongs to exactly one shard of the split. The same shard reported twice (a re-run attempt uploading its artifact beside the first one's) with different outcomes leaves the vote to whichever file is read last; a test answered by two different shards, or shards that disagree on N, means the shard jobs did not run one split of one scan.",
         fix: "Keep one report per shard: download only the latest attempt's artifacts (or give each attempt's out folder a name the vote job picks one of), and run every shard job of one CI run with the same N and the same evidence.";
+    // ---- issue 19 (fix): the rules `lane-scan --fix` applies, printed beside each edit ----
+    FixMarkers = "fix-markers", Warning, "lane-scan", acknowledgeable: false,
+        summary: "lane-scan --fix registers the lane markers the pytest configuration lacks",
+        explanation: "pytest's --strict-markers refuses an unregistered mark, and lane-scan reports unregistered-marker. --fix adds the missing merge, witness and freeze lines to the markers value of the file pytest already reads (pytest.ini, .pytest.ini, tox.ini [pytest], setup.cfg [tool:pytest], pyproject.toml [tool.pytest.ini_options] or [tool.pytest], pytest.toml), or writes a pytest.ini when there is none. Every other byte of the file is kept. Nothing is added when required_plugins names pytest-lanes-gate, which registers them.",
+        fix: "Nothing to do: review the diff (lane-scan --diff) and commit it.";
+    FixProperty = "fix-property", Warning, "lane-scan", acknowledgeable: false,
+        summary: "lane-scan --fix gives an unmarked hypothesis property (@given) the merge lane",
+        explanation: "A property checks an invariant over a generated domain: it can tell a wrong patch from a right one, so it votes. The merge lane then asks for a 'shrinking:' note (in its docstring, its class's or its module's): --fix --shrinking NOTE writes one into the module docstring, or lists the modules that lack one.",
+        fix: "Nothing to do if the property asserts behaviour the patch must keep; otherwise mark it by hand before running --fix.";
+    FixSnapshot = "fix-snapshot", Warning, "lane-scan", acknowledgeable: false,
+        summary: "lane-scan --fix gives an unmarked test that takes a snapshot fixture the witness lane",
+        explanation: "A test that takes syrupy's or pytest-snapshot's snapshot fixture (or syrupy's snapshot_* ones), or a pytest-regressions *_regression fixture, compares output with stored golden bytes: it corroborates those bytes and may fail a patch, but never approves one.",
+        fix: "Lock the snapshot files with lane-lock lock, as for any witness.";
+    FixFreezeCandidate = "fix-freeze-candidate", Warning, "lane-scan", acknowledgeable: false,
+        summary: "lane-scan --fix lists an unmarked xfail or skipped test for a human instead of giving it a lane",
+        explanation: "An expected failure (xfail, unittest.expectedFailure) or an unconditional skip cannot vote: a known failure belongs in the freeze lane, which needs a ledger ticket (seed, input digest, expiry, replay job) that only a human can vouch for. --fix writes no ticket; it lists the test (and with --mark-freeze marks it freeze, so freeze-ledger check keeps asking for the ticket). A skipped test stays unconditional-skip in any lane.",
+        fix: "Write its ticket with freeze-ledger add and mark it @pytest.mark.freeze (or run --fix --mark-freeze), or make it pass and let --fix give it a voting lane.";
+    FixMerge = "fix-merge", Warning, "lane-scan", acknowledgeable: false,
+        summary: "lane-scan --fix gives any other unmarked test the merge lane",
+        explanation: "A test that is not a property, takes no snapshot fixture and is not an expected failure or skip is a human-written input/output check: it votes. One pytestmark per module when the whole module gets merge, a class decorator when a class is uniform, a decorator on the test otherwise. The merge lane then asks for an owner.",
+        fix: "Nothing to do if the test checks behaviour; a flaky one belongs in the freeze lane with a ticket.";
+    FixOwner = "fix-owner", Warning, "lane-scan", acknowledgeable: false,
+        summary: "lane-scan --fix lists (or with --owner TEAM writes) the owner of modules whose merge tests have none",
+        explanation: "A human-written merge test needs an owner: an owner: line in its docstring, its class's or its module's, or a CODEOWNERS entry (.github/CODEOWNERS, CODEOWNERS, docs/CODEOWNERS, .gitlab/CODEOWNERS; last match wins) for its file. --fix lists each module whose merge tests have none; --fix --owner TEAM adds an owner: line to the module's docstring (a new docstring when it has none), never replacing one.",
+        fix: "Run lane-scan --fix --owner TEAM, add a CODEOWNERS entry, or write owner: lines by hand.";
 }
 
 impl std::fmt::Display for Rule {
@@ -546,7 +571,13 @@ mod tests {
                 "unknown-addopts",
                 "weakened-search",
                 "known-failure-passed",
-                "orphan-snapshot"
+                "orphan-snapshot",
+                "fix-markers",
+                "fix-property",
+                "fix-snapshot",
+                "fix-freeze-candidate",
+                "fix-merge",
+                "fix-owner"
             ]
         );
     }

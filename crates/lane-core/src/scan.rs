@@ -111,6 +111,10 @@ pub struct Attachments {
     pub locked_on: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub owner: Option<String>,
+    /// Where `owner` came from: "test docstring", "class docstring", "module docstring", or
+    /// the CODEOWNERS entry as `FILE:LINE` (issue 19).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner_from: Option<String>,
     /// A property's effective hypothesis settings: each key's source text, from a profile
     /// loaded in a conftest.py (`profile` names it) overridden by `@settings(...)`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]

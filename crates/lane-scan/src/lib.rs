@@ -6,10 +6,12 @@ pub mod collect_ignore;
 pub mod config;
 pub mod discover;
 pub mod doctest;
+pub mod fix;
 pub mod fnmatch;
 pub mod ini;
 pub mod installed;
 pub mod marks;
+pub mod owners;
 pub mod python;
 pub mod rules;
 pub mod shell_split;
@@ -129,7 +131,8 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
         mut problems,
     } = parse_tree(&pool, &found, &cli_plugins, &test_files, root, &imports);
 
-    let tree = SourceTree::new(&modules, root, &imports);
+    let mut tree = SourceTree::new(&modules, root, &imports);
+    tree.codeowners = owners::CodeOwners::load(root)?;
     let plugins = plugin_modules(&tree, &cli_plugins);
     let conftests: Vec<ModuleId> = modules
         .iter()

@@ -24,6 +24,7 @@ Explain a rule: lane-scan --explain unconditional-skip";
 /// reports every rule broken, as the `scan` section of the evidence document.
 #[derive(Debug, Parser)]
 #[command(name = "lane-scan", version = lane_core::VERSION, after_help = EXAMPLE)]
+#[command(group = clap::ArgGroup::new("fix_or_diff").args(["fix", "diff"]).multiple(true))]
 struct Args {
     /// Files and folders to scan, as given to pytest (default: testpaths, or the current folder).
     paths: Vec<PathBuf>,
@@ -34,6 +35,27 @@ struct Args {
     /// read statically.
     #[arg(long, value_name = "PYTHON")]
     python: Option<PathBuf>,
+    /// Put the suite under the gate: register the lane markers in the pytest config and give
+    /// every unmarked test a lane by the fix-* rules (printed beside each edit; --explain
+    /// fix-merge). Prints what it did instead of the evidence document.
+    #[arg(long)]
+    fix: bool,
+    /// Like --fix, but write nothing: print a unified diff of the edits (the report goes to
+    /// stderr).
+    #[arg(long)]
+    diff: bool,
+    /// With --fix / --diff: write `owner: TEAM` into the docstring of each module whose merge
+    /// tests have no owner (never replacing one).
+    #[arg(long, value_name = "TEAM", requires = "fix_or_diff")]
+    owner: Option<String>,
+    /// With --fix / --diff: write `shrinking: NOTE` (how hypothesis shrinks a failure) into the
+    /// docstring of each module whose merge properties have no shrinking note.
+    #[arg(long, value_name = "NOTE", requires = "fix_or_diff")]
+    shrinking: Option<String>,
+    /// With --fix / --diff: mark the listed freeze candidates freeze (their ledger tickets are
+    /// still to be written with freeze-ledger add).
+    #[arg(long, requires = "fix_or_diff")]
+    mark_freeze: bool,
     #[command(flatten)]
     common: CommonArgs,
 }
@@ -44,16 +66,11 @@ fn main() -> ExitCode {
         if let Some(done) = args.common.tool.meta(Args::command) {
             return done;
         }
+        if args.fix || args.diff {
+            return fix(&args, target(&args)?);
+        }
         let doc = args.common.document.read()?;
-        let target = match &args.python {
-            Some(p) => Some(lane_scan::probe_target(Some(p)).ok_or_else(|| {
-                lane_core::Error::usage(format!(
-                    "{}: could not report its version and sys.platform (--python)",
-                    p.display()
-                ))
-            })?),
-            None => None,
-        };
+        let target = target(&args)?;
         let scan = lane_scan::scan(&lane_scan::Options {
             paths: args.paths.clone(),
             rootdir: args.common.tool.rootdir.clone(),
@@ -78,4 +95,48 @@ fn main() -> ExitCode {
         std::mem::forget(scan);
         Ok(status)
     })
+}
+
+/// The `--python` target, when given.
+fn target(args: &Args) -> Result<Option<lane_scan::python::Target>, lane_core::Error> {
+    match &args.python {
+        Some(p) => Ok(Some(lane_scan::probe_target(Some(p)).ok_or_else(|| {
+            lane_core::Error::usage(format!(
+                "{}: could not report its version and sys.platform (--python)",
+                p.display()
+            ))
+        })?)),
+        None => Ok(None),
+    }
+}
+
+/// `--fix` / `--diff`: the report on stdout (with --diff: the diff on stdout, the report on
+/// stderr); exit 2 naming each file left untouched because it does not parse.
+fn fix(args: &Args, target: Option<lane_scan::python::Target>) -> Result<Status, lane_core::Error> {
+    let outcome = lane_scan::fix::fix(&lane_scan::fix::FixOptions {
+        scan: lane_scan::Options {
+            paths: args.paths.clone(),
+            rootdir: args.common.tool.rootdir.clone(),
+            target,
+            python: None,
+            markers_plugin: false,
+        },
+        write: args.fix && !args.diff,
+        owner: args.owner.clone(),
+        shrinking: args.shrinking.clone(),
+        mark_freeze: args.mark_freeze,
+    })?;
+    if args.diff {
+        lane_core::io::write_stdout(outcome.diff.as_bytes())?;
+        eprint!("{}", outcome.report);
+    } else {
+        lane_core::io::write_stdout(outcome.report.as_bytes())?;
+    }
+    if outcome.unparsable.is_empty() {
+        return Ok(Status::Clean);
+    }
+    Err(lane_core::Error::usage(format!(
+        "left untouched, not parsable: {}",
+        outcome.unparsable.join("; ")
+    )))
 }

@@ -92,6 +92,8 @@ pub struct SourceTree<'a> {
     pub modules: &'a [ModuleFile],
     pub by_path: HashMap<PathBuf, ModuleId>,
     pub root: PathBuf,
+    /// The project's CODEOWNERS file, the last source of a test's owner (issue 19).
+    pub codeowners: Option<crate::owners::CodeOwners>,
     files: &'a ImportCache,
     /// Per module, per import: the tree modules it names, found on first use (every test
     /// of a module evaluates its marks through the same few imports).
@@ -127,6 +129,7 @@ impl<'a> SourceTree<'a> {
             modules,
             by_path,
             root: root.to_path_buf(),
+            codeowners: None,
             files,
             imports,
         }

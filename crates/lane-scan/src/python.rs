@@ -139,6 +139,8 @@ pub struct Function {
 pub struct Class {
     pub name: CompactString,
     pub line: u64,
+    /// The class's docstring (an `owner:` line there covers its tests).
+    pub docstring: Option<CompactString>,
     pub bases: Vec<Ex>,
     /// `metaclass=...` in the class statement.
     pub metaclass: Option<Ex>,
@@ -156,6 +158,8 @@ pub struct Class {
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Module {
+    /// The module's docstring (an `owner:` line there covers its tests).
+    pub docstring: Option<CompactString>,
     pub imports: Vec<Import>,
     /// Module-level `NAME = expr` (last one wins, as at run time).
     pub assigns: Vec<(CompactString, Located<Ex>)>,
@@ -676,6 +680,7 @@ impl Summarizer<'_> {
         m.functions.reserve_exact(functions);
         m.classes.reserve_exact(classes);
         m.imports.reserve_exact(imports);
+        m.docstring = docstring(body);
         self.module_stmts(body, &mut m, 0);
         let mut dynamic = Dynamic {
             lines: self.lines,
@@ -1004,6 +1009,7 @@ impl Summarizer<'_> {
         let mut class = Class {
             name: CompactString::new(c.name.as_str()),
             line: self.line_of(c),
+            docstring: docstring(&c.body),
             bases: c
                 .arguments
                 .as_ref()

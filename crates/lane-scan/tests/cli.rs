@@ -472,6 +472,7 @@ struct TestMirror {
 #[allow(dead_code)]
 struct AttachmentsMirror {
     owner: Option<String>,
+    owner_from: Option<String>,
     shrinking: Option<String>,
     domain: Option<String>,
     #[serde(default)]

@@ -4,7 +4,9 @@
 //! - `tree/` (optional): the input files, copied to a fresh scratch folder the binary runs in;
 //! - `stdin` (optional): piped to the binary;
 //! - `env` (optional): `KEY=VALUE` lines set for the run;
-//! - `stdout`, `stderr`, `code`: what the run must print and exit with, byte for byte.
+//! - `stdout`, `stderr`, `code`: what the run must print and exit with, byte for byte;
+//! - `after/` (optional): the whole scratch tree after the run, byte for byte (a tool that
+//!   edits files, like `lane-scan --fix`); blessing rewrites it.
 //!
 //! A difference fails the test. `LANES_BLESS=1` rewrites the expected files instead, except
 //! when `CI` is set: a stale golden file fails in CI, it never updates itself.
@@ -109,5 +111,76 @@ fn check_case(bin: &str, case: &Path, bless: bool) -> Option<String> {
             want.as_deref().unwrap_or("(no file)")
         ));
     }
+    let after = case.join("after");
+    if after.is_dir() || (bless && case.join("tree").is_dir() && has_after_marker(case)) {
+        let got = tree_files(root);
+        let want = if after.is_dir() {
+            tree_files(&after)
+        } else {
+            Vec::new()
+        };
+        if got != want {
+            if bless {
+                let _ = fs::remove_dir_all(&after);
+                for (rel, bytes) in &got {
+                    let path = after.join(rel);
+                    if let Some(parent) = path.parent() {
+                        fs::create_dir_all(parent).expect("create a folder of after/");
+                    }
+                    fs::write(&path, bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                }
+            } else {
+                let names = |files: &[(String, Vec<u8>)]| {
+                    files.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>()
+                };
+                let differing: Vec<String> = got
+                    .iter()
+                    .filter(|(n, b)| !want.iter().any(|(wn, wb)| wn == n && wb == b))
+                    .map(|(n, b)| format!("{n}:\n{}", String::from_utf8_lossy(b)))
+                    .collect();
+                diffs.push(format!(
+                    "--- {name}/after: files {:?}, expected {:?}; differing:\n{}",
+                    names(&got),
+                    names(&want),
+                    differing.join("\n")
+                ));
+            }
+        }
+    }
     (!diffs.is_empty()).then(|| diffs.join("\n"))
+}
+
+/// A case without `after/` yet asks for one with an empty `after.expected` file (blessing then
+/// writes the folder).
+fn has_after_marker(case: &Path) -> bool {
+    case.join("after.expected").is_file()
+}
+
+/// Every file under `dir` (root-relative `/` paths, sorted) with its bytes.
+pub fn tree_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, Vec<u8>)>) {
+    for entry in fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let path = entry.expect("a readable folder entry").path();
+        if path.is_dir() {
+            walk(root, &path, out);
+        } else {
+            let rel = path
+                .strip_prefix(root)
+                .expect("under the root")
+                .to_string_lossy()
+                .replace('\\', "/");
+            out.push((rel, fs::read(&path).expect("a readable file")));
+        }
+    }
+}
+
+/// Copies the files of `from` into `to` (a case's tree into a scratch folder).
+pub fn copy_into(from: &Path, to: &Path) {
+    copy_tree(from, to);
 }

@@ -135,6 +135,13 @@ impl<'a> TestFacts<'a> {
             [facts.attachments.owner, facts.attachments.shrinking] =
                 docstring_fields(doc, ["owner", "shrinking"]);
         }
+        if facts.given && facts.attachments.shrinking.is_none() {
+            facts.attachments.shrinking = outer_field(tree, found, "shrinking").map(|(v, _)| v);
+        }
+        facts.attachments.owner_from = match facts.attachments.owner {
+            Some(_) => Some(crate::owners::FROM_TEST.to_string()),
+            None => facts.outer_owner(tree, found),
+        };
         for a in found.applied() {
             if let Val::Mark(mark) = &a.val
                 && mark.name == "witness"
@@ -144,6 +151,22 @@ impl<'a> TestFacts<'a> {
             }
         }
         facts
+    }
+
+    /// The owner from an enclosing class's docstring (innermost first), the module's
+    /// docstring, or CODEOWNERS for the test file; sets `owner` and returns where it came from.
+    fn outer_owner(
+        &mut self,
+        tree: &'a SourceTree<'a>,
+        found: &'a TestFound<'a>,
+    ) -> Option<String> {
+        if let Some((owner, from)) = outer_field(tree, found, "owner") {
+            self.attachments.owner = Some(owner);
+            return Some(from.to_string());
+        }
+        let (owner, from) = tree.codeowners.as_ref()?.owner_of(self.file)?;
+        self.attachments.owner = Some(owner);
+        Some(from)
     }
 
     /// What `a` does to the test; marks and parameter sets are noted on the way.
@@ -400,6 +423,46 @@ fn condition_effect(condition: Option<&Ex>, skip_when: bool) -> Effect {
         Some(_) => Effect::None,
         None => Effect::ConditionalSkip,
     }
+}
+
+/// A `key:` field of the docstring of a class around the test (innermost first) or of its
+/// module, with where it came from: an `owner:` or `shrinking:` line there covers every test
+/// inside (issue 19).
+fn outer_field(tree: &SourceTree, found: &TestFound, key: &str) -> Option<(String, &'static str)> {
+    let module = &tree.modules[found.func_module].module;
+    let mut chain = Vec::new();
+    enclosing_classes(&module.classes, found.func, &mut chain);
+    let docs = chain
+        .iter()
+        .rev()
+        .map(|c| (c.docstring.as_deref(), crate::owners::FROM_CLASS))
+        .chain([(module.docstring.as_deref(), crate::owners::FROM_MODULE)]);
+    for (doc, from) in docs {
+        if let Some(doc) = doc
+            && let [Some(value)] = docstring_fields(doc, [key])
+        {
+            return Some((value, from));
+        }
+    }
+    None
+}
+
+/// The classes (outermost first) whose bodies hold `func`, pushed onto `chain`; whether found.
+fn enclosing_classes<'m>(
+    classes: &'m [crate::python::Class],
+    func: &Function,
+    chain: &mut Vec<&'m crate::python::Class>,
+) -> bool {
+    for class in classes {
+        chain.push(class);
+        if class.methods.iter().any(|m| std::ptr::eq(m, func))
+            || enclosing_classes(&class.classes, func, chain)
+        {
+            return true;
+        }
+        chain.pop();
+    }
+    false
 }
 
 /// `owner: X` / `shrinking: ...` fields of a docstring, in one pass: each key's first `key:`

@@ -10,7 +10,7 @@ use super::SuiteFacts;
 pub const MARKERS_PLUGIN: &str = "pytest-lanes-gate";
 
 /// Whether a `required_plugins` entry (`pytest-lanes-gate>=0.1`) names the markers plugin.
-fn names_markers_plugin(requirement: &str) -> bool {
+pub(crate) fn names_markers_plugin(requirement: &str) -> bool {
     let name: String = requirement
         .trim()
         .chars()

@@ -12,7 +12,7 @@ pub mod facts;
 mod lane_budget;
 mod lane_count;
 pub mod lanes;
-mod markers;
+pub(crate) mod markers;
 mod missing_attachment;
 mod param_marks;
 mod runtime_hooks;

@@ -1,0 +1,8 @@
+import pytest
+
+pytestmark = pytest.mark.merge
+
+
+def test_c():
+    x = [1,2]   # odd   spacing kept
+    assert x == [1, 2]

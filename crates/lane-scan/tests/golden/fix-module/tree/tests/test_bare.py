@@ -1,0 +1,3 @@
+def test_c():
+    x = [1,2]   # odd   spacing kept
+    assert x == [1, 2]

@@ -1,0 +1,2 @@
+def test_d():
+    assert len("d") == 1

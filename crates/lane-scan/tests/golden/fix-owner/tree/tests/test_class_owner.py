@@ -1,0 +1,5 @@
+class TestOwned:
+    """owner: @org/cls"""
+
+    def test_e(self):
+        assert len("e") == 1

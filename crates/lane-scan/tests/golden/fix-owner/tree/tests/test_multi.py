@@ -1,0 +1,8 @@
+"""Several lines.
+
+More words.
+"""
+
+
+def test_b():
+    assert len("b") == 1

@@ -1,0 +1,6 @@
+# a comment first
+import os
+
+
+def test_c():
+    assert os.sep
