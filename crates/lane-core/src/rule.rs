@@ -396,6 +396,11 @@ rules! {
         summary: "a freeze test recorded as a known failure (xfail strict=True) passed: promote it",
         explanation: "A freeze test marked xfail(strict=True) is a recorded known failure: it runs, its failure is expected and it never votes. When it passes (pytest reports a strict xpass as a failure), the bug it records looks fixed: the test is ready to leave the freeze lane. Never a vote: a warning only.",
         fix: "Promote the test: remove its xfail mark, move it to the merge lane (or witness), and remove its ticket with `freeze-ledger remove TEST_ID`.";
+    // ---- issue 16 (2): product code that knows it is under test ----
+    TestAwareCode = "test-aware-code", Error, "lane-scan", acknowledgeable: false,
+        summary: "product code branches on being under test or reaches into the test run",
+        explanation: "Product code the patch changed (lane-scan --changed DIFF; lane-gate passes its --base diff, and without --base judges every product file) reads PYTEST_* environment variables (PYTEST_CURRENT_TEST, PYTEST_VERSION ...), asks sys.modules for pytest or _pytest, reads sys._called_from_test, imports pytest or _pytest (unless the project declares a pytest11 entry point: it is a pytest plugin), registers an atexit handler, names pytest's report options (--junitxml), or writes (open for writing, Path.write_text / write_bytes) to a path built from a literal under a test folder (tests, test, testing, or a testpaths entry). A library that knows it is being tested, or can touch the run, can pass any suite: it runs inside the pytest process that judges it. Product files are the Python files that are not test modules, conftest.py files, or under a test folder.",
+        fix: "Remove the code: product behaviour must not depend on the test run, and cleanup belongs in a context manager or an explicit close rather than an atexit handler. Test-only switches belong in fixtures or conftest.py (test surface, reviewed as such).";
 }
 
 impl std::fmt::Display for Rule {

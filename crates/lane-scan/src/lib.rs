@@ -1,6 +1,7 @@
 //! lane-scan: finds pytest tests without importing or running the code it reads, gives each
 //! its lane, and reports every rule broken (DESIGN.md §4).
 
+pub mod aware;
 pub mod collect;
 pub mod config;
 pub mod discover;
@@ -45,6 +46,9 @@ pub struct Options {
     /// pytest-lanes-gate will be loaded into the runs (lane-gate loads it when installed): it
     /// registers the lane markers, so `unregistered-marker` is satisfied (issue 19).
     pub markers_plugin: bool,
+    /// The product code judged for test-aware-code: the lines a patch changed, or every
+    /// product file. None: product code is not judged (issue 16).
+    pub changed: Option<aware::Changed>,
 }
 
 /// Asks `python` (or `python3`, then `python`, on PATH) for its version and `sys.platform`,
@@ -161,6 +165,14 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
     }
     let runs = in_id_order(runs);
     let counts = count(runs.iter().flatten());
+    if let Some(changed) = &options.changed {
+        let scope = aware::Scope {
+            config: &config,
+            test_files: &found.test_files,
+            conftests: &found.conftests,
+        };
+        problems.extend(aware::check(&scope, changed));
+    }
     rules::check_suite(&config, &counts, options.markers_plugin, &mut problems);
     lane_core::problem::normalize(&mut problems);
     drop(tree);
