@@ -35,7 +35,16 @@ const DOC_FOLDERS: &[&str] = &["docs", "doc"];
 
 /// Command-line options that name pytest's reports: product code reading them finds the file
 /// the run will vote with.
-const REPORT_OPTIONS: &[&str] = &["--junitxml", "--junit-xml", "--junit-prefix", "--resultlog", "--report-log"];
+const REPORT_OPTIONS: &[&str] = &[
+    "--junitxml",
+    "--junit-xml",
+    "--junit-prefix",
+    "--resultlog",
+    "--report-log",
+];
+
+/// Line ranges (1-based, inclusive) of a file.
+pub type Ranges = Vec<(u64, u64)>;
 
 /// Which product code is judged.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -271,7 +280,8 @@ impl Scope<'_> {
 /// setup.cfg (`[options.entry_points]`) or setup.py (a string literal starting `pytest11`).
 pub fn is_pytest_plugin(root: &Path) -> bool {
     let read = |name: &str| -> Option<String> {
-        let bytes = lane_core::io::read_file_capped(&root.join(name), SOURCE_MAX_BYTES, name).ok()?;
+        let bytes =
+            lane_core::io::read_file_capped(&root.join(name), SOURCE_MAX_BYTES, name).ok()?;
         String::from_utf8(bytes).ok()
     };
     if let Some(text) = read("pyproject.toml")
@@ -328,7 +338,7 @@ impl<'a> Visitor<'a> for Pytest11 {
 pub fn check(scope: &Scope, changed: &Changed) -> Vec<Problem> {
     let root = &scope.config.rootdir;
     let plugin = is_pytest_plugin(root);
-    let files: Vec<(String, Option<&Vec<(u64, u64)>>)> = match changed {
+    let files: Vec<(String, Option<&Ranges>)> = match changed {
         Changed::All => scope
             .all_product_files()
             .into_iter()
@@ -344,7 +354,12 @@ pub fn check(scope: &Scope, changed: &Changed) -> Vec<Problem> {
         .config
         .testpaths
         .iter()
-        .filter_map(|t| t.trim_start_matches("./").split('/').next().map(str::to_string))
+        .filter_map(|t| {
+            t.trim_start_matches("./")
+                .split('/')
+                .next()
+                .map(str::to_string)
+        })
         .filter(|t| !t.is_empty() && !t.contains(['*', '?', '[']))
         .collect();
     let mut problems = Vec::new();
@@ -432,7 +447,8 @@ pub fn judge_source(source: &str, plugin: bool, test_dirs: &[String]) -> Result<
         let at = at.to_usize();
         (starts.partition_point(|&s| s <= at)) as u64
     };
-    let parsed = ruff_python_parser::parse_module(source).map_err(|e| line_of(e.location.start()))?;
+    let parsed =
+        ruff_python_parser::parse_module(source).map_err(|e| line_of(e.location.start()))?;
     let body = &parsed.syntax().body;
     let mut names = Names::default();
     names.visit_body(body);
@@ -490,7 +506,10 @@ impl<'a> Visitor<'a> for Names<'a> {
             Stmt::Assign(a) => {
                 for t in &a.targets {
                     if let Expr::Name(n) = t {
-                        self.values.entry(n.id.to_string()).or_default().push(&a.value);
+                        self.values
+                            .entry(n.id.to_string())
+                            .or_default()
+                            .push(&a.value);
                     }
                 }
             }
@@ -555,7 +574,9 @@ impl Judge<'_, '_, '_> {
                     .cloned()
                     .unwrap_or_else(|| n.id.to_string()),
             ),
-            Expr::Attribute(a) => Some(format!("{}.{}", self.qualified(&a.value)?, a.attr.as_str())),
+            Expr::Attribute(a) => {
+                Some(format!("{}.{}", self.qualified(&a.value)?, a.attr.as_str()))
+            }
             _ => None,
         }
     }
@@ -575,7 +596,13 @@ impl Judge<'_, '_, '_> {
 
     /// The string literals `expr` is built from, through names bound in the module (at most
     /// `depth` names deep), with their lines.
-    fn literals(&self, expr: &Expr, depth: usize, seen: &mut HashSet<String>, out: &mut Vec<(String, u64)>) {
+    fn literals(
+        &self,
+        expr: &Expr,
+        depth: usize,
+        seen: &mut HashSet<String>,
+        out: &mut Vec<(String, u64)>,
+    ) {
         struct Lits<'j, 'x, 'n, 'a, 'l> {
             judge: &'j Judge<'n, 'a, 'l>,
             depth: usize,
@@ -585,9 +612,10 @@ impl Judge<'_, '_, '_> {
         impl<'e> Visitor<'e> for Lits<'_, '_, '_, '_, '_> {
             fn visit_expr(&mut self, expr: &'e Expr) {
                 match expr {
-                    Expr::StringLiteral(s) => self
-                        .out
-                        .push((s.value.to_str().to_string(), (self.judge.line_of)(s.start()))),
+                    Expr::StringLiteral(s) => self.out.push((
+                        s.value.to_str().to_string(),
+                        (self.judge.line_of)(s.start()),
+                    )),
                     Expr::Name(n) if self.depth > 0 && self.seen.insert(n.id.to_string()) => {
                         if let Some(values) = self.judge.names.values.get(n.id.as_str()) {
                             for v in values {
@@ -657,19 +685,33 @@ impl Judge<'_, '_, '_> {
         let func = self.qualified(&call.func);
         let func = func.as_deref().unwrap_or("");
         let first = args.args.first();
-        let kw = |name: &str| args.keywords.iter().find(|k| k.arg.as_ref().is_some_and(|a| a.as_str() == name)).map(|k| &k.value);
+        let kw = |name: &str| {
+            args.keywords
+                .iter()
+                .find(|k| k.arg.as_ref().is_some_and(|a| a.as_str() == name))
+                .map(|k| &k.value)
+        };
         // Imports by call.
         if matches!(
             func,
-            "__import__" | "importlib.import_module" | "importlib.util.find_spec" | "pkgutil.find_loader" | "importlib.find_loader"
+            "__import__"
+                | "importlib.import_module"
+                | "importlib.util.find_spec"
+                | "pkgutil.find_loader"
+                | "importlib.find_loader"
         ) && let Some(m) = first.and_then(str_value)
         {
             self.import(call, &m);
         }
         // sys.modules.get("pytest") and the like.
         if let Expr::Attribute(a) = &*call.func
-            && matches!(a.attr.as_str(), "get" | "pop" | "setdefault" | "__contains__" | "__getitem__")
-            && self.qualified(&a.value).is_some_and(|q| q.ends_with("modules"))
+            && matches!(
+                a.attr.as_str(),
+                "get" | "pop" | "setdefault" | "__contains__" | "__getitem__"
+            )
+            && self
+                .qualified(&a.value)
+                .is_some_and(|q| q.ends_with("modules"))
             && let Some(m) = first.and_then(str_value)
             && is_pytest_module(&m)
         {
@@ -693,13 +735,18 @@ impl Judge<'_, '_, '_> {
                 if let Some(f) = args.args.get(1) {
                     self.literal_attrs(f, &mut flags);
                 }
-                if flags.iter().any(|f| matches!(f.as_str(), "O_WRONLY" | "O_RDWR" | "O_CREAT" | "O_TRUNC" | "O_APPEND"))
-                    && let Some(target) = first
+                if flags.iter().any(|f| {
+                    matches!(
+                        f.as_str(),
+                        "O_WRONLY" | "O_RDWR" | "O_CREAT" | "O_TRUNC" | "O_APPEND"
+                    )
+                }) && let Some(target) = first
                 {
                     self.write(call, target, "os.open for writing");
                 }
             }
-            "shutil.copy" | "shutil.copy2" | "shutil.copyfile" | "shutil.move" | "os.replace" | "os.rename" => {
+            "shutil.copy" | "shutil.copy2" | "shutil.copyfile" | "shutil.move" | "os.replace"
+            | "os.rename" => {
                 if let Some(target) = args.args.get(1).or_else(|| kw("dst")) {
                     self.write(call, target, func);
                 }
@@ -764,11 +811,19 @@ impl<'a> Visitor<'a> for Judge<'_, '_, '_> {
             Expr::StringLiteral(s) => {
                 let v = s.value.to_str();
                 if v.starts_with("PYTEST_") {
-                    self.push(expr, format!("names pytest's environment variable {v}"), Vec::new());
+                    self.push(
+                        expr,
+                        format!("names pytest's environment variable {v}"),
+                        Vec::new(),
+                    );
                 } else if v == "_called_from_test" {
                     self.push(expr, "reads sys._called_from_test".into(), Vec::new());
                 } else if REPORT_OPTIONS.iter().any(|o| v.starts_with(o)) {
-                    self.push(expr, format!("names pytest's report option {v:?}"), Vec::new());
+                    self.push(
+                        expr,
+                        format!("names pytest's report option {v:?}"),
+                        Vec::new(),
+                    );
                 }
             }
             Expr::Attribute(a) => {
@@ -776,27 +831,48 @@ impl<'a> Visitor<'a> for Judge<'_, '_, '_> {
                     self.push(expr, "reads sys._called_from_test".into(), Vec::new());
                 }
                 if self.qualified(expr).as_deref() == Some("atexit.register") {
-                    self.push(expr, "registers an atexit handler (atexit.register)".into(), Vec::new());
+                    self.push(
+                        expr,
+                        "registers an atexit handler (atexit.register)".into(),
+                        Vec::new(),
+                    );
                 }
             }
-            Expr::Name(n) => {
-                if self.names.imports.get(n.id.as_str()).map(String::as_str) == Some("atexit.register") {
-                    self.push(expr, "registers an atexit handler (atexit.register)".into(), Vec::new());
-                }
+            Expr::Name(n)
+                if self.names.imports.get(n.id.as_str()).map(String::as_str)
+                    == Some("atexit.register") =>
+            {
+                self.push(
+                    expr,
+                    "registers an atexit handler (atexit.register)".into(),
+                    Vec::new(),
+                );
             }
             Expr::Compare(c) => {
-                let operands: Vec<&Expr> = std::iter::once(&*c.left).chain(c.comparators.iter()).collect();
+                let operands: Vec<&Expr> = std::iter::once(&*c.left)
+                    .chain(c.comparators.iter())
+                    .collect();
                 for (i, op) in c.ops.iter().enumerate() {
                     if matches!(op, CmpOp::In | CmpOp::NotIn)
                         && let Some(m) = str_value(operands[i])
                         && is_pytest_module(&m)
                     {
-                        self.push(expr, format!("asks whether {m:?} is in {}", self.qualified(operands[i + 1]).unwrap_or_else(|| "a container".into())), Vec::new());
+                        self.push(
+                            expr,
+                            format!(
+                                "asks whether {m:?} is in {}",
+                                self.qualified(operands[i + 1])
+                                    .unwrap_or_else(|| "a container".into())
+                            ),
+                            Vec::new(),
+                        );
                     }
                 }
             }
             Expr::Subscript(s) => {
-                if self.qualified(&s.value).is_some_and(|q| q.ends_with("modules"))
+                if self
+                    .qualified(&s.value)
+                    .is_some_and(|q| q.ends_with("modules"))
                     && let Some(m) = str_value(&s.slice)
                     && is_pytest_module(&m)
                 {
@@ -813,6 +889,7 @@ impl<'a> Visitor<'a> for Judge<'_, '_, '_> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -850,20 +927,48 @@ mod tests {
     #[test]
     fn reaching_into_the_run_is_found() {
         assert_eq!(lines("import pytest\n"), [1]);
-        assert_eq!(lines("def f():\n    from _pytest.reports import TestReport\n"), [2]);
-        assert_eq!(lines("import importlib\nm = importlib.import_module('_pytest.runner')\n"), [2]);
+        assert_eq!(
+            lines("def f():\n    from _pytest.reports import TestReport\n"),
+            [2]
+        );
+        assert_eq!(
+            lines("import importlib\nm = importlib.import_module('_pytest.runner')\n"),
+            [2]
+        );
         assert_eq!(lines("import atexit\natexit.register(print)\n"), [2]);
-        assert_eq!(lines("import atexit as _a\n\n@_a.register\ndef bye():\n    pass\n"), [3]);
+        assert_eq!(
+            lines("import atexit as _a\n\n@_a.register\ndef bye():\n    pass\n"),
+            [3]
+        );
         assert_eq!(lines("from atexit import register as r\nr(print)\n"), [2]);
-        assert_eq!(lines("import sys\nfor a in sys.argv:\n    if a.startswith('--junitxml='):\n        pass\n"), [3]);
+        assert_eq!(
+            lines(
+                "import sys\nfor a in sys.argv:\n    if a.startswith('--junitxml='):\n        pass\n"
+            ),
+            [3]
+        );
         // Writes under a test folder, the path bound to a name first.
         let golden = "import os\nG = os.path.join(os.path.dirname(__file__), 'tests', 'fixtures', 'g.txt')\n\
                       with open(G, 'w') as f:\n    f.write('x')\n";
         assert_eq!(lines(golden), [3]);
-        assert_eq!(lines("from pathlib import Path\nPath('tests/fixtures/g.txt').write_text('x')\n"), [2]);
-        assert_eq!(lines("from pathlib import Path\np = Path(__file__).parent / 'tests'\n(p / 'g.txt').write_bytes(b'')\n"), [3]);
-        assert_eq!(lines("with open(f'{ROOT}/tests/g.txt', mode='a') as f:\n    pass\n"), [1]);
-        assert_eq!(lines("import shutil\nshutil.copy('a.txt', 'tests/fixtures/g.txt')\n"), [2]);
+        assert_eq!(
+            lines("from pathlib import Path\nPath('tests/fixtures/g.txt').write_text('x')\n"),
+            [2]
+        );
+        assert_eq!(
+            lines(
+                "from pathlib import Path\np = Path(__file__).parent / 'tests'\n(p / 'g.txt').write_bytes(b'')\n"
+            ),
+            [3]
+        );
+        assert_eq!(
+            lines("with open(f'{ROOT}/tests/g.txt', mode='a') as f:\n    pass\n"),
+            [1]
+        );
+        assert_eq!(
+            lines("import shutil\nshutil.copy('a.txt', 'tests/fixtures/g.txt')\n"),
+            [2]
+        );
         assert_eq!(lines("open('out/junit.xml', 'w')\n"), [1]);
     }
 
@@ -888,9 +993,16 @@ mod tests {
 
     #[test]
     fn a_pytest_plugin_may_import_pytest_but_not_branch_on_the_run() {
-        assert_eq!(whats("import pytest\nfrom _pytest.config import Config\n", true), []);
         assert_eq!(
-            whats("import os\nx = os.environ.get('PYTEST_CURRENT_TEST')\n", true).len(),
+            whats("import pytest\nfrom _pytest.config import Config\n", true),
+            []
+        );
+        assert_eq!(
+            whats(
+                "import os\nx = os.environ.get('PYTEST_CURRENT_TEST')\n",
+                true
+            )
+            .len(),
             1
         );
     }
