@@ -174,6 +174,44 @@ pub struct Module {
     /// `pytest_plugins = [...]` / `"name"`: the plugin modules named, when literal; None when
     /// the module assigns it something else (computed).
     pub pytest_plugins: Option<Located<Option<Vec<CompactString>>>>,
+    /// Module-level assignments to a name and `def`s (the last binding of each name), for a
+    /// property's domain.
+    pub definitions: Vec<Definition>,
+}
+
+/// A module-level name's definition, as a property's domain records it (issue 16): a strategy
+/// narrowed in `amounts = st.decimals(...)` changes the domain of `@given(amounts)`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Definition {
+    pub name: CompactString,
+    /// The assigned value's source text, or for a `def` (and a long value) its size and a
+    /// fingerprint of its source: any change to it changes this text.
+    pub text: CompactString,
+    /// The names it reads (sorted, unique), for following definitions transitively.
+    pub names: Vec<CompactString>,
+}
+
+/// Source text longer than this is recorded as its size and fingerprint.
+const DEFINITION_TEXT_MAX: usize = 512;
+
+/// A fixed 64-bit fingerprint of `text` (FNV-1a): the same on every run and platform.
+pub fn fingerprint(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The names an expression or body reads, sorted and unique.
+#[derive(Default)]
+struct ReadNames(Vec<CompactString>);
+
+impl<'a> Visitor<'a> for ReadNames {
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if let Expr::Name(n) = expr {
+            self.0.push(CompactString::new(n.id.as_str()));
+        }
+        ruff_python_ast::visitor::walk_expr(self, expr);
+    }
 }
 
 /// One binding of a name in a module or class body (`def`, `class`, assignment, import, `for`
@@ -699,7 +737,26 @@ impl Summarizer<'_> {
                         self.module_assign(m, &assign.target, value);
                     }
                 }
-                Stmt::FunctionDef(f) => m.functions.push(self.function(f)),
+                // A test function is never a strategy: no definition kept for it.
+                Stmt::FunctionDef(f) if f.name.as_str().starts_with("test") => {
+                    m.functions.push(self.function(f));
+                }
+                Stmt::FunctionDef(f) => {
+                    m.functions.push(self.function(f));
+                    let mut read = ReadNames::default();
+                    for d in &f.decorator_list {
+                        read.visit_decorator(d);
+                    }
+                    read.visit_body(&f.body);
+                    let text = self.text(stmt);
+                    let text = format!(
+                        "def {}: {} bytes, fingerprint {:016x}",
+                        f.name.as_str(),
+                        text.len(),
+                        fingerprint(text)
+                    );
+                    self.define(m, f.name.as_str(), &text, read.0);
+                }
                 Stmt::ClassDef(c) => m.classes.push(self.class(c)),
                 Stmt::Expr(e) => {
                     if let Expr::Call(_) = &*e.value {
@@ -727,6 +784,28 @@ impl Summarizer<'_> {
                 _ => {}
             }
         }
+    }
+
+    /// Records `name`'s definition (replacing an earlier one: the last binding wins).
+    fn define(&self, m: &mut Module, name: &str, text: &str, mut names: Vec<CompactString>) {
+        names.sort_unstable();
+        names.dedup();
+        names.retain(|n| n != name);
+        let text = if text.len() > DEFINITION_TEXT_MAX {
+            CompactString::new(format!(
+                "{} bytes, fingerprint {:016x}",
+                text.len(),
+                fingerprint(text)
+            ))
+        } else {
+            CompactString::new(text)
+        };
+        m.definitions.retain(|d| d.name != name);
+        m.definitions.push(Definition {
+            name: CompactString::new(name),
+            text,
+            names,
+        });
     }
 
     fn module_assign(&self, m: &mut Module, target: &Expr, value: &Expr) {
@@ -760,6 +839,9 @@ impl Summarizer<'_> {
                     _ => {
                         m.assigns.retain(|(n, _)| n != name);
                         m.assigns.push((CompactString::new(name), located));
+                        let mut read = ReadNames::default();
+                        read.visit_expr(value);
+                        self.define(m, name, self.text(value), read.0);
                     }
                 }
             }
