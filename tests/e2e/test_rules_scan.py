@@ -195,13 +195,33 @@ def a_weak_profile(repo: Path) -> None:
     edit(repo / MERGE, "@settings(max_examples=200, deadline=None)\n", "@settings(deadline=None)\n")
 
 
+def a_weak_profile_loaded_elsewhere(repo: Path) -> None:
+    # Registered in the conftest, loaded by the test module itself.
+    (repo / "tests" / "conftest.py").write_text(
+        "from hypothesis import settings\n\n"
+        "settings.register_profile(\"quick\", max_examples=10)\n")
+    edit(repo / MERGE, "@settings(max_examples=200, deadline=None)\n", "@settings(deadline=None)\n")
+    edit(repo / MERGE, "from hypothesis import given, settings\n",
+         "from hypothesis import given, settings\n\nsettings.load_profile(\"quick\")\n")
+
+
+def a_weak_profile_by_environment(repo: Path) -> None:
+    # The name comes from the environment: any registered profile may be the one loaded.
+    (repo / "tests" / "conftest.py").write_text(
+        "import os\n\nfrom hypothesis import Phase, settings\n\n"
+        "settings.register_profile(\"thorough\", max_examples=500)\n"
+        "settings.register_profile(\"quick\", settings(phases=[Phase.explicit]))\n"
+        "settings.load_profile(os.environ.get(\"HYPOTHESIS_PROFILE\", \"thorough\"))\n")
+
+
 def a_narrowed_strategy(repo: Path) -> None:
     # `@given(total=amounts, ...)` as written is unchanged: the name's definition narrowed.
     edit(repo / MERGE, 'max_value="1000000.00"', 'max_value="1000.00"')
 
 
 NARROWINGS = {"max-examples": fewer_examples, "assume": filter_the_domain,
-              "profile": a_weak_profile}
+              "profile": a_weak_profile, "profile-elsewhere": a_weak_profile_loaded_elsewhere,
+              "profile-by-environment": a_weak_profile_by_environment}
 # Not a weakened-search on its own (nothing is filtered or shortened), but a changed domain.
 DOMAIN_CHANGES = {**NARROWINGS, "strategy": a_narrowed_strategy}
 
@@ -218,9 +238,13 @@ def test_a_narrowed_search_is_shown_in_the_verdict(invoice: Path, case: str):
     [prop] = [t for t in scan["tests"] if t["id"].endswith("test_credit_round_trip")]
     if case == "assume":
         assert prop["attachments"]["assumes"] == ["credit < total / 2"]
-    if case == "profile":
+    if case in ("profile", "profile-elsewhere"):
         assert prop["attachments"]["settings"] == {"deadline": "None", "max_examples": "10",
                                                    "profile": "quick"}
+    if case == "profile-by-environment":
+        settings = prop["attachments"]["settings"]
+        assert settings["phases"] == "[Phase.explicit]", settings
+        assert "the weakest is quick" in settings["profile"], settings
 
 
 @pytest.mark.parametrize("case", sorted(DOMAIN_CHANGES))

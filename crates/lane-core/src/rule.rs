@@ -123,7 +123,7 @@ rules! {
         fix: "correct the path or add the file and lock it with lane-lock lock.";
     Tautology = "tautology", Error, "lane-scan", acknowledgeable: false,
         summary: "a merge test whose assertions cannot fail",
-        explanation: "assert True, assert x == x and similar assertions pass whatever the code does, so the test cannot fail a wrong patch and must not vote.",
+        explanation: "assert True, assert x == x and similar assertions pass whatever the code does, so the test cannot fail a wrong patch and must not vote. Counted: literals (assert 'text', assert [1]), isinstance(x, object), and a literal or a name the test body itself bound compared with itself (applied = f(x); assert applied == applied checks nothing about applied). Not counted: a parameter (a @given value, a fixture) or a module-level object compared with itself (packaging's assert Infinity == Infinity): that tests the object's own __eq__, a reflexivity property real suites write on purpose; nor two evaluations of a call (f() == f()), which test that the code returns the same thing each time.",
         fix: "assert a property of the code under test (a round trip, an inverse, a known input/output pair).";
     NoAssertion = "no-assertion", Warning, "lane-scan", acknowledgeable: false,
         summary: "a merge test with no assertion",

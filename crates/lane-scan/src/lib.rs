@@ -119,13 +119,8 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
 
     let tree = SourceTree::new(&modules, root, &imports);
     let plugins = plugin_modules(&tree, &cli_plugins);
-    let conftests: Vec<ModuleId> = modules
-        .iter()
-        .enumerate()
-        .filter(|(_, m)| m.abs.file_name().is_some_and(|n| n == "conftest.py"))
-        .map(|(i, _)| ModuleId(i))
-        .collect();
-    let profile = rules::weakened_search::loaded_profile(&tree, &conftests);
+    let all_modules: Vec<ModuleId> = (0..modules.len()).map(ModuleId).collect();
+    let profile = rules::weakened_search::loaded_profile(&tree, &all_modules);
     let target_cell: std::sync::OnceLock<Option<python::Target>> = std::sync::OnceLock::new();
     let target = || {
         target_cell

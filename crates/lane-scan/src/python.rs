@@ -948,9 +948,16 @@ impl Summarizer<'_> {
     }
 
     fn function(&self, f: &ast::StmtFunctionDef) -> Function {
-        let mut walk = Walk::default();
+        let mut stored = StoredNames::default();
+        stored.visit_body(&f.body);
+        let mut walk = Walk {
+            locals: stored.0,
+            ..Walk::default()
+        };
         self.scan_asserts(&f.body, &mut walk, false, 0);
-        let Walk { asserts, assumes } = walk;
+        let Walk {
+            asserts, assumes, ..
+        } = walk;
         fn call(s: &Stmt) -> Option<(&Stmt, &Expr)> {
             match s {
                 Stmt::Expr(e) if matches!(&*e.value, Expr::Call(_)) => Some((s, &*e.value)),
@@ -989,11 +996,11 @@ impl Summarizer<'_> {
                 Stmt::Assert(a) => {
                     let out = &mut walk.asserts;
                     out.asserts += 1;
-                    if cannot_fail(&a.test) {
+                    if cannot_fail(&a.test, &walk.locals) {
                         out.tautologies += 1;
                         out.first_tautology.get_or_insert(self.line_of(stmt));
                     }
-                    if swallow || or_cannot_fail(&a.test) {
+                    if swallow || or_cannot_fail(&a.test, &walk.locals) {
                         out.swallowed += 1;
                         out.first_swallowed.get_or_insert(self.line_of(stmt));
                     }
@@ -1352,6 +1359,25 @@ fn const_truth(expr: &Expr) -> Option<bool> {
 struct Walk {
     asserts: Asserts,
     assumes: Vec<Located<Ex>>,
+    /// Names the function body binds (assignments, loop and `with` targets): a reflexive
+    /// comparison of one of these is a tautology; of a parameter or a module-level name it
+    /// tests that object's `__eq__`.
+    locals: Vec<CompactString>,
+}
+
+/// The names a body binds in Store context.
+#[derive(Default)]
+struct StoredNames(Vec<CompactString>);
+
+impl<'a> Visitor<'a> for StoredNames {
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if let Expr::Name(n) = expr
+            && n.ctx == ast::ExprContext::Store
+        {
+            self.0.push(CompactString::new(n.id.as_str()));
+        }
+        ruff_python_ast::visitor::walk_expr(self, expr);
+    }
 }
 
 /// The last name of a call's function (`assume` for `hypothesis.assume(...)`).
@@ -1453,9 +1479,11 @@ fn suppresses_assertions(expr: &Expr) -> bool {
 }
 
 /// `assert a or True`: an `or` with an operand that cannot be false.
-fn or_cannot_fail(test: &Expr) -> bool {
+fn or_cannot_fail(test: &Expr, locals: &[CompactString]) -> bool {
     match test {
-        Expr::BoolOp(b) if b.op == ast::BoolOp::Or => b.values.iter().any(cannot_fail),
+        Expr::BoolOp(b) if b.op == ast::BoolOp::Or => {
+            b.values.iter().any(|v| cannot_fail(v, locals))
+        }
         _ => false,
     }
 }
@@ -1552,6 +1580,17 @@ fn cond(expr: &Expr, depth: usize) -> Cond {
             match b.op {
                 ast::BoolOp::And => Cond::And(parts),
                 ast::BoolOp::Or => Cond::Or(parts),
+            }
+        }
+        // six.PY2 / six.PY3: `sys.version_info[0] == 2 / 3`, decided like it.
+        Expr::Attribute(a)
+            if matches!(a.attr.as_str(), "PY2" | "PY3")
+                && matches!(&*a.value, Expr::Name(n) if n.id.as_str() == "six") =>
+        {
+            Cond::Version {
+                op: CmpOp::Eq,
+                len: Some(1),
+                values: vec![if a.attr.as_str() == "PY2" { 2 } else { 3 }],
             }
         }
         Expr::Name(n) if n.id.as_str() == "TYPE_CHECKING" => Cond::Const(false),
@@ -1669,7 +1708,7 @@ fn cookie_name(comment: &str) -> Option<&str> {
 
 /// An assertion that passes whatever the code does: a truthy constant, or a comparison of an
 /// expression with itself by `==`, `is`, `<=` or `>=`.
-fn cannot_fail(test: &Expr) -> bool {
+fn cannot_fail(test: &Expr, locals: &[CompactString]) -> bool {
     if const_truth(test) == Some(true) {
         return true;
     }
@@ -1716,7 +1755,12 @@ fn cannot_fail(test: &Expr) -> bool {
         // A literal or a plain name compared with itself. Two evaluations of a call, an
         // attribute or a subscript (`f() is f()`, `hash(f(x)) == hash(f(x))`, `C() == C()`)
         // test what the code returns each time, which real suites check on purpose.
-        let decidable = const_truth(left).is_some() || matches!(left, Expr::Name(_));
+        // A name only when the body bound it (`applied = f(x)`; `assert applied == applied`
+        // checks nothing about it): a parameter (a @given value, a fixture) or a module-level
+        // object (packaging's `assert Infinity == Infinity`) compared with itself tests that
+        // object's `__eq__`, which real suites do on purpose.
+        let decidable = const_truth(left).is_some()
+            || matches!(left, Expr::Name(n) if locals.iter().any(|l| l == n.id.as_str()));
         return decidable && ComparableExpr::from(left) == ComparableExpr::from(right);
     }
     false
@@ -1769,6 +1813,23 @@ mod tests {
                 0,
             ),
             ("1 == 1", "def t():\n    assert 1 == 1\n", 1, 1, 0),
+            // A parameter (a @given value) or a module-level object compared with itself
+            // tests its __eq__ (packaging's `assert Infinity == Infinity`).
+            ("param == param", "def t(m):\n    assert m == m\n", 1, 0, 0),
+            (
+                "constant == constant",
+                "def t():\n    assert Infinity == Infinity\n",
+                1,
+                0,
+                0,
+            ),
+            (
+                "loop target",
+                "def t():\n    for y in f():\n        assert y == y\n",
+                1,
+                1,
+                0,
+            ),
             (
                 "attr is attr can differ",
                 "def t():\n    assert a.b is a.b\n",
