@@ -123,7 +123,7 @@ rules! {
         fix: "correct the path or add the file and lock it with lane-lock lock.";
     Tautology = "tautology", Error, "lane-scan", acknowledgeable: false,
         summary: "a merge test whose assertions cannot fail",
-        explanation: "assert True, assert x == x and similar assertions pass whatever the code does, so the test cannot fail a wrong patch and must not vote.",
+        explanation: "assert True, assert x == x and similar assertions pass whatever the code does, so the test cannot fail a wrong patch and must not vote. Counted: literals (assert 'text', assert [1]), isinstance(x, object), and a literal or a name the test body itself bound compared with itself (applied = f(x); assert applied == applied checks nothing about applied). Not counted: a parameter (a @given value, a fixture) or a module-level object compared with itself (packaging's assert Infinity == Infinity): that tests the object's own __eq__, a reflexivity property real suites write on purpose; nor two evaluations of a call (f() == f()), which test that the code returns the same thing each time.",
         fix: "assert a property of the code under test (a round trip, an inverse, a known input/output pair).";
     NoAssertion = "no-assertion", Warning, "lane-scan", acknowledgeable: false,
         summary: "a merge test with no assertion",
@@ -448,6 +448,11 @@ rules! {
         summary: "lane-scan --fix lists (or with --owner TEAM writes) the owner of modules whose merge tests have none",
         explanation: "A human-written merge test needs an owner: an owner: line in its docstring, its class's or its module's, or a CODEOWNERS entry (.github/CODEOWNERS, CODEOWNERS, docs/CODEOWNERS, .gitlab/CODEOWNERS; last match wins) for its file. --fix lists each module whose merge tests have none; --fix --owner TEAM adds an owner: line to the module's docstring (a new docstring when it has none), never replacing one.",
         fix: "Run lane-scan --fix --owner TEAM, add a CODEOWNERS entry, or write owner: lines by hand.";
+    // ---- issue 16 (2): product code that knows it is under test ----
+    TestAwareCode = "test-aware-code", Error, "lane-scan", acknowledgeable: false,
+        summary: "product code branches on being under test or reaches into the test run",
+        explanation: "Product code the patch changed (lane-scan --changed DIFF; lane-gate passes its --base diff, and without --base judges every product file) reads PYTEST_* environment variables (PYTEST_CURRENT_TEST, PYTEST_VERSION ...), asks sys.modules for pytest or _pytest, reads sys._called_from_test, imports pytest or _pytest (unless the project declares a pytest11 entry point: it is a pytest plugin), registers an atexit handler, names pytest's report options (--junitxml), or writes (open for writing, Path.write_text / write_bytes) to a path built from a literal under a test folder (tests, test, testing, or a testpaths entry). A library that knows it is being tested, or can touch the run, can pass any suite: it runs inside the pytest process that judges it. Product files are the Python files that are not test modules, conftest.py files, or under a test folder.",
+        fix: "Remove the code: product behaviour must not depend on the test run, and cleanup belongs in a context manager or an explicit close rather than an atexit handler. Test-only switches belong in fixtures or conftest.py (test surface, reviewed as such).";
 }
 
 impl std::fmt::Display for Rule {

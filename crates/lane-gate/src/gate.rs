@@ -15,7 +15,7 @@ use crate::pytest::Setup;
 use crate::python::{Interpreter, Plugin};
 use crate::section::{self, GateSection};
 use crate::surface::{self, Change, Class, Entry, Facts};
-use crate::{Args, GateError, TOOL, ack, from_tool, tree};
+use crate::{Args, GateError, TOOL, ack, changed, from_tool, tree};
 
 /// Files a run leaves in the out folder; an earlier run's are removed first, so a gate that
 /// stops never leaves a verdict behind.
@@ -236,7 +236,12 @@ pub fn run(args: &Args) -> Result<Status, GateError> {
     let mut base_doc: Option<Document> = None;
     let mut candidates: Vec<String> = Vec::new();
     let mut doc = match &args.base {
-        None => in_dir(&cwd, || evidence(today, &scan_options))?,
+        None => in_dir(&cwd, || {
+            evidence(
+                today,
+                &changed::with(&scan_options, lane_scan::aware::Changed::All),
+            )
+        })?,
         Some(base_ref) => {
             let based = Based::prepare(base_ref, &cwd, &out, tmp, ack.is_some())?;
             gate.seed = seed(args, Some(&based.merge_base))?;
@@ -275,6 +280,11 @@ pub fn run(args: &Args) -> Result<Status, GateError> {
                 head: None,
             };
             base_doc = Some(base_scan);
+            // The patch's product code is judged (test-aware-code) in its own tree and the vote's.
+            let scan_options = changed::with(
+                &scan_options,
+                changed::of_patch(&cwd, &based.merge_base, &based.head, &based.entries)?,
+            );
             let patch_doc = in_dir(&cwd, || evidence(today, &scan_options))?;
             // lane-lock diff compares the patch's own witness lane with the base's.
             let scans = LockScans {

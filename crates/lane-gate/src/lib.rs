@@ -9,6 +9,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod ack;
+pub mod changed;
 pub mod gate;
 pub mod git;
 pub mod pytest;

@@ -168,7 +168,7 @@ fn unlisted(e: &walkdir::Error, root: &Path) -> Error {
 }
 
 /// A python_files pattern with a `/` matches the end of the path; otherwise the file name.
-fn matches_file(pattern: &str, path: &Path, name: &str) -> bool {
+pub(crate) fn matches_file(pattern: &str, path: &Path, name: &str) -> bool {
     if pattern.contains('/') {
         let full = path.to_string_lossy().replace('\\', "/");
         fnmatch(&format!("*{pattern}"), &full)
@@ -178,7 +178,7 @@ fn matches_file(pattern: &str, path: &Path, name: &str) -> bool {
 }
 
 /// pytest does not enter folders matching norecursedirs, nor virtualenvs.
-fn keep_dir(config: &Config, path: &Path) -> bool {
+pub(crate) fn keep_dir(config: &Config, path: &Path) -> bool {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

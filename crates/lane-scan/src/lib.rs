@@ -1,6 +1,7 @@
 //! lane-scan: finds pytest tests without importing or running the code it reads, gives each
 //! its lane, and reports every rule broken (DESIGN.md §4).
 
+pub mod aware;
 pub mod collect;
 pub mod collect_ignore;
 pub mod config;
@@ -51,6 +52,9 @@ pub struct Options {
     /// pytest-lanes-gate will be loaded into the runs (lane-gate loads it when installed): it
     /// registers the lane markers, so `unregistered-marker` is satisfied (issue 19).
     pub markers_plugin: bool,
+    /// The product code judged for test-aware-code: the lines a patch changed, or every
+    /// product file. None: product code is not judged (issue 16).
+    pub changed: Option<aware::Changed>,
 }
 
 /// Asks `python` (or `python3`, then `python`, on PATH) for its version and `sys.platform`,
@@ -134,13 +138,8 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
     let mut tree = SourceTree::new(&modules, root, &imports);
     tree.codeowners = owners::CodeOwners::load(root)?;
     let plugins = plugin_modules(&tree, &cli_plugins);
-    let conftests: Vec<ModuleId> = modules
-        .iter()
-        .enumerate()
-        .filter(|(_, m)| m.abs.file_name().is_some_and(|n| n == "conftest.py"))
-        .map(|(i, _)| ModuleId(i))
-        .collect();
-    let profile = rules::weakened_search::loaded_profile(&tree, &conftests);
+    let all_modules: Vec<ModuleId> = (0..modules.len()).map(ModuleId).collect();
+    let profile = rules::weakened_search::loaded_profile(&tree, &all_modules);
     problems.extend(ignore_problems);
     let installed = installed::Installed::new(options.python.clone());
     let ctx = ModuleCtx {
@@ -186,6 +185,14 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
     snapshot_files.sort();
     snapshot_files.dedup();
     let counts = count(runs.iter().flatten());
+    if let Some(changed) = &options.changed {
+        let scope = aware::Scope {
+            config: &config,
+            test_files: &found.test_files,
+            conftests: &found.conftests,
+        };
+        problems.extend(aware::check(&scope, changed));
+    }
     rules::check_suite(&config, &counts, options.markers_plugin, &mut problems);
     lane_core::problem::normalize(&mut problems);
     drop(tree);

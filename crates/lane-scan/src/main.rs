@@ -18,6 +18,9 @@ lane-scan never imports or runs the code it reads. Exit status: 0 no errors in t
 section, 1 errors found, 2 it could not scan (bad config, missing path, bad input, a
 path or testpaths entry outside the rootdir). A Python file over 2 MiB is not read
 (file-too-large); an evidence document over 256 MiB is refused (docs/robustness.md).
+Product code (test-aware-code): --changed DIFF judges the lines a patch changed,
+  git diff -U0 --relative \"$BASE\"...HEAD > patch.diff && lane-scan --changed patch.diff
+and --all-product judges every product file.
 Explain a rule: lane-scan --explain unconditional-skip";
 
 /// Finds pytest tests without running them, gives each its lane (merge, witness, freeze) and
@@ -56,6 +59,16 @@ struct Args {
     /// still to be written with freeze-ledger add).
     #[arg(long, requires = "fix_or_diff")]
     mark_freeze: bool,
+    /// A unified diff (`git diff -U0 BASE...HEAD`, run from the rootdir with --relative, or
+    /// paths relative to the rootdir) of the patch: the product files it changed are judged
+    /// for test-aware-code on the lines it changed. Test modules, conftest.py files and files
+    /// in test folders are not product code.
+    #[arg(long, value_name = "DIFF", conflicts_with = "all_product")]
+    changed: Option<PathBuf>,
+    /// Judge every product file of the tree for test-aware-code (no diff to go by; what
+    /// lane-gate does without --base).
+    #[arg(long)]
+    all_product: bool,
     #[command(flatten)]
     common: CommonArgs,
 }
@@ -71,6 +84,23 @@ fn main() -> ExitCode {
         }
         let doc = args.common.document.read()?;
         let target = target(&args)?;
+        let changed = match (&args.changed, args.all_product) {
+            (Some(path), _) => {
+                let bytes = lane_core::io::read_file_capped(
+                    path,
+                    lane_core::rule::SOURCE_MAX_BYTES * 8,
+                    "a diff",
+                )?;
+                let name = path.display().to_string();
+                let text = String::from_utf8(bytes)
+                    .map_err(|_| lane_core::Error::parse(&name, 0, 0, "not valid UTF-8"))?;
+                Some(lane_scan::aware::Changed::Lines(
+                    lane_scan::aware::parse_diff(&text, &name)?,
+                ))
+            }
+            (None, true) => Some(lane_scan::aware::Changed::All),
+            (None, false) => None,
+        };
         let scan = lane_scan::scan(&lane_scan::Options {
             paths: args.paths.clone(),
             rootdir: args.common.tool.rootdir.clone(),
@@ -78,6 +108,7 @@ fn main() -> ExitCode {
             // Also where installed packages are looked up, for test-class bases.
             python: args.python.clone(),
             markers_plugin: false,
+            changed,
         })?;
         let status = Status::from_problems(&scan.section.problems);
         // Serialized straight to stdout: the section is never held as text.
@@ -118,8 +149,9 @@ fn fix(args: &Args, target: Option<lane_scan::python::Target>) -> Result<Status,
             paths: args.paths.clone(),
             rootdir: args.common.tool.rootdir.clone(),
             target,
-            python: None,
+            python: args.python.clone(),
             markers_plugin: false,
+            changed: None,
         },
         write: args.fix && !args.diff,
         owner: args.owner.clone(),

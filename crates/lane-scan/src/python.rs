@@ -186,6 +186,9 @@ pub struct Module {
     /// What the module does to `collect_ignore` / `collect_ignore_glob`, in order (conftest
     /// files; issue 18).
     pub collect_ignore: Vec<IgnoreOp>,
+    /// Module-level assignments to a name and `def`s (the last binding of each name), for a
+    /// property's domain.
+    pub definitions: Vec<Definition>,
 }
 
 /// The two conftest lists pytest's `pytest_ignore_collect` reads.
@@ -239,6 +242,41 @@ pub enum IgnoreKind {
 pub enum IgnorePiece {
     Str(CompactString),
     List(IgnoreList),
+}
+
+/// A module-level name's definition, as a property's domain records it (issue 16): a strategy
+/// narrowed in `amounts = st.decimals(...)` changes the domain of `@given(amounts)`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Definition {
+    pub name: CompactString,
+    /// The assigned value's source text, or for a `def` (and a long value) its size and a
+    /// fingerprint of its source: any change to it changes this text.
+    pub text: CompactString,
+    /// The names it reads (sorted, unique), for following definitions transitively.
+    pub names: Vec<CompactString>,
+}
+
+/// Source text longer than this is recorded as its size and fingerprint.
+const DEFINITION_TEXT_MAX: usize = 512;
+
+/// A fixed 64-bit fingerprint of `text` (FNV-1a): the same on every run and platform.
+pub fn fingerprint(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The names an expression or body reads, sorted and unique.
+#[derive(Default)]
+struct ReadNames(Vec<CompactString>);
+
+impl<'a> Visitor<'a> for ReadNames {
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if let Expr::Name(n) = expr {
+            self.0.push(CompactString::new(n.id.as_str()));
+        }
+        ruff_python_ast::visitor::walk_expr(self, expr);
+    }
 }
 
 /// One binding of a name in a module or class body (`def`, `class`, assignment, import, `for`
@@ -921,7 +959,26 @@ impl Summarizer<'_> {
                         self.module_assign(m, &assign.target, value);
                     }
                 }
-                Stmt::FunctionDef(f) => m.functions.push(self.function(f)),
+                // A test function is never a strategy: no definition kept for it.
+                Stmt::FunctionDef(f) if f.name.as_str().starts_with("test") => {
+                    m.functions.push(self.function(f));
+                }
+                Stmt::FunctionDef(f) => {
+                    m.functions.push(self.function(f));
+                    let mut read = ReadNames::default();
+                    for d in &f.decorator_list {
+                        read.visit_decorator(d);
+                    }
+                    read.visit_body(&f.body);
+                    let text = self.text(stmt);
+                    let text = format!(
+                        "def {}: {} bytes, fingerprint {:016x}",
+                        f.name.as_str(),
+                        text.len(),
+                        fingerprint(text)
+                    );
+                    self.define(m, f.name.as_str(), &text, read.0);
+                }
                 Stmt::ClassDef(c) => m.classes.push(self.class(c)),
                 Stmt::Expr(e) => {
                     if let Expr::Call(_) = &*e.value {
@@ -949,6 +1006,28 @@ impl Summarizer<'_> {
                 _ => {}
             }
         }
+    }
+
+    /// Records `name`'s definition (replacing an earlier one: the last binding wins).
+    fn define(&self, m: &mut Module, name: &str, text: &str, mut names: Vec<CompactString>) {
+        names.sort_unstable();
+        names.dedup();
+        names.retain(|n| n != name);
+        let text = if text.len() > DEFINITION_TEXT_MAX {
+            CompactString::new(format!(
+                "{} bytes, fingerprint {:016x}",
+                text.len(),
+                fingerprint(text)
+            ))
+        } else {
+            CompactString::new(text)
+        };
+        m.definitions.retain(|d| d.name != name);
+        m.definitions.push(Definition {
+            name: CompactString::new(name),
+            text,
+            names,
+        });
     }
 
     fn module_assign(&self, m: &mut Module, target: &Expr, value: &Expr) {
@@ -982,6 +1061,9 @@ impl Summarizer<'_> {
                     _ => {
                         m.assigns.retain(|(n, _)| n != name);
                         m.assigns.push((CompactString::new(name), located));
+                        let mut read = ReadNames::default();
+                        read.visit_expr(value);
+                        self.define(m, name, self.text(value), read.0);
                     }
                 }
             }
@@ -1113,9 +1195,16 @@ impl Summarizer<'_> {
     }
 
     fn function(&self, f: &ast::StmtFunctionDef) -> Function {
-        let mut walk = Walk::default();
+        let mut stored = StoredNames::default();
+        stored.visit_body(&f.body);
+        let mut walk = Walk {
+            locals: stored.0,
+            ..Walk::default()
+        };
         self.scan_asserts(&f.body, &mut walk, false, 0);
-        let Walk { asserts, assumes } = walk;
+        let Walk {
+            asserts, assumes, ..
+        } = walk;
         fn call(s: &Stmt) -> Option<(&Stmt, &Expr)> {
             match s {
                 Stmt::Expr(e) if matches!(&*e.value, Expr::Call(_)) => Some((s, &*e.value)),
@@ -1191,11 +1280,11 @@ impl Summarizer<'_> {
                 Stmt::Assert(a) => {
                     let out = &mut walk.asserts;
                     out.asserts += 1;
-                    if cannot_fail(&a.test) {
+                    if cannot_fail(&a.test, &walk.locals) {
                         out.tautologies += 1;
                         out.first_tautology.get_or_insert(self.line_of(stmt));
                     }
-                    if swallow || or_cannot_fail(&a.test) {
+                    if swallow || or_cannot_fail(&a.test, &walk.locals) {
                         out.swallowed += 1;
                         out.first_swallowed.get_or_insert(self.line_of(stmt));
                     }
@@ -1589,6 +1678,25 @@ fn const_truth(expr: &Expr) -> Option<bool> {
 struct Walk {
     asserts: Asserts,
     assumes: Vec<Located<Ex>>,
+    /// Names the function body binds (assignments, loop and `with` targets): a reflexive
+    /// comparison of one of these is a tautology; of a parameter or a module-level name it
+    /// tests that object's `__eq__`.
+    locals: Vec<CompactString>,
+}
+
+/// The names a body binds in Store context.
+#[derive(Default)]
+struct StoredNames(Vec<CompactString>);
+
+impl<'a> Visitor<'a> for StoredNames {
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if let Expr::Name(n) = expr
+            && n.ctx == ast::ExprContext::Store
+        {
+            self.0.push(CompactString::new(n.id.as_str()));
+        }
+        ruff_python_ast::visitor::walk_expr(self, expr);
+    }
 }
 
 /// The last name of a call's function (`assume` for `hypothesis.assume(...)`).
@@ -1690,9 +1798,11 @@ fn suppresses_assertions(expr: &Expr) -> bool {
 }
 
 /// `assert a or True`: an `or` with an operand that cannot be false.
-fn or_cannot_fail(test: &Expr) -> bool {
+fn or_cannot_fail(test: &Expr, locals: &[CompactString]) -> bool {
     match test {
-        Expr::BoolOp(b) if b.op == ast::BoolOp::Or => b.values.iter().any(cannot_fail),
+        Expr::BoolOp(b) if b.op == ast::BoolOp::Or => {
+            b.values.iter().any(|v| cannot_fail(v, locals))
+        }
         _ => false,
     }
 }
@@ -1789,6 +1899,17 @@ fn cond(expr: &Expr, depth: usize) -> Cond {
             match b.op {
                 ast::BoolOp::And => Cond::And(parts),
                 ast::BoolOp::Or => Cond::Or(parts),
+            }
+        }
+        // six.PY2 / six.PY3: `sys.version_info[0] == 2 / 3`, decided like it.
+        Expr::Attribute(a)
+            if matches!(a.attr.as_str(), "PY2" | "PY3")
+                && matches!(&*a.value, Expr::Name(n) if n.id.as_str() == "six") =>
+        {
+            Cond::Version {
+                op: CmpOp::Eq,
+                len: Some(1),
+                values: vec![if a.attr.as_str() == "PY2" { 2 } else { 3 }],
             }
         }
         Expr::Name(n) if n.id.as_str() == "TYPE_CHECKING" => Cond::Const(false),
@@ -1906,7 +2027,7 @@ fn cookie_name(comment: &str) -> Option<&str> {
 
 /// An assertion that passes whatever the code does: a truthy constant, or a comparison of an
 /// expression with itself by `==`, `is`, `<=` or `>=`.
-fn cannot_fail(test: &Expr) -> bool {
+fn cannot_fail(test: &Expr, locals: &[CompactString]) -> bool {
     if const_truth(test) == Some(true) {
         return true;
     }
@@ -1953,7 +2074,12 @@ fn cannot_fail(test: &Expr) -> bool {
         // A literal or a plain name compared with itself. Two evaluations of a call, an
         // attribute or a subscript (`f() is f()`, `hash(f(x)) == hash(f(x))`, `C() == C()`)
         // test what the code returns each time, which real suites check on purpose.
-        let decidable = const_truth(left).is_some() || matches!(left, Expr::Name(_));
+        // A name only when the body bound it (`applied = f(x)`; `assert applied == applied`
+        // checks nothing about it): a parameter (a @given value, a fixture) or a module-level
+        // object (packaging's `assert Infinity == Infinity`) compared with itself tests that
+        // object's `__eq__`, which real suites do on purpose.
+        let decidable = const_truth(left).is_some()
+            || matches!(left, Expr::Name(n) if locals.iter().any(|l| l == n.id.as_str()));
         return decidable && ComparableExpr::from(left) == ComparableExpr::from(right);
     }
     false
@@ -2006,6 +2132,23 @@ mod tests {
                 0,
             ),
             ("1 == 1", "def t():\n    assert 1 == 1\n", 1, 1, 0),
+            // A parameter (a @given value) or a module-level object compared with itself
+            // tests its __eq__ (packaging's `assert Infinity == Infinity`).
+            ("param == param", "def t(m):\n    assert m == m\n", 1, 0, 0),
+            (
+                "constant == constant",
+                "def t():\n    assert Infinity == Infinity\n",
+                1,
+                0,
+                0,
+            ),
+            (
+                "loop target",
+                "def t():\n    for y in f():\n        assert y == y\n",
+                1,
+                1,
+                0,
+            ),
             (
                 "attr is attr can differ",
                 "def t():\n    assert a.b is a.b\n",

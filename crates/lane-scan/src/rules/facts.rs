@@ -4,7 +4,7 @@
 use lane_core::scan::{Attachments, Lane};
 
 use crate::collect::{Applied, TestFound};
-use crate::marks::{SourceTree, Val};
+use crate::marks::{ModuleId, SourceTree, Val};
 use crate::python::{Call, Ex, Function};
 
 /// What one decorator or mark does to a test.
@@ -73,6 +73,72 @@ pub struct TestFacts<'a> {
     pub body_skips: Vec<At<'a, String>>,
     /// A `pytest.skip()` at module level, by line.
     pub module_skip: Option<u64>,
+}
+
+/// The most module-level definitions a domain records.
+const DOMAIN_DEFINITIONS_MAX: usize = 32;
+
+/// A `@given(...)`'s domain: the arguments as written and, after `where`, the definitions of
+/// the module-level names they read, transitively (in the decorator's module, and in tree
+/// modules a name is imported from), so a strategy narrowed behind a name changes the text.
+fn domain_text(tree: &SourceTree<'_>, module: ModuleId, call: &Call) -> String {
+    fn names_of(ex: &Ex, out: &mut Vec<String>) {
+        match ex {
+            Ex::Name(n) => out.push(n.to_string()),
+            Ex::Attr(v, _) => names_of(v, out),
+            Ex::Call(c) => {
+                names_of(&c.func, out);
+                c.args.iter().for_each(|a| names_of(a, out));
+                c.kwargs.iter().for_each(|(_, a)| names_of(a, out));
+            }
+            Ex::List(items) | Ex::Tuple(items) => items.iter().for_each(|a| names_of(a, out)),
+            Ex::Add(a, b) => {
+                names_of(a, out);
+                names_of(b, out);
+            }
+            Ex::Str(_) | Ex::Const(_) | Ex::Other => {}
+        }
+    }
+    let mut start = Vec::new();
+    names_of(&Ex::Call(Box::new(call.clone())), &mut start);
+    let mut todo: Vec<(ModuleId, String)> = start.into_iter().map(|n| (module, n)).collect();
+    let mut seen: std::collections::HashSet<(ModuleId, String)> = Default::default();
+    let mut found: std::collections::BTreeMap<String, String> = Default::default();
+    while let Some((m, name)) = todo.pop() {
+        if found.len() >= DOMAIN_DEFINITIONS_MAX || !seen.insert((m, name.clone())) {
+            continue;
+        }
+        let file = &tree.modules[m];
+        if let Some(d) = file.module.definitions.iter().find(|d| d.name == name) {
+            let key = if m == module {
+                name.clone()
+            } else {
+                format!("{}:{name}", file.rel)
+            };
+            found.insert(key, d.text.to_string());
+            todo.extend(d.names.iter().map(|n| (m, n.to_string())));
+            continue;
+        }
+        // `from M import name` of a tree module: its definition there.
+        if let Some(import) = file
+            .module
+            .imports
+            .iter()
+            .rev()
+            .find(|i| i.binds == name.as_str() && i.name.is_some())
+            && let Some(other) = tree.find_module(&file.abs, &import.module, import.level)
+            && let Some(real) = &import.name
+        {
+            todo.push((other, real.to_string()));
+        }
+    }
+    let mut text = call.args_src.to_string();
+    if !found.is_empty() {
+        let parts: Vec<String> = found.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+        text.push_str(" where ");
+        text.push_str(&parts.join("; "));
+    }
+    text
 }
 
 impl<'a> TestFacts<'a> {
@@ -195,7 +261,7 @@ impl<'a> TestFacts<'a> {
                     self.given = true;
                     self.marks.push("hypothesis".to_string());
                     if !call.args_src.is_empty() {
-                        self.attachments.domain = Some(call.args_src.as_str().to_owned());
+                        self.attachments.domain = Some(domain_text(tree, a.module, call));
                     }
                     Effect::None
                 }

@@ -40,7 +40,16 @@ pub fn check(
         matches_prefix_or_glob(&config.python_functions, name)
             || matches_prefix_or_glob(&config.python_classes, name)
     };
-    report(&m.rebound, &module.rel, &collected);
+    // A name only ever bound to values (`test_content = [...]`, a loop's `test_name = "..."`)
+    // is no test: pytest collects functions and classes. A def, class or import of the name
+    // makes it one (real suites: pygments, pyfakefs).
+    let module_defines = |name: &str| {
+        collected(name)
+            && (m.functions.iter().any(|f| f.name == name)
+                || m.classes.iter().any(|c| c.name == name)
+                || m.imports.iter().any(|i| i.binds == name))
+    };
+    report(&m.rebound, &module.rel, &module_defines);
     let mut stack: Vec<(String, &Class)> = m
         .classes
         .iter()
@@ -50,7 +59,12 @@ pub fn check(
         if !matches_prefix_or_glob(&config.python_classes, &class.name) {
             continue;
         }
-        report(&class.rebound, &scope, &collected);
+        let class_defines = |name: &str| {
+            collected(name)
+                && (class.methods.iter().any(|f| f.name == name)
+                    || class.classes.iter().any(|c| c.name == name))
+        };
+        report(&class.rebound, &scope, &class_defines);
         for inner in &class.classes {
             stack.push((format!("{scope}::{}", inner.name), inner));
         }
@@ -134,6 +148,20 @@ mod tests {
         assert_eq!(redefined(tried, t.clone()), one("test_a", &[2, 4]));
         let unknown = "if FLAG:\n    def test_a(): pass\nelse:\n    def test_a(): pass\n";
         assert_eq!(redefined(unknown, t.clone()), one("test_a", &[2, 4]));
+    }
+
+    #[test]
+    fn six_version_flags_are_decided_like_version_info() {
+        let src =
+            "import six\nif six.PY3:\n    def test_b(): pass\nelse:\n    def test_b(): pass\n";
+        assert_eq!(redefined(src, Some(target(12, "linux"))), []);
+        let both = "import six\nif six.PY3:\n    def test_b(): pass\nif not six.PY2:\n    def test_b(): pass\n";
+        assert_eq!(
+            redefined(both, Some(target(12, "linux"))),
+            one("test_b", &[3, 5])
+        );
+        // Undecided without a target: both branches count.
+        assert_eq!(redefined(src, None), one("test_b", &[3, 5]));
     }
 
     #[test]

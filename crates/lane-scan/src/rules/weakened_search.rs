@@ -23,12 +23,18 @@ pub struct Profile {
     pub settings: BTreeMap<String, String>,
 }
 
-/// The profile loaded by `settings.load_profile(...)` at the top level of the conftest.py
-/// files in `conftests`, with what `settings.register_profile(...)` there gave it.
-pub fn loaded_profile(tree: &SourceTree<'_>, conftests: &[ModuleId]) -> Option<Profile> {
+/// The hypothesis profile the project's code loads: `settings.load_profile(...)` at the top
+/// level (or under a module-level `if` / `try`) of any module of the tree (conftest.py files,
+/// plugins, test modules, helpers they import), with what `settings.register_profile(...)`
+/// anywhere in the tree gave it (keywords, and those of a `settings(...)` parent passed as its
+/// second argument). A profile loaded by a computed name (`os.environ.get(...)`) may be any
+/// registered one: the weakest is taken, and the name says so; so is the weakest of several
+/// loads, whose order pytest's import order decides.
+pub fn loaded_profile(tree: &SourceTree<'_>, modules: &[ModuleId]) -> Option<Profile> {
     let mut registered: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
-    let mut loaded = None;
-    for &m in conftests {
+    // Literal names loaded, and the source text of computed ones.
+    let mut loaded: Vec<Result<String, String>> = Vec::new();
+    for &m in modules {
         for call in &tree.modules[m].module.calls {
             let Val::CallOf(path, c) = tree.eval(&call.value, m) else {
                 continue;
@@ -37,33 +43,83 @@ pub fn loaded_profile(tree: &SourceTree<'_>, conftests: &[ModuleId]) -> Option<P
                 continue;
             }
             let name = match c.args.first() {
-                Some(Ex::Str(s)) => s.to_string(),
+                Some(Ex::Str(s)) => Ok(s.to_string()),
                 // Not a literal (`os.environ.get(...)`): its source text.
-                Some(_) => c
+                Some(_) => Err(c
                     .args_src
                     .split(',')
                     .next()
                     .unwrap_or("")
                     .trim()
-                    .to_string(),
+                    .to_string()),
                 None => continue,
             };
             if path.ends_with("settings.register_profile") {
-                let settings = c
-                    .kwargs
-                    .iter()
-                    .zip(&c.kwargs_src)
-                    .map(|((k, _), src)| (k.to_string(), src.to_string()))
-                    .collect();
-                registered.insert(name, settings);
+                let mut settings: BTreeMap<String, String> = BTreeMap::new();
+                if let Some(parent) = c.args.get(1)
+                    && let Val::CallOf(p, pc) = tree.eval(parent, m)
+                    && p == "hypothesis.settings"
+                {
+                    for ((k, _), src) in pc.kwargs.iter().zip(&pc.kwargs_src) {
+                        settings.insert(k.to_string(), src.to_string());
+                    }
+                }
+                for ((k, _), src) in c.kwargs.iter().zip(&c.kwargs_src) {
+                    settings.insert(k.to_string(), src.to_string());
+                }
+                // A name registered twice: the weaker registration is kept.
+                let name = name.unwrap_or_else(|src| src);
+                let keep = registered
+                    .get(&name)
+                    .is_none_or(|old| weakened(&[], &settings).len() >= weakened(&[], old).len());
+                if keep {
+                    registered.insert(name, settings);
+                }
             } else if path.ends_with("settings.load_profile") {
-                loaded = Some(name);
+                loaded.push(name);
             }
         }
     }
-    let name = loaded?;
-    let settings = registered.remove(&name).unwrap_or_default();
-    Some(Profile { name, settings })
+    loaded.sort();
+    loaded.dedup();
+    let mut candidates: Vec<Profile> = Vec::new();
+    for load in &loaded {
+        match load {
+            Ok(name) => candidates.push(Profile {
+                name: name.clone(),
+                settings: registered.get(name).cloned().unwrap_or_default(),
+            }),
+            Err(src) => {
+                let names: Vec<&str> = registered.keys().map(String::as_str).collect();
+                for (name, settings) in &registered {
+                    candidates.push(Profile {
+                        name: format!(
+                            "{src} (may load any of: {}; the weakest is {name})",
+                            names.join(", ")
+                        ),
+                        settings: settings.clone(),
+                    });
+                }
+                if registered.is_empty() {
+                    candidates.push(Profile {
+                        name: src.clone(),
+                        settings: BTreeMap::new(),
+                    });
+                }
+            }
+        }
+    }
+    // The weakest; among equals, the first in a fixed order.
+    let mut best: Option<Profile> = None;
+    for c in candidates {
+        let better = best
+            .as_ref()
+            .is_none_or(|b| weakened(&[], &c.settings).len() > weakened(&[], &b.settings).len());
+        if better {
+            best = Some(c);
+        }
+    }
+    best
 }
 
 /// Why a property's search is weakened: one phrase per reason, empty when it is not.

@@ -1,0 +1,3 @@
+import pytest
+
+FIXTURE = pytest.fixture
