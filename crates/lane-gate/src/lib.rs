@@ -64,7 +64,8 @@ What it does:
   3. three pytest runs, one per lane, in a pytest the patch cannot steer:
      OUT/{merge,witness,freeze}.{xml,log}, OUT/pytest-status
   4. the patch's new or changed tests as non-voting candidates (OUT/candidates.{xml,log})
-  5. lane-tally -> OUT/verdict.json, OUT/verdict.md (printed), OUT/verdict.sarif
+  5. lane-tally -> OUT/verdict.json, OUT/verdict.md (printed), OUT/verdict.sarif,
+     OUT/comment.md (verdict.md cut to fit a pull-request comment)
   Every report carries a run manifest (the evidence digest, the lane, shard K of N), and
   OUT/manifest.json records each report's SHA-256. With --shard K/N only shard K of each lane
   runs and step 5 is left to --collect over every shard's out folder.
