@@ -565,7 +565,7 @@ pub fn run(args: &Args) -> Result<Status, GateError> {
 
 /// What the annotations and the SARIF log show: the reasons of the decision, then every
 /// section's warnings (as the markdown verdict does), sorted and without duplicates.
-fn shown_problems(
+pub(crate) fn shown_problems(
     doc: &Document,
     tally: &lane_tally::vote::TallySection,
 ) -> Result<Vec<Problem>, GateError> {

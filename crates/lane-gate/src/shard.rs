@@ -657,15 +657,7 @@ pub fn collect(args: &Args) -> Result<Status, GateError> {
     let verdict = doc.to_bytes();
     write(&out.join("verdict.json"), &verdict)?;
     write(&out.join("verdict.md"), markdown.as_bytes())?;
-    let mut shown = tally.reasons.clone();
-    let mut warnings: Vec<Problem> = doc
-        .all_problems("<evidence document>")?
-        .into_iter()
-        .flat_map(|(_, p)| p)
-        .filter(|p| !p.is_error())
-        .collect();
-    lane_core::problem::normalize(&mut warnings);
-    shown.extend(warnings);
+    let shown = crate::gate::shown_problems(&doc, &tally)?;
     let sarif = lane_core::render::sarif::log(TOOL, &shown);
     write(&out.join("verdict.sarif"), sarif.as_bytes())?;
     let printed = match args.format {

@@ -360,28 +360,12 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// site-packages in the standard layout under them, the system's too when the venv's
 /// `pyvenv.cfg` says `include-system-site-packages = true`.
 pub fn probe_environment(python: Option<&Path>) -> Option<Environment> {
-    let candidates: Vec<PathBuf> = match python {
-        Some(p) => vec![p.to_path_buf()],
-        None => vec![PathBuf::from("python3"), PathBuf::from("python")],
-    };
     const PROBE: &str = "import sys; print(sys.executable, sys.prefix, sys.platlibdir, \
         '%d.%d' % sys.version_info[:2], *sys.path, sep='\\0')";
-    for c in candidates {
-        let Ok(out) = std::process::Command::new(&c)
-            .args(["-I", "-S", "-c", PROBE])
-            .stdin(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .output()
-        else {
-            continue;
-        };
-        if !out.status.success() {
-            continue;
-        }
-        let text = String::from_utf8_lossy(&out.stdout);
+    crate::ask_python(python, PROBE, |text| {
         let fields: Vec<&str> = text.trim_end_matches('\n').split('\0').collect();
         let [executable, base_prefix, platlibdir, version, paths @ ..] = &fields[..] else {
-            continue;
+            return None;
         };
         let stdlib: Vec<PathBuf> = paths
             .iter()
@@ -408,12 +392,11 @@ pub fn probe_environment(python: Option<&Path>) -> Option<Environment> {
             }
             None => prefixes.push(PathBuf::from(base_prefix)),
         }
-        return Some(Environment {
+        Some(Environment {
             stdlib,
             site: site_packages(&prefixes, platlibdir, version),
-        });
-    }
-    None
+        })
+    })
 }
 
 /// `include-system-site-packages = true` in the venv's `pyvenv.cfg`.

@@ -61,24 +61,8 @@ pub struct Options {
 /// in isolated mode without site (nothing of the project is imported). `None` when none answers:
 /// version and platform conditions then stay undecided, which fails closed.
 pub fn probe_target(python: Option<&Path>) -> Option<python::Target> {
-    let candidates: Vec<PathBuf> = match python {
-        Some(p) => vec![p.to_path_buf()],
-        None => vec![PathBuf::from("python3"), PathBuf::from("python")],
-    };
     const PROBE: &str = "import sys; print(*sys.version_info[:3], sys.platform)";
-    for c in candidates {
-        let Ok(out) = std::process::Command::new(&c)
-            .args(["-I", "-S", "-c", PROBE])
-            .stdin(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .output()
-        else {
-            continue;
-        };
-        if !out.status.success() {
-            continue;
-        }
-        let text = String::from_utf8_lossy(&out.stdout);
+    ask_python(python, PROBE, |text| {
         let parts: Vec<&str> = text.split_whitespace().collect();
         if let [a, b, c, platform] = parts[..]
             && let (Ok(a), Ok(b), Ok(c)) = (a.parse(), b.parse(), c.parse())
@@ -87,6 +71,35 @@ pub fn probe_target(python: Option<&Path>) -> Option<python::Target> {
                 version: (a, b, c),
                 platform: platform.to_string(),
             });
+        }
+        None
+    })
+}
+
+/// Runs `code` with `python` (or `python3`, then `python`, on PATH) in isolated mode without
+/// site, and returns what `parse` makes of the first successful answer's stdout.
+pub(crate) fn ask_python<T>(
+    python: Option<&Path>,
+    code: &str,
+    parse: impl Fn(&str) -> Option<T>,
+) -> Option<T> {
+    let candidates: Vec<PathBuf> = match python {
+        Some(p) => vec![p.to_path_buf()],
+        None => vec![PathBuf::from("python3"), PathBuf::from("python")],
+    };
+    for c in candidates {
+        let Ok(out) = std::process::Command::new(&c)
+            .args(["-I", "-S", "-c", code])
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .output()
+        else {
+            continue;
+        };
+        if out.status.success()
+            && let Some(found) = parse(&String::from_utf8_lossy(&out.stdout))
+        {
+            return Some(found);
         }
     }
     None
