@@ -146,28 +146,58 @@ pub fn evidence_digest(doc: &Document) -> Result<String, Error> {
 }
 
 /// JSON text without the whitespace between tokens: a section written indented and the same
-/// section read back or written compactly digest alike.
+/// section read back or written compactly digest alike. Runs of bytes are copied whole: only a
+/// quote, a backslash inside a string, or whitespace outside one stops a run.
 fn compact(json: &str) -> Vec<u8> {
-    let mut out = Vec::with_capacity(json.len());
-    let (mut in_string, mut escaped) = (false, false);
-    for &b in json.as_bytes() {
-        if in_string {
-            out.push(b);
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' {
-                in_string = false;
-            }
-        } else if !matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
-            if b == b'"' {
-                in_string = true;
-            }
-            out.push(b);
+    let bytes = json.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        // Outside a string: copy up to the next quote or whitespace.
+        let run = bytes[at..]
+            .iter()
+            .position(|&b| matches!(b, b'"' | b' ' | b'\n' | b'\r' | b'\t'))
+            .map_or(bytes.len(), |n| at + n);
+        out.extend_from_slice(&bytes[at..run]);
+        at = run;
+        if at == bytes.len() {
+            break;
         }
+        if bytes[at] != b'"' {
+            at += 1;
+            continue;
+        }
+        // A string: copy through its closing quote, stepping over escapes.
+        let start = at;
+        at += 1;
+        while at < bytes.len() {
+            match memchr::memchr2(b'"', b'\\', &bytes[at..]) {
+                Some(n) if bytes[at + n] == b'\\' => at += n + 2,
+                Some(n) => {
+                    at += n + 1;
+                    break;
+                }
+                None => {
+                    at = bytes.len();
+                    break;
+                }
+            }
+        }
+        let end = at.min(bytes.len());
+        out.extend_from_slice(&bytes[start..end]);
+        at = end;
     }
     out
+}
+
+/// Whether `a` and `b` give the same [`evidence_digest`] because every field it reads is the
+/// same text in both (a cheap comparison; `false` says only that the digest must be computed).
+pub fn same_digest_input(a: &Document, b: &Document) -> bool {
+    fn read(d: &Document) -> impl Iterator<Item = (&str, &str)> {
+        d.raw_fields()
+            .filter(|(name, _)| !AFTER_RUNS.contains(name))
+    }
+    read(a).eq(read(b))
 }
 
 #[cfg(test)]
@@ -260,6 +290,64 @@ mod tests {
             compact(text),
             b"{\"a b\":[1,2],\"c\":\"x \\\" y\"}".to_vec()
         );
+    }
+
+    /// The byte-at-a-time reading of "whitespace outside strings goes" that `compact`'s runs
+    /// must agree with.
+    fn compact_by_bytes(json: &str) -> Vec<u8> {
+        let (mut out, mut in_string, mut escaped) = (Vec::new(), false, false);
+        for &b in json.as_bytes() {
+            if in_string {
+                out.push(b);
+                if escaped {
+                    escaped = false;
+                } else if b == b'\\' {
+                    escaped = true;
+                } else if b == b'"' {
+                    in_string = false;
+                }
+            } else if !matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
+                in_string = b == b'"';
+                out.push(b);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn compact_agrees_with_a_byte_by_byte_reading_on_escapes_and_whitespace() {
+        for text in [
+            "",
+            " ",
+            "\"\"",
+            "\"\\\\\" , \"a\"",
+            "[\"\\\" \\\\ \", 1 ,\t2]",
+            "{\"k\" :\r\n \"v \\n w\"}",
+            "\"unterminated \\",
+            "\"ends on a backslash\\\\\"   ",
+            "\"é ü\" : \"✓ \"",
+        ] {
+            assert_eq!(compact(text), compact_by_bytes(text), "{text:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn compact_agrees_with_a_byte_by_byte_reading(text in "[ \\t\\n\"\\\\ab{}:,é]{0,40}") {
+            proptest::prop_assert_eq!(compact(&text), compact_by_bytes(&text));
+        }
+    }
+
+    #[test]
+    fn the_same_fields_give_the_same_digest_without_computing_it() {
+        let a = doc(r#"{"version":1,"scan":{"tests":[1],"problems":[]},"gate":{"x":1}}"#);
+        let b =
+            doc(r#"{"version":1,"scan":{"tests":[1],"problems":[]},"gate":{"x":2},"tally":{}}"#);
+        let c = doc(r#"{"version":1,"scan":{"tests":[2],"problems":[]}}"#);
+        assert!(same_digest_input(&a, &b));
+        assert_eq!(evidence_digest(&a).unwrap(), evidence_digest(&b).unwrap());
+        assert!(!same_digest_input(&a, &c));
+        assert_ne!(evidence_digest(&a).unwrap(), evidence_digest(&c).unwrap());
     }
 
     #[test]

@@ -508,15 +508,36 @@ fn read_folder(dir: &Path) -> Result<Folder, GateError> {
             "{mname}: expected version 1 and a shard K of N with 1 <= K <= N"
         )));
     }
-    let digest = manifest::evidence_digest(&doc)?;
     let base = Some(dir.join("base-evidence.json")).filter(|p| p.is_file());
     Ok(Folder {
         name,
         doc,
-        digest,
+        digest: String::new(),
         manifest,
         base,
     })
+}
+
+/// Reads the shards' out folders on every core (in the order given) and digests their
+/// documents. The shards of one run carry the same scan: a document whose digested fields are
+/// the text of an earlier folder's takes that digest instead of computing it again.
+fn read_folders(dirs: &[PathBuf]) -> Result<Vec<Folder>, GateError> {
+    use rayon::prelude::*;
+    // Collected whole, then the first failure in the order given: the same error every run.
+    let read: Vec<Result<Folder, GateError>> = dirs.par_iter().map(|d| read_folder(d)).collect();
+    let mut folders: Vec<Folder> = read.into_iter().collect::<Result<_, _>>()?;
+    for i in 0..folders.len() {
+        let (done, rest) = folders.split_at_mut(i);
+        let f = &mut rest[0];
+        f.digest = match done
+            .iter()
+            .find(|g| manifest::same_digest_input(&g.doc, &f.doc))
+        {
+            Some(g) => g.digest.clone(),
+            None => manifest::evidence_digest(&f.doc)?,
+        };
+    }
+    Ok(folders)
 }
 
 /// `lane-gate --collect DIR...`: checks every shard's out folder and votes over their reports.
@@ -524,11 +545,7 @@ pub fn collect(args: &Args) -> Result<Status, GateError> {
     let cwd = std::env::current_dir()
         .map_err(|e| GateError::new(format!("cannot read the current folder: {e}")))?;
     let out = lane_scan::config::normalize(&cwd.join(&args.out));
-    let folders: Vec<Folder> = args
-        .collect
-        .iter()
-        .map(|d| read_folder(d))
-        .collect::<Result<_, _>>()?;
+    let folders = read_folders(&args.collect)?;
     for d in &args.collect {
         if lane_scan::config::normalize(&cwd.join(d)) == out {
             return Err(GateError::new(format!(
