@@ -1,14 +1,22 @@
 #!/usr/bin/env python3
 """Writes the benchmark tree for scripts/bench-scan, deterministically.
 
-    bench_scan_gen.py DIR [--files 5000] [--tests-per-file 20]
+    bench_scan_gen.py DIR [--shape bench|short] [--files 5000] [--tests-per-file 20]
 
 DIR/pytest.ini registers the lanes; DIR/tests is a package of packages (d000, d001, ...) of test
-modules, each holding exactly --tests-per-file tests (counted without parametrization) in a mix
-of styles: module pytestmark, `import pytest as pt`, `from pytest import mark` with module-level
+modules, each holding exactly --tests-per-file tests (counted without parametrization).
+
+Shape `bench` (the default): longer tests with docstrings, in a mix of styles: module pytestmark, `import pytest as pt`, `from pytest import mark` with module-level
 aliases, marks imported from a helper module of the tree (relative and absolute), decorated
 classes, class pytestmark, same-module base classes and parametrize. Every test is in exactly one
 lane and carries its attachments (an `owner:` docstring line; `locked_on=` on witness marks).
+
+Shape `short` (issue 22: many short tests, 22 per file by default): each module has a few
+functions, most with several stacked `@pytest.mark.parametrize` over lists of values (one name,
+several names with tuples, `pytest.param` with ids and marks), and test classes whose
+`pytestmark` (a list) gives the lane; the owner is in the module docstring. Every test is in
+exactly one lane here too.
+
 Prints the number of files and tests written.
 """
 
@@ -127,12 +135,85 @@ def module(i: int, per_file: int) -> str:
                if ncls else ""))
 
 
+SHORT_LANES = (
+    "pytest.mark.merge",
+    'pytest.mark.witness(locked_on="' + LOCKED_ON + '")',
+    "pytest.mark.freeze",
+)
+
+
+def short_params(n: int, count: int) -> list[str]:
+    """`count` stacked parametrize decorators (names p0, p1, ...) whose values vary with n."""
+    out = []
+    for j in range(count):
+        kind = (n + j) % 3
+        if kind == 0:
+            values = ", ".join(str((n * 7 + j + v) % 50) for v in range(3 + (n + j) % 4))
+            out.append(f'@pytest.mark.parametrize("p{j}", [{values}])')
+        elif kind == 1:
+            pairs = ", ".join(f'({v}, "s{(n + v) % 11}")' for v in range(2 + n % 3))
+            out.append(f'@pytest.mark.parametrize("p{j}, q{j}", [{pairs}])')
+        else:
+            out.append(f'@pytest.mark.parametrize("p{j}", [pytest.param({n % 9}, id="low"), '
+                       f'pytest.param({n % 9 + 10}, id="high", marks=pytest.mark.slow), '
+                       f"{n % 9 + 20}])")
+    return out
+
+
+def short_args(decorators: list[str]) -> list[str]:
+    args = []
+    for d in decorators:
+        names = d.split('"')[1]
+        args.extend(a.strip() for a in names.split(","))
+    return args
+
+
+def short_test(name: str, n: int, indent: str, deco: list[str], self_arg: bool) -> str:
+    """One short test: its decorators, a signature and two or three lines."""
+    params = short_params(n, n % 3 + 1) if n % 4 != 3 else []
+    args = (["self"] if self_arg else []) + short_args(params)
+    lines = [f"{indent}{d}" for d in deco + params]
+    lines.append(f"{indent}def {name}({', '.join(args)}):")
+    lines.append(f"{indent}    value = {n % 13} + {n % 7}")
+    lines.append(f"{indent}    assert value == {n % 13 + n % 7}")
+    if args[1 if self_arg else 0:]:
+        lines.append(f"{indent}    assert {args[-1]} is not None")
+    return "\n".join(lines) + "\n"
+
+
+def short_module(i: int, per_file: int) -> str:
+    """Short-shape module i: per_file tests, about a quarter of them functions."""
+    nfunc = max(1, per_file // 4) if per_file > 1 else per_file
+    rest = per_file - nfunc
+    nclass = (rest + 3) // 4 if rest else 0
+    out = [f'"""Generated short-test module {i}.\n\nowner: team-{i % 9}\n"""\n'
+           "import pytest\n\n\n"]
+    func_lane = SHORT_LANES[i % 3]
+    for k in range(nfunc):
+        out.append(short_test(f"test_short_{k}", i * 29 + k, "", [f"@{func_lane}"], False))
+        out.append("\n\n")
+    for c in range(nclass):
+        count = rest // nclass + (1 if c < rest % nclass else 0)
+        lane = SHORT_LANES[(i + c + 1) % 3]
+        extra = ", pytest.mark.slow" if c % 2 else ""
+        out.append(f"class TestGroup{c}:\n    pytestmark = [pytest.mark.unit, {lane}{extra}]\n\n")
+        for k in range(count):
+            out.append(short_test(f"test_case_{k}", i * 31 + c * 7 + k, "    ", [], True))
+            out.append("\n")
+        out.append("\n")
+    return "".join(out).rstrip("\n") + "\n"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dir", type=Path)
     parser.add_argument("--files", type=int, default=5000)
-    parser.add_argument("--tests-per-file", type=int, default=20)
+    parser.add_argument("--tests-per-file", type=int, default=None,
+                        help="default: 20 (bench), 22 (short)")
+    parser.add_argument("--shape", choices=("bench", "short"), default="bench")
     args = parser.parse_args()
+    if args.tests_per_file is None:
+        args.tests_per_file = 22 if args.shape == "short" else 20
     if args.tests_per_file < 1 or args.files < 1:
         parser.error("--files and --tests-per-file must be positive")
     root: Path = args.dir
@@ -140,7 +221,8 @@ def main() -> None:
     if tests.exists():
         shutil.rmtree(tests)
     tests.mkdir(parents=True)
-    (root / "pytest.ini").write_text(PYTEST_INI)
+    (root / "pytest.ini").write_text(
+        PYTEST_INI + ("    unit: a unit test\n    slow: a slow case\n" if args.shape == "short" else ""))
     (tests / "__init__.py").write_text("")
     (tests / "lanemarks.py").write_text(LANEMARKS.replace("{LOCKED_ON}", LOCKED_ON))
     for i in range(args.files):
@@ -148,7 +230,8 @@ def main() -> None:
         if i % FILES_PER_DIR == 0:
             folder.mkdir()
             (folder / "__init__.py").write_text("")
-        (folder / f"test_mod_{i:05d}.py").write_text(module(i, args.tests_per_file))
+        (folder / f"test_mod_{i:05d}.py").write_text(
+            (short_module if args.shape == "short" else module)(i, args.tests_per_file))
     print(f"files {args.files} tests {args.files * args.tests_per_file}")
 
 

@@ -190,11 +190,22 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
     }
     problems.extend(doctest::modules_problem(&config));
     let runs = in_id_order(runs);
-    let mut snapshot_files: Vec<String> = modules
-        .iter()
-        .filter(|m| test_files.contains(&m.abs))
-        .flat_map(|m| snapshots::module_files(root, &m.rel, &m.module))
-        .collect();
+    // On every core (sorted below, so in any order); the snapshot folders are looked for
+    // once per folder of test modules, not twice per module.
+    let folders = snapshots::Folders::of(
+        root,
+        modules
+            .iter()
+            .filter(|m| test_files.contains(&m.abs))
+            .map(|m| m.rel.as_str()),
+    );
+    let mut snapshot_files: Vec<String> = pool.install(|| {
+        modules
+            .par_iter()
+            .filter(|m| test_files.contains(&m.abs))
+            .flat_map_iter(|m| snapshots::module_files_in(root, &m.rel, &m.module, &folders))
+            .collect()
+    });
     snapshot_files.sort();
     snapshot_files.dedup();
     let counts = count(runs.iter().flatten());
@@ -672,12 +683,22 @@ fn rel_path(abs: &Path, root: &Path) -> String {
 /// [`SOURCE_MAX_BYTES`]: the parser's memory grows with its input (up to ~170 bytes per byte
 /// of source that does not parse), so this bounds the peak whatever the number of cores.
 struct ParseBudget {
-    in_flight: std::sync::Mutex<u64>,
+    in_flight: std::sync::Mutex<InFlight>,
     freed: std::sync::Condvar,
 }
 
+/// The bytes being parsed, and how many parses wait for some to be freed (only then is a
+/// release worth a wake-up call).
+struct InFlight {
+    used: u64,
+    waiting: u32,
+}
+
 static PARSE_BUDGET: ParseBudget = ParseBudget {
-    in_flight: std::sync::Mutex::new(0),
+    in_flight: std::sync::Mutex::new(InFlight {
+        used: 0,
+        waiting: 0,
+    }),
     freed: std::sync::Condvar::new(),
 };
 
@@ -688,29 +709,34 @@ impl ParseBudget {
     /// Waits until `bytes` (at most the whole budget) fit beside the parses under way.
     fn take(&'static self, bytes: u64) -> BudgetShare {
         let bytes = bytes.min(SOURCE_MAX_BYTES);
-        let mut used = self
+        let mut state = self
             .in_flight
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        while *used > 0 && *used + bytes > SOURCE_MAX_BYTES {
-            used = self
+        while state.used > 0 && state.used + bytes > SOURCE_MAX_BYTES {
+            state.waiting += 1;
+            state = self
                 .freed
-                .wait(used)
+                .wait(state)
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
+            state.waiting -= 1;
         }
-        *used += bytes;
+        state.used += bytes;
         BudgetShare(bytes)
     }
 }
 
 impl Drop for BudgetShare {
     fn drop(&mut self) {
-        let mut used = PARSE_BUDGET
+        let mut state = PARSE_BUDGET
             .in_flight
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        *used -= self.0;
-        PARSE_BUDGET.freed.notify_all();
+        state.used -= self.0;
+        // Waiters count themselves under the lock before they sleep, so none is missed.
+        if state.waiting > 0 {
+            PARSE_BUDGET.freed.notify_all();
+        }
     }
 }
 
@@ -725,27 +751,53 @@ fn parse_file(abs: &Path, rel: &str) -> Result<python::Module, Problem> {
         )
         .file(rel)
     };
-    let size = std::fs::metadata(abs).map(|m| m.len()).unwrap_or(0);
+    let cannot_read = |why: String| {
+        // The I/O error's own text, under the root-relative name: an absolute path would make
+        // the document depend on where the tree was checked out.
+        Problem::new(Rule::ParseError, format!("cannot read {rel}: {why}")).file(rel)
+    };
+    // One open and one `fstat` per file (the size decides the parse budget and the limit):
+    // 5,000 test modules cost no path lookup more than they need.
+    let file = match lane_core::io::open_regular(abs) {
+        Ok(file) => file,
+        Err(e) => {
+            // A file over the limit is refused as such, readable or not.
+            if let Ok(meta) = std::fs::metadata(abs)
+                && meta.len() > SOURCE_MAX_BYTES
+            {
+                return Err(too_large(Some(meta.len())));
+            }
+            return Err(cannot_read(e.to_string()));
+        }
+    };
+    let size = file
+        .metadata()
+        .map_err(|e| cannot_read(e.to_string()))?
+        .len();
     if size > SOURCE_MAX_BYTES {
         return Err(too_large(Some(size)));
     }
     // Held until the parse is done (the end of this function).
     let _share = PARSE_BUDGET.take(size);
-    let bytes =
-        lane_core::io::read_file_capped(abs, SOURCE_MAX_BYTES, "a Python file").map_err(|e| {
-            if let lane_core::Error::Io { source, .. } = &e
-                && source.kind() == std::io::ErrorKind::FileTooLarge
-            {
-                return too_large(None);
-            }
-            // The I/O error's own text, under the root-relative name: an absolute path would make
-            // the document depend on where the tree was checked out.
-            let why = match &e {
-                lane_core::Error::Io { source, .. } => source.to_string(),
-                other => other.to_string(),
-            };
-            Problem::new(Rule::ParseError, format!("cannot read {rel}: {why}")).file(rel)
+    let mut bytes = Vec::new();
+    bytes
+        .try_reserve_exact(
+            usize::try_from(size)
+                .unwrap_or(usize::MAX)
+                .saturating_add(1),
+        )
+        .map_err(|e| {
+            cannot_read(std::io::Error::new(std::io::ErrorKind::OutOfMemory, e).to_string())
         })?;
+    // One byte past the limit tells a file that grew since the `fstat`.
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(file, SOURCE_MAX_BYTES.saturating_add(1)),
+        &mut bytes,
+    )
+    .map_err(|e| cannot_read(e.to_string()))?;
+    if bytes.len() as u64 > SOURCE_MAX_BYTES {
+        return Err(too_large(None));
+    }
     let text = String::from_utf8(bytes).map_err(|e| {
         let offset = e.utf8_error().valid_up_to();
         let before = &e.as_bytes()[..offset];

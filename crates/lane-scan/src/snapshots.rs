@@ -305,13 +305,47 @@ fn regression_match(file: &str, name: &str) -> bool {
 /// pytest-regressions fixture, the files of its data folder named like a test with one of the
 /// extensions the library writes (the folder also holds pytest-datadir's inputs).
 pub fn module_files(root: &Path, rel: &str, module: &Module) -> Vec<String> {
+    module_files_in(root, rel, module, &Folders::default())
+}
+
+/// The folders of test modules that hold neither `__snapshots__` nor `snapshots` (so no
+/// module there has syrupy or pytest-snapshot files): looked up once per folder rather than
+/// twice per module.
+#[derive(Debug, Default)]
+pub struct Folders {
+    bare: std::collections::HashSet<String>,
+}
+
+impl Folders {
+    /// The bare folders among those of the root-relative module paths `rels`.
+    pub fn of<'r>(root: &Path, rels: impl Iterator<Item = &'r str>) -> Folders {
+        let dirs: BTreeSet<&str> = rels.map(|rel| dir_and_stem(rel).0).collect();
+        let bare = dirs
+            .into_iter()
+            .filter(|dir| {
+                // Anything there at all (a folder, a file, a link) is read as before.
+                ["__snapshots__", "snapshots"]
+                    .iter()
+                    .all(|name| std::fs::symlink_metadata(root.join(join(dir, name))).is_err())
+            })
+            .map(str::to_string)
+            .collect();
+        Folders { bare }
+    }
+}
+
+/// [`module_files`], skipping the snapshot folders of a folder `folders` knows to be bare.
+pub fn module_files_in(root: &Path, rel: &str, module: &Module, folders: &Folders) -> Vec<String> {
     let (dir, stem) = dir_and_stem(rel);
-    let mut out = syrupy_files_under(root, &join(dir, "__snapshots__"));
-    out.extend(files_under(
-        root,
-        &join(dir, &format!("snapshots/{stem}")),
-        true,
-    ));
+    let mut out = Vec::new();
+    if !folders.bare.contains(dir) {
+        out = syrupy_files_under(root, &join(dir, "__snapshots__"));
+        out.extend(files_under(
+            root,
+            &join(dir, &format!("snapshots/{stem}")),
+            true,
+        ));
+    }
     let functions = module
         .functions
         .iter()
@@ -365,6 +399,48 @@ mod tests {
         assert!(regression_match("test_a_1_x_.yml", "test_a"));
         assert!(!regression_match("test_ab.yml", "test_a"));
         assert!(!regression_match("test_a_b", "test_a"));
+    }
+
+    #[test]
+    fn bare_folders_are_skipped_and_nothing_else() {
+        let root = std::env::temp_dir().join(format!("lane-scan-folders-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        for (path, dir) in [
+            ("t/a/__snapshots__/test_x/test_y.raw", false),
+            ("t/b/snapshots/test_z/f.txt", false),
+            ("t/c", true),
+            ("t/d/snapshots", false),
+        ] {
+            let full = root.join(path);
+            if dir {
+                std::fs::create_dir_all(&full).expect("create the folder");
+            } else {
+                std::fs::create_dir_all(full.parent().expect("a parent"))
+                    .expect("create the folder");
+                std::fs::write(&full, "x").expect("write the file");
+            }
+        }
+        let rels = [
+            "t/a/test_x.py",
+            "t/b/test_z.py",
+            "t/c/test_w.py",
+            "t/d/test_v.py",
+        ];
+        let folders = Folders::of(&root, rels.iter().copied());
+        let bare: Vec<&str> = folders.bare.iter().map(String::as_str).collect();
+        // `t/d/snapshots` is a file, not a folder: read as before, never assumed away.
+        assert_eq!(bare, ["t/c"]);
+        let module = Module::default();
+        let found: Vec<Vec<String>> = rels
+            .iter()
+            .map(|rel| module_files_in(&root, rel, &module, &folders))
+            .collect();
+        for (rel, files) in rels.iter().zip(&found) {
+            assert_eq!(*files, module_files(&root, rel, &module), "{rel}");
+        }
+        assert_eq!(found[0], ["t/a/__snapshots__/test_x/test_y.raw"]);
+        assert_eq!(found[1], ["t/b/snapshots/test_z/f.txt"]);
+        std::fs::remove_dir_all(&root).expect("remove the tree");
     }
 
     #[test]
