@@ -17,8 +17,8 @@
 //! - **When it does not.** Anything out of the ordinary sends the gate back to one process per
 //!   lane, whose verdict is then the only one: an exit status other than 0, 1 or 5 (an
 //!   interrupted or refused run: collection errors, `pytest.exit`, an internal error), a lane
-//!   running past `--lane-timeout` (each lane's clock starts when the plugin announces the lane,
-//!   as the gate sees it), no report, a report this module cannot read as pytest writes it, a
+//!   running past `--lane-timeout` (the first lane's clock starts with the process, each later
+//!   lane's when the plugin announces it, as the gate sees it), no report, a report this module cannot read as pytest writes it, a
 //!   report that contradicts the exit status, or a run the plugin refuses: pytest-xdist
 //!   distributing tests (lanes side by side), `--maxfail`/`-x` or `--stepwise` (one lane's
 //!   failures would stop the others). `LANES_GATE_SEPARATE=1` asks for one process per lane.
@@ -197,8 +197,9 @@ impl Together {
         (select, setup)
     }
 
-    /// Runs the one process; a lane whose clock (from when the plugin announced it, as the gate
-    /// saw it) passes `timeout` ends the run (`timed_out`).
+    /// Runs the one process; a lane whose clock (the first lane's from the start, each later
+    /// one's from when the plugin announced it, as the gate saw it) passes `timeout` ends the
+    /// run (`timed_out`).
     pub fn run(
         &self,
         setup: &Setup,
@@ -218,9 +219,13 @@ impl Together {
             let lines = std::fs::read(&progress)
                 .map(|b| b.iter().filter(|&&c| c == b'\n').count())
                 .unwrap_or(0);
+            // The first lane's clock runs from the start (its collection included, as in a
+            // process of its own); each later lane's from when the plugin announced it.
             if lines > seen {
+                if seen > 0 {
+                    lane_start = Instant::now();
+                }
                 seen = lines;
-                lane_start = Instant::now();
             }
             lane_start.elapsed() >= timeout
         })
