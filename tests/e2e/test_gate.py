@@ -396,7 +396,10 @@ def test_gate_base_sees_a_deleted_lock(invoice: Path):
     assert str(invoice) not in text and "lane-gate." not in text
 
 
-def test_gate_runs_pytest_once_per_lane_with_the_pinned_environment(invoice: Path, tmp_path: Path):
+@pytest.mark.parametrize("separate", [False, True], ids=["one-process", "one-per-lane"])
+def test_gate_runs_pytest_with_the_pinned_environment(invoice: Path, tmp_path: Path,
+                                                      separate: bool):
+    # One pytest process for the three lanes (issue 22), or one per lane when asked.
     # --python names a wrapper that records each pytest run's arguments and environment, then
     # runs the real interpreter.
     log = tmp_path / "runs.jsonl"
@@ -414,19 +417,27 @@ def test_gate_runs_pytest_once_per_lane_with_the_pinned_environment(invoice: Pat
     # the caller's own settings must not reach pytest
     proc = gate(invoice, "--today", TODAY, "--python", str(wrapper), "--", "-q",
                 PYTHONHASHSEED="random", TZ="Europe/Paris", PYTEST_ADDOPTS="-p rig",
-                PYTEST_PLUGINS="rig")
+                PYTEST_PLUGINS="rig", **({"LANES_GATE_SEPARATE": "1"} if separate else {}))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     runs = [json.loads(line) for line in log.read_text().splitlines()]
-    assert len(runs) == 3, runs
-    for run, lane in zip(runs, ("merge", "witness", "freeze")):
+    lanes = ("merge", "witness", "freeze") if separate else ("merge or witness or freeze",)
+    assert len(runs) == len(lanes), runs
+    for run, lane in zip(runs, lanes):
         args = run["args"]
         # pytest from a bootstrap: the tree goes on sys.path after start-up
         assert args[:2] == ["-P", "-c"] and "pytest.main()" in args[2], args
         assert args[3:5] == ["-m", lane], args
+        # the example's config sets its own pythonpath: only the gate's plugin folder, outside
+        # the tree, goes on sys.path (one process), or nothing (one per lane)
+        plugin_dir = run["env"].pop("LANES_GATE_PATH")
+        if separate:
+            assert plugin_dir is None and "_lanes_gate_lanes" not in args, args
+        else:
+            assert plugin_dir.endswith("lanes-plugin") and str(invoice) not in plugin_dir
+            assert args[args.index("_lanes_gate_lanes") - 1] == "-p", args
         assert run["env"] == {"PYTHONHASHSEED": "0", "TZ": "UTC", "PYTHONDONTWRITEBYTECODE": "1",
                               "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTEST_ADDOPTS": None,
-                              "PYTEST_PLUGINS": None, "PYTHONPATH": None,
-                              "LANES_GATE_PATH": None}, run
+                              "PYTEST_PLUGINS": None, "PYTHONPATH": None}, run
         assert "--strict-markers" in args and args[-1] == "-q", args
         assert "no:cacheprovider" in args and "junit_family=xunit1" in args, args
         assert "_hypothesis_pytestplugin" in args and "--hypothesis-seed=0" in args, args
@@ -434,7 +445,8 @@ def test_gate_runs_pytest_once_per_lane_with_the_pinned_environment(invoice: Pat
         assert "xdist.plugin" not in args
         # the report goes to a fresh temporary file, never into the tree
         report = next(a for a in args if a.startswith("--junitxml="))[len("--junitxml="):]
-        assert report.endswith(f"{lane}.xml") and not report.startswith(str(invoice)), report
+        name = f"{lane}.xml" if separate else "lanes.xml"
+        assert report.endswith(name) and not report.startswith(str(invoice)), report
     verdict = json.loads((invoice / "out" / "lanes" / "verdict.json").read_text())
     not_loaded = {p["distribution"] for p in verdict["gate"]["plugins"]["not_loaded"]}
     assert "pytest-xdist" in not_loaded

@@ -11,7 +11,7 @@ use lane_core::{Document, Problem, Rule, Status};
 use lane_tally::{Decision, Report};
 
 use crate::git::{Delta, Repo, TreeFile};
-use crate::pytest::Setup;
+use crate::pytest::{Ended, Setup};
 use crate::python::{Interpreter, Plugin};
 use crate::section::{self, GateSection};
 use crate::surface::{self, Change, Class, Entry, Facts};
@@ -397,11 +397,26 @@ pub fn run(args: &Args) -> Result<Status, GateError> {
         .map_err(|e| GateError::new(format!("cannot create a temporary folder: {e}")))?;
     let mut status_text = String::new();
     let mut reports: Vec<Report> = Vec::new();
+    // issue 22: one pytest process for every lane, split into one report per lane afterwards;
+    // anything out of the ordinary runs one process per lane instead (together.rs).
+    let one_run = if crate::together::separate_requested() {
+        None
+    } else {
+        run_together(&plan, &setup, &vote_root, &out, tmp, &reports_dir)?
+    };
     for lane in LANES {
         let report = reports_dir.join(format!("{lane}.xml"));
         let log = out.join(format!("{lane}.log"));
-        let (select, lane_setup) = plan.select(lane, &setup);
-        let ended = lane_setup.run(&vote_root, &select, &report, &log)?;
+        let ended = match one_run.as_ref().and_then(|split| split.lanes.get(&lane)) {
+            Some(split) => Ended {
+                code: Some(split.code),
+                timed_out: false,
+            },
+            None => {
+                let (select, lane_setup) = plan.select(lane, &setup);
+                lane_setup.run(&vote_root, &select, &report, &log)?
+            }
+        };
         let note = match (ended.timed_out, ended.code) {
             (true, _) => format!(
                 "ran past --lane-timeout {} s and was killed",
@@ -561,6 +576,58 @@ pub fn run(args: &Args) -> Result<Status, GateError> {
         Decision::Approve => Status::Clean,
         Decision::Reject => Status::Findings,
     })
+}
+
+/// The lanes in one pytest process (together.rs): each lane's report written into
+/// `reports_dir`, the one log copied to each lane's; None (after saying why on stderr) when the
+/// lanes must run one process each.
+fn run_together(
+    plan: &crate::shard::Plan,
+    setup: &Setup,
+    vote_root: &Path,
+    out: &Path,
+    tmp: &Path,
+    reports_dir: &Path,
+) -> Result<Option<crate::together::Split>, GateError> {
+    let together = crate::together::Together::prepare(tmp)?;
+    let (merge_select, merge_setup) = plan.select(Lane::Merge, setup);
+    let (select, one_setup) = together.select(&merge_select, &merge_setup);
+    let combined = reports_dir.join("lanes.xml");
+    let log = out.join("merge.log");
+    let ended = together.run(&one_setup, vote_root, &select, &combined, &log)?;
+    let manifests = LANES
+        .iter()
+        .map(|&lane| {
+            (
+                lane,
+                lane_core::manifest::Manifest {
+                    lane,
+                    shard: plan.shard,
+                    of: plan.of,
+                    evidence: plan.digest.clone(),
+                },
+            )
+        })
+        .collect();
+    match together.split(&combined, ended, &manifests, reports_dir) {
+        Ok(split) => {
+            for lane in [Lane::Witness, Lane::Freeze] {
+                std::fs::copy(&log, out.join(format!("{lane}.log"))).map_err(|e| {
+                    GateError::new(format!("cannot copy the pytest log to the {lane} log: {e}"))
+                })?;
+            }
+            Ok(Some(split))
+        }
+        Err(why) => {
+            eprintln!(
+                "{TOOL}: the lanes' one pytest run: {why}; running one pytest process per lane"
+            );
+            for lane in LANES {
+                tree::remove(&reports_dir.join(format!("{lane}.xml")))?;
+            }
+            Ok(None)
+        }
+    }
 }
 
 /// What the annotations and the SARIF log show: the reasons of the decision, then every

@@ -17,6 +17,7 @@ pub mod python;
 pub mod section;
 pub mod shard;
 pub mod surface;
+pub mod together;
 pub mod tree;
 
 use std::path::PathBuf;
@@ -61,7 +62,8 @@ What it does:
   2. with --base REF: classifies every path the patch changed as product code or test surface,
      builds a vote tree (the working tree with the base's test surface), reviews lock and
      ledger edits, scans the base (OUT/base-evidence.json) and the patch's own tree
-  3. three pytest runs, one per lane, in a pytest the patch cannot steer:
+  3. the three lanes in one pytest process the patch cannot steer (merge, then witness, then
+     freeze; one process per lane with LANES_GATE_SEPARATE=1 or when one run cannot serve):
      OUT/{merge,witness,freeze}.{xml,log}, OUT/pytest-status
   4. the patch's new or changed tests as non-voting candidates (OUT/candidates.{xml,log})
   5. lane-tally -> OUT/verdict.json, OUT/verdict.md (printed), OUT/verdict.sarif,

@@ -151,6 +151,23 @@ impl Setup {
         report: &Path,
         log: &Path,
     ) -> Result<Ended, GateError> {
+        let start = Instant::now();
+        let timeout = self.timeout;
+        self.run_until(tree, select, report, log, move || {
+            start.elapsed() >= timeout
+        })
+    }
+
+    /// [`Setup::run`] with the timeout decided by `over`, asked between polls: true ends the
+    /// run as timed out.
+    pub fn run_until(
+        &self,
+        tree: &Path,
+        select: &[String],
+        report: &Path,
+        log: &Path,
+        mut over: impl FnMut() -> bool,
+    ) -> Result<Ended, GateError> {
         use std::os::unix::process::CommandExt;
         let log_file = std::fs::File::create(log)
             .map_err(|e| GateError::new(format!("cannot create {}: {e}", log.display())))?;
@@ -190,7 +207,6 @@ impl Setup {
                 let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
             }
         };
-        let start = Instant::now();
         let mut pause = Duration::from_millis(5);
         loop {
             match child.try_wait() {
@@ -207,7 +223,7 @@ impl Setup {
                     return Err(GateError::new(format!("cannot wait for pytest: {e}")));
                 }
             }
-            if start.elapsed() >= self.timeout {
+            if over() {
                 kill_group();
                 let _ = child.wait();
                 return Ok(Ended {
