@@ -16,6 +16,8 @@ use std::path::Path;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::{Reader, XmlVersion};
 
+use crate::detail::DetailScan;
+
 /// What one `<testcase>` element says happened. Ordered from best to worst: when the same
 /// case is reported more than once, the worst outcome counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -67,6 +69,21 @@ pub struct Case<'a> {
     pub replay: Option<&'a str>,
     /// What pytest-lanes-gate recorded about the item at run time, when it did.
     pub runtime: Option<Runtime<'a>>,
+    /// What the case's first `<failure>` or `<error>` said, when it has one (issue 19).
+    pub detail: Option<Detail<'a>>,
+}
+
+/// The first lines of a failure or error message and the line it failed at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Detail<'a> {
+    /// Up to [`crate::detail::DETAIL_LINES`] non-blank lines joined by `\n`, each cut at
+    /// [`crate::detail::DETAIL_LINE_CHARS`] characters: the `message` attribute, else the
+    /// element's text. Empty when neither says anything.
+    pub message: &'a str,
+    /// `path:line`: the case's `file` and `line` attributes (xunit1; pytest writes the line
+    /// 0-based, this is 1-based), else the last `path:NNN:` line of the element's text that
+    /// points inside the checkout.
+    pub at: Option<&'a str>,
 }
 
 /// The properties pytest-lanes-gate writes on every case of an adopted project: the lane marks
@@ -193,6 +210,15 @@ struct CaseBuf {
     /// pytest-lanes-gate's properties, in [`RUNTIME_PROPERTIES`] order, and which were seen.
     runtime: [String; 4],
     has_runtime: [bool; 4],
+    /// The `line` attribute (xunit1), as written.
+    line: String,
+    has_line: bool,
+    /// A `<failure>` or `<error>` was seen; `detail` is what the first one said.
+    has_detail: bool,
+    detail: DetailScan,
+    /// The location shown: from `file` and `line`, else from the text ([`CaseBuf::seal`]).
+    at: String,
+    has_at: bool,
 }
 
 impl CaseBuf {
@@ -210,6 +236,33 @@ impl CaseBuf {
         for (value, seen) in self.runtime.iter_mut().zip(&mut self.has_runtime) {
             value.clear();
             *seen = false;
+        }
+        self.line.clear();
+        self.has_line = false;
+        self.has_detail = false;
+        self.has_at = false;
+    }
+
+    /// Settles the failure's location before the case is handed over.
+    fn seal(&mut self) {
+        if !self.has_detail {
+            return;
+        }
+        self.at.clear();
+        self.has_at = false;
+        let attr_line = if self.has_file && self.has_line {
+            self.line.trim().parse::<u64>().ok()
+        } else {
+            None
+        };
+        if let Some(line) = attr_line {
+            self.at.push_str(&self.file);
+            self.at.push(':');
+            self.at.push_str(&(line + 1).to_string());
+            self.has_at = true;
+        } else if self.detail.has_at {
+            self.at.push_str(&self.detail.at);
+            self.has_at = true;
         }
     }
 
@@ -231,6 +284,10 @@ impl CaseBuf {
                 test: &self.runtime[1],
                 file: &self.runtime[2],
                 line: &self.runtime[3],
+            }),
+            detail: self.has_detail.then(|| Detail {
+                message: &self.detail.message,
+                at: self.has_at.then_some(self.at.as_str()),
             }),
         }
     }
@@ -344,6 +401,7 @@ fn skip_text<R: Read>(
     source: &mut Source<R>,
     outside_root: bool,
     at_start: bool,
+    mut capture: Option<&mut DetailScan>,
 ) -> Result<Skipped, JunitError> {
     let mut skipped = 0u64;
     loop {
@@ -360,6 +418,9 @@ fn skip_text<R: Read>(
                 && let Some(bad) = buf[..upto].iter().position(|b| !b.is_ascii_whitespace())
             {
                 return Ok(Skipped::TextAt(skipped + bad as u64));
+            }
+            if let Some(detail) = capture.as_deref_mut() {
+                detail.feed_text(&buf[..upto]);
             }
             source.consume(upto);
             skipped += upto as u64;
@@ -393,11 +454,17 @@ fn skip_text<R: Read>(
                 return Ok(Skipped::Bytes(skipped + n as u64));
             }
             if let Some(i) = memchr::memmem::find(buf, terminator) {
+                if is_text && let Some(detail) = capture.as_deref_mut() {
+                    detail.feed_cdata(&buf[..i]);
+                }
                 source.consume(i + terminator.len());
                 skipped += (i + terminator.len()) as u64;
                 break;
             }
             let n = buf.len() - (terminator.len() - 1);
+            if is_text && let Some(detail) = capture.as_deref_mut() {
+                detail.feed_cdata(&buf[..n]);
+            }
             source.consume(n);
             skipped += n as u64;
         }
@@ -457,10 +524,14 @@ pub fn read_with_suites<R: Read>(
     let mut stats = ReadStats::default();
     // Bytes consumed behind quick-xml's back by `skip_text`, for error offsets.
     let mut skipped = 0u64;
+    // The depth of the `<failure>` or `<error>` whose text is being read into the case's
+    // detail, while it is.
+    let mut detail_depth: Option<usize> = None;
 
     loop {
         let here = reader.buffer_position() + skipped;
-        match skip_text(reader.get_mut(), stack.is_empty(), here == 0)? {
+        let capture = detail_depth.is_some().then_some(&mut case.detail);
+        match skip_text(reader.get_mut(), stack.is_empty(), here == 0, capture)? {
             Skipped::Bytes(n) => skipped += n,
             Skipped::TextAt(n) => {
                 return Err(JunitError::at(
@@ -560,15 +631,32 @@ pub fn read_with_suites<R: Read>(
                     },
                     Some(Kind::Case) => {
                         match local {
-                            "failure" => {
-                                case.worsen(Outcome::Failed);
-                                if read_attr(e, "message", &mut scratch, pos)?
+                            "failure" | "error" => {
+                                case.worsen(if local == "failure" {
+                                    Outcome::Failed
+                                } else {
+                                    Outcome::Error
+                                });
+                                let has_message = read_attr(e, "message", &mut scratch, pos)?;
+                                if local == "failure"
+                                    && has_message
                                     && scratch.starts_with("[XPASS(strict)]")
                                 {
                                     case.xpass = true;
                                 }
+                                if !case.has_detail {
+                                    case.has_detail = true;
+                                    case.detail.reset();
+                                    if has_message {
+                                        case.detail.set_message(&scratch);
+                                    }
+                                    if empty {
+                                        case.detail.finish();
+                                    } else {
+                                        detail_depth = Some(stack.len() + 1);
+                                    }
+                                }
                             }
-                            "error" => case.worsen(Outcome::Error),
                             "skipped" => {
                                 let xfail = read_attr(e, "type", &mut scratch, pos)?
                                     && scratch == "pytest.xfail";
@@ -618,6 +706,7 @@ pub fn read_with_suites<R: Read>(
                 if empty {
                     if kind == Kind::Case {
                         stats.cases += 1;
+                        case.seal();
                         sink(&case.as_case());
                     }
                 } else {
@@ -625,8 +714,13 @@ pub fn read_with_suites<R: Read>(
                 }
             }
             Event::End(_) => {
+                if detail_depth == Some(stack.len()) {
+                    detail_depth = None;
+                    case.detail.finish();
+                }
                 if stack.pop() == Some(Kind::Case) {
                     stats.cases += 1;
+                    case.seal();
                     sink(&case.as_case());
                 }
             }
@@ -696,6 +790,7 @@ fn read_case_attrs(e: &BytesStart<'_>, case: &mut CaseBuf, pos: u64) -> Result<(
             "classname" => (&mut case.classname, &mut seen_classname),
             "name" => (&mut case.name, &mut case.has_name),
             "file" => (&mut case.file, &mut case.has_file),
+            "line" => (&mut case.line, &mut case.has_line),
             _ => continue,
         };
         if *seen {
@@ -862,6 +957,54 @@ traceback &lt;module&gt; here</failure><system-out>captured</system-out></testca
         for (name, xml, expected) in table {
             let got = summary(xml).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(got, *expected, "{name}");
+        }
+    }
+
+    fn details(xml: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        read_bytes(xml.as_bytes(), "r.xml", |c| {
+            out.push(match c.detail {
+                None => format!("{}: none", c.name),
+                Some(d) => format!("{}: {:?} at {:?}", c.name, d.message, d.at),
+            })
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        out
+    }
+
+    #[test]
+    fn failure_details_table() {
+        let tb = "x = 41\n\n    def test(x):\n&gt;       assert f(x) == 84\nE       assert 82 == 84\n\ntests/helpers.py:4: in f\n    return 2 * x\ntests/test_a.py:18: AssertionError\n/usr/lib/python3.13/x.py:9: in g";
+        let table: &[(&str, String, &[&str])] = &[
+            (
+                "message attribute, location from the traceback's last in-checkout line",
+                format!(r#"<testsuite><testcase classname="a" name="t"><failure message="assert 82 == 84&#10;+  where 82 = f(41)">{tb}</failure></testcase></testsuite>"#),
+                &[r#"t: "assert 82 == 84\n+  where 82 = f(41)" at Some("tests/test_a.py:18")"#],
+            ),
+            (
+                "no message attribute: the text's first three non-blank lines",
+                format!(r#"<testsuite><testcase classname="a" name="t"><error>{tb}</error></testcase></testsuite>"#),
+                &[r#"t: "x = 41\ndef test(x):\n>       assert f(x) == 84" at Some("tests/test_a.py:18")"#],
+            ),
+            (
+                "xunit1 file and 0-based line win over the traceback",
+                format!(r#"<testsuite><testcase classname="a" name="t" file="tests/test_a.py" line="11"><failure message="boom">{tb}</failure></testcase><testcase classname="a" name="u" file="tests/test_a.py" line="20"/></testsuite>"#),
+                &[r#"t: "boom" at Some("tests/test_a.py:12")"#, "u: none"],
+            ),
+            (
+                "CDATA text, the first failure or error counts, skips carry none",
+                r#"<testsuite><testcase classname="a" name="t"><failure><![CDATA[a < b & c
+tests/t.py:3: in t]]></failure><error message="teardown"/></testcase><testcase classname="a" name="s"><skipped message="later">tests/t.py:9: skip</skipped></testcase></testsuite>"#.to_string(),
+                &[r#"t: "a < b & c\ntests/t.py:3: in t" at Some("tests/t.py:3")"#, "s: none"],
+            ),
+            (
+                "an empty failure element and one outside the checkout",
+                r#"<testsuite><testcase classname="a" name="t"><failure/></testcase><testcase classname="a" name="u"><failure message="m">/abs/t.py:3: in t</failure></testcase></testsuite>"#.to_string(),
+                &[r#"t: "" at None"#, r#"u: "m" at None"#],
+            ),
+        ];
+        for (name, xml, expected) in table {
+            assert_eq!(details(xml), *expected, "{name}");
         }
     }
 

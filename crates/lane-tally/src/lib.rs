@@ -1,6 +1,7 @@
 //! lane-tally: reads the evidence document and each lane's JUnit reports, matches every case
 //! to a scanned test and decides. See DESIGN.md §7.
 
+pub mod detail;
 pub mod junit;
 pub mod render;
 mod reports;

@@ -71,6 +71,8 @@ pub struct ReportTally {
     pub occurrences: Vec<Occurrence>,
     /// Names of cases that did not plainly pass, by (test, hash).
     pub labels: Vec<(u32, u64, String)>,
+    /// What failed or errored cases said ([`crate::detail::suffix`]), by (test, hash).
+    pub details: Vec<(u32, u64, String)>,
     /// `replay` properties of freeze cases.
     pub replays: Vec<(u32, u64, String)>,
     /// Cases that match no test of the lane, each kind once per report.
@@ -214,6 +216,11 @@ impl Reader<'_> {
         });
         if case.outcome != Outcome::Passed || case.retry {
             self.out.labels.push((index, hash, case.name.to_string()));
+        }
+        if case.outcome.is_failure()
+            && let Some(suffix) = case.detail.as_ref().and_then(crate::detail::suffix)
+        {
+            self.out.details.push((index, hash, suffix));
         }
         if let (Lane::Freeze, Some(replay)) = (self.lane, case.replay) {
             self.out.replays.push((index, hash, replay.to_string()));
