@@ -14,7 +14,7 @@ const MAX_SCANNED_LINE: usize = 4096;
 
 /// The message and location of a case's first `<failure>` or `<error>`, built as its text
 /// streams by.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct DetailScan {
     /// The kept lines, joined by `\n`.
     pub message: String,

@@ -126,6 +126,8 @@ pub struct ReadStats {
     /// The largest event buffer the reader held (bytes): a tag with its attributes, never a
     /// text body, so it stays small however large the captured output is.
     pub peak_buffer: usize,
+    /// Pieces read in parallel and joined ([`crate::parallel`]); 0 when read serially.
+    pub joined: u64,
 }
 
 /// Reads the report at `path`, calling `sink` once per `<testcase>`. Errors are located as
@@ -147,14 +149,18 @@ pub fn read_path_with_suites(
     sink: impl FnMut(&Case<'_>),
 ) -> Result<ReadStats, lane_core::Error> {
     let file = lane_core::io::open_regular(path).map_err(|e| lane_core::Error::io(path, e))?;
-    match read_with_suites(file, on_suite, sink) {
-        Ok(stats) => Ok(stats),
-        Err(JunitError::Io(e)) => Err(lane_core::Error::io(path, e)),
-        Err(JunitError::Syntax { offset, message }) => {
+    read_with_suites(file, on_suite, sink).map_err(|e| located(path, display, e))
+}
+
+/// A reading error of the report at `path`, located as `display:line:col`.
+pub(crate) fn located(path: &Path, display: &str, error: JunitError) -> lane_core::Error {
+    match error {
+        JunitError::Io(e) => lane_core::Error::io(path, e),
+        JunitError::Syntax { offset, message } => {
             let (line, col) = lane_core::io::open_regular(path)
                 .and_then(|f| line_col(BufReader::new(f), offset))
                 .unwrap_or((0, 0));
-            Err(lane_core::Error::parse(display, line, col, message))
+            lane_core::Error::parse(display, line, col, message)
         }
     }
 }
@@ -192,10 +198,116 @@ enum Kind {
     Body,
     /// An element lanes does not read (a `<property>`, a vendor extension).
     Other,
+    /// The suites around a segment that starts at a `<testcase` in the middle of the report
+    /// ([`crate::parallel`]): read as a `<testsuite>`, checked when the segments are joined.
+    Base,
+}
+
+/// Everything a segment of the report needs to be read from its first byte on: the open
+/// elements (what they are and their names, for end-tag checks), and whether the root was
+/// seen. A segment read from an assumed [`State::base`] records the end tags that closed the
+/// elements it did not see open, for the join to check against the real state.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct State {
+    stack: Vec<Kind>,
+    /// The open elements' names, concatenated; `ends[i]` is where `stack[i]`'s name ends.
+    names: String,
+    ends: Vec<usize>,
+    root_seen: bool,
+    below: Vec<String>,
+    /// The case being read where the segment ends inside one, and the depth of its
+    /// `<failure>` or `<error>` whose text is being read.
+    case: CaseBuf,
+    detail_depth: Option<usize>,
+}
+
+impl State {
+    /// A segment starting at a `<testcase` whose parent is some `<testsuite>` or
+    /// `<testsuites>`.
+    pub(crate) fn base() -> Self {
+        State {
+            stack: vec![Kind::Base],
+            names: String::new(),
+            ends: vec![0],
+            root_seen: true,
+            below: Vec::new(),
+            case: CaseBuf::default(),
+            detail_depth: None,
+        }
+    }
+
+    fn push(&mut self, kind: Kind, name: &str) {
+        self.stack.push(kind);
+        self.names.push_str(name);
+        self.ends.push(self.names.len());
+    }
+
+    fn top_name(&self) -> &str {
+        let n = self.ends.len();
+        let start = if n >= 2 { self.ends[n - 2] } else { 0 };
+        &self.names[start..self.ends[n - 1]]
+    }
+
+    /// Closes the innermost element with the end tag `name`: what it was, or an error text.
+    fn pop(&mut self, name: &str) -> Result<Option<Kind>, String> {
+        match self.stack.last() {
+            None => Err(format!("malformed XML: unexpected end tag </{name}>")),
+            Some(Kind::Base) => {
+                self.below.push(name.to_string());
+                Ok(None)
+            }
+            Some(_) if self.top_name() != name => Err(format!(
+                "malformed XML: expected </{}>, found </{name}>",
+                self.top_name()
+            )),
+            Some(_) => {
+                self.ends.pop();
+                let start = self.ends.last().copied().unwrap_or(0);
+                self.names.truncate(start);
+                Ok(self.stack.pop())
+            }
+        }
+    }
+
+    /// Whether a `<testcase` read at this state is a case in a suite (all a segment read
+    /// from [`State::base`] assumed), and all its open elements are suites.
+    pub(crate) fn in_suites(&self) -> bool {
+        !self.stack.is_empty()
+            && self
+                .stack
+                .iter()
+                .all(|k| matches!(k, Kind::Suites | Kind::Suite))
+    }
+
+    /// The state after `segment`, read from [`State::base`], followed this one; `None` when
+    /// what it assumed does not hold (then it must be read again from this state).
+    pub(crate) fn then(&self, segment: &State) -> Option<State> {
+        if !self.in_suites() || segment.below.len() >= self.stack.len() {
+            return None;
+        }
+        let mut next = self.clone();
+        next.case = segment.case.clone();
+        for name in &segment.below {
+            if next.top_name() != name {
+                return None;
+            }
+            next.pop(name).ok()?;
+        }
+        // The segment's own open elements, above its base.
+        for i in 1..segment.stack.len() {
+            let start = segment.ends[i - 1];
+            next.push(segment.stack[i], &segment.names[start..segment.ends[i]]);
+        }
+        // The failure being read, as deep below the top as it was in the segment.
+        next.detail_depth = segment
+            .detail_depth
+            .map(|d| d + next.stack.len() - segment.stack.len());
+        Some(next)
+    }
 }
 
 /// The case being read; its buffers are reused from one case to the next.
-#[derive(Default)]
+#[derive(Debug, Clone, Default)]
 struct CaseBuf {
     classname: String,
     name: String,
@@ -388,6 +500,9 @@ impl<R: Read> BufRead for Source<R> {
 enum Skipped {
     /// `n` bytes skipped; the next byte is `<` of a tag (or the input ended).
     Bytes(u64),
+    /// `n` bytes skipped, and the input ended inside a comment, CDATA section or
+    /// processing instruction.
+    Truncated(u64),
     /// Text that is not whitespace where none may be (outside the root element), at this
     /// many bytes from where skipping began.
     TextAt(u64),
@@ -451,7 +566,7 @@ fn skip_text<R: Read>(
                 // Truncated: let quick-xml's reader report the end of the input.
                 let n = buf.len();
                 source.consume(n);
-                return Ok(Skipped::Bytes(skipped + n as u64));
+                return Ok(Skipped::Truncated(skipped + n as u64));
             }
             if let Some(i) = memchr::memmem::find(buf, terminator) {
                 if is_text && let Some(detail) = capture.as_deref_mut() {
@@ -503,36 +618,63 @@ pub fn read<R: Read>(input: R, sink: impl FnMut(&Case<'_>)) -> Result<ReadStats,
 /// run manifest lane-gate gives pytest, issue 21), in document order.
 pub fn read_with_suites<R: Read>(
     input: R,
+    on_suite: impl FnMut(&str),
+    sink: impl FnMut(&Case<'_>),
+) -> Result<ReadStats, JunitError> {
+    let mut state = State::default();
+    read_segment(input, 0, &mut state, true, on_suite, sink)
+}
+
+/// Reads `input`, the report's bytes from offset `base` on, from `state` (updated as it goes).
+/// `last`: the input ends where the report does, so whatever is still open is an error; a
+/// segment that is not the last stops at its end, and one read from an assumed
+/// [`State::base`] is refused where it ends inside a comment, CDATA section or tag, or reaches
+/// outside its suites (the join reads it again from the real state).
+pub(crate) fn read_segment<R: Read>(
+    input: R,
+    base: u64,
+    state: &mut State,
+    last: bool,
     mut on_suite: impl FnMut(&str),
     mut sink: impl FnMut(&Case<'_>),
 ) -> Result<ReadStats, JunitError> {
     let mut reader = Reader::from_reader(Source::new(input));
     {
         let config = reader.config_mut();
-        config.check_end_names = true;
+        // End tags are checked against `state`, which knows the elements opened before the
+        // segment began.
+        config.check_end_names = false;
+        config.allow_unmatched_ends = true;
         config.check_comments = false;
         config.expand_empty_elements = false;
         config.trim_text(false);
     }
     let mut buf: Vec<u8> = Vec::with_capacity(4096);
-    let mut stack: Vec<Kind> = Vec::with_capacity(16);
-    let mut case = CaseBuf::default();
+    let mut case = std::mem::take(&mut state.case);
     let mut prop_name = String::new();
     let mut prop_value = String::new();
     let mut scratch = String::new();
-    let mut root_seen = false;
     let mut stats = ReadStats::default();
-    // Bytes consumed behind quick-xml's back by `skip_text`, for error offsets.
-    let mut skipped = 0u64;
+    // Bytes consumed behind quick-xml's back by `skip_text`, and the segment's offset in the
+    // report, for error offsets.
+    let mut skipped = base;
     // The depth of the `<failure>` or `<error>` whose text is being read into the case's
     // detail, while it is.
-    let mut detail_depth: Option<usize> = None;
+    let mut detail_depth: Option<usize> = state.detail_depth.take();
 
     loop {
         let here = reader.buffer_position() + skipped;
         let capture = detail_depth.is_some().then_some(&mut case.detail);
-        match skip_text(reader.get_mut(), stack.is_empty(), here == 0, capture)? {
+        match skip_text(reader.get_mut(), state.stack.is_empty(), here == 0, capture)? {
             Skipped::Bytes(n) => skipped += n,
+            Skipped::Truncated(n) if !last => {
+                return Err(JunitError::at(
+                    here + n,
+                    "the segment ends inside a comment, CDATA section or processing \
+                     instruction",
+                ));
+            }
+            Skipped::Truncated(n) => skipped += n,
             Skipped::TextAt(n) => {
                 return Err(JunitError::at(
                     here + n,
@@ -572,9 +714,9 @@ pub fn read_with_suites<R: Read>(
                 let empty = matches!(event, Event::Empty(_));
                 let name = e.name();
                 let local = name.as_ref();
-                let kind = match stack.last().copied() {
+                let kind = match state.stack.last().copied() {
                     None => {
-                        if root_seen {
+                        if state.root_seen {
                             return Err(JunitError::at(
                                 pos,
                                 format!(
@@ -583,7 +725,7 @@ pub fn read_with_suites<R: Read>(
                                 ),
                             ));
                         }
-                        root_seen = true;
+                        state.root_seen = true;
                         match local {
                             "testsuites" => Kind::Suites,
                             "testsuite" => {
@@ -605,7 +747,7 @@ pub fn read_with_suites<R: Read>(
                             }
                         }
                     }
-                    Some(Kind::Suites | Kind::Suite) => match local {
+                    Some(Kind::Suites | Kind::Suite | Kind::Base) => match local {
                         "testsuite" => {
                             stats.suites += 1;
                             if read_attr(e, "name", &mut scratch, pos)? {
@@ -653,7 +795,7 @@ pub fn read_with_suites<R: Read>(
                                     if empty {
                                         case.detail.finish();
                                     } else {
-                                        detail_depth = Some(stack.len() + 1);
+                                        detail_depth = Some(state.stack.len() + 1);
                                     }
                                 }
                             }
@@ -710,22 +852,26 @@ pub fn read_with_suites<R: Read>(
                         sink(&case.as_case());
                     }
                 } else {
-                    stack.push(kind);
+                    state.push(kind, local);
                 }
             }
-            Event::End(_) => {
-                if detail_depth == Some(stack.len()) {
+            Event::End(ref e) => {
+                if detail_depth == Some(state.stack.len()) {
                     detail_depth = None;
                     case.detail.finish();
                 }
-                if stack.pop() == Some(Kind::Case) {
+                let name = e.name();
+                let closed = state
+                    .pop(name.as_ref())
+                    .map_err(|message| JunitError::at(pos, message))?;
+                if closed == Some(Kind::Case) {
                     stats.cases += 1;
                     case.seal();
                     sink(&case.as_case());
                 }
             }
             Event::Text(ref t) => {
-                if stack.is_empty()
+                if state.stack.is_empty()
                     && !AsRef::<str>::as_ref(t)
                         .bytes()
                         .all(|b| b.is_ascii_whitespace())
@@ -737,7 +883,7 @@ pub fn read_with_suites<R: Read>(
                 }
             }
             Event::GeneralRef(_) | Event::CData(_) => {
-                if stack.is_empty() {
+                if state.stack.is_empty() {
                     return Err(JunitError::at(
                         pos,
                         "expected a JUnit XML report (<testsuites> or <testsuite>), found text",
@@ -746,6 +892,12 @@ pub fn read_with_suites<R: Read>(
             }
             Event::Comment(_) | Event::PI(_) | Event::Decl(_) => {}
             Event::Eof => {
+                if !last {
+                    state.case = case;
+                    state.detail_depth = detail_depth;
+                    return Ok(stats);
+                }
+                let stack = &state.stack;
                 if let Some(open) = stack.last() {
                     return Err(JunitError::at(
                         pos,
@@ -758,7 +910,7 @@ pub fn read_with_suites<R: Read>(
                         ),
                     ));
                 }
-                if !root_seen {
+                if !state.root_seen {
                     return Err(JunitError::at(
                         pos,
                         "empty report: expected a <testsuites> or <testsuite> root element",
@@ -778,6 +930,7 @@ fn describe(kind: Kind) -> &'static str {
         Kind::CaseProperties | Kind::SuiteProperties => "<properties>",
         Kind::Body => "a failure, error, skipped or output body",
         Kind::Other => "an element",
+        Kind::Base => "a <testsuite>",
     }
 }
 

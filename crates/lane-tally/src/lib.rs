@@ -3,6 +3,7 @@
 
 pub mod detail;
 pub mod junit;
+pub mod parallel;
 pub mod render;
 mod reports;
 pub mod resolve;
