@@ -253,7 +253,16 @@ def test_broken_merge_property_rejects(suite: Path, extra: tuple[str, ...]):
     section = run.json()["tally"]
     reason = next(r for r in section["reasons"] if r["rule"] == "merge-failed")
     assert reason["file"] == "tests/test_props.py" and reason["line"] >= 1
-    assert "test_round_trip (failed)" in reason["message"]
+    assert "test_round_trip (failed) at tests/test_props.py:" in reason["message"]
+    # Issue 19: the failing line and the first lines of pytest's message. xunit1 names the
+    # test's own line (its file and line attributes); the others, the traceback's last line
+    # inside the checkout: the assert.
+    at, _, message = reason["message"].partition(" at tests/test_props.py:")[2].partition(": ")
+    if "junit_family=xunit1" in extra:
+        assert 28 <= int(at) <= 31, reason["message"]
+    else:
+        assert at == "36", reason["message"]
+    assert message.startswith("assert ") and " == " in message, reason["message"]
     assert section["lanes"]["merge"]["failed"] == 1
     assert section["lanes"]["merge"]["cases"] == 6
 

@@ -16,6 +16,8 @@ use std::path::Path;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::{Reader, XmlVersion};
 
+use crate::detail::DetailScan;
+
 /// What one `<testcase>` element says happened. Ordered from best to worst: when the same
 /// case is reported more than once, the worst outcome counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -67,6 +69,21 @@ pub struct Case<'a> {
     pub replay: Option<&'a str>,
     /// What pytest-lanes-gate recorded about the item at run time, when it did.
     pub runtime: Option<Runtime<'a>>,
+    /// What the case's first `<failure>` or `<error>` said, when it has one (issue 19).
+    pub detail: Option<Detail<'a>>,
+}
+
+/// The first lines of a failure or error message and the line it failed at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Detail<'a> {
+    /// Up to [`crate::detail::DETAIL_LINES`] non-blank lines joined by `\n`, each cut at
+    /// [`crate::detail::DETAIL_LINE_CHARS`] characters: the `message` attribute, else the
+    /// element's text. Empty when neither says anything.
+    pub message: &'a str,
+    /// `path:line`: the case's `file` and `line` attributes (xunit1; pytest writes the line
+    /// 0-based, this is 1-based), else the last `path:NNN:` line of the element's text that
+    /// points inside the checkout.
+    pub at: Option<&'a str>,
 }
 
 /// The properties pytest-lanes-gate writes on every case of an adopted project: the lane marks
@@ -109,6 +126,8 @@ pub struct ReadStats {
     /// The largest event buffer the reader held (bytes): a tag with its attributes, never a
     /// text body, so it stays small however large the captured output is.
     pub peak_buffer: usize,
+    /// Pieces read in parallel and joined ([`crate::parallel`]); 0 when read serially.
+    pub joined: u64,
 }
 
 /// Reads the report at `path`, calling `sink` once per `<testcase>`. Errors are located as
@@ -130,14 +149,18 @@ pub fn read_path_with_suites(
     sink: impl FnMut(&Case<'_>),
 ) -> Result<ReadStats, lane_core::Error> {
     let file = lane_core::io::open_regular(path).map_err(|e| lane_core::Error::io(path, e))?;
-    match read_with_suites(file, on_suite, sink) {
-        Ok(stats) => Ok(stats),
-        Err(JunitError::Io(e)) => Err(lane_core::Error::io(path, e)),
-        Err(JunitError::Syntax { offset, message }) => {
+    read_with_suites(file, on_suite, sink).map_err(|e| located(path, display, e))
+}
+
+/// A reading error of the report at `path`, located as `display:line:col`.
+pub(crate) fn located(path: &Path, display: &str, error: JunitError) -> lane_core::Error {
+    match error {
+        JunitError::Io(e) => lane_core::Error::io(path, e),
+        JunitError::Syntax { offset, message } => {
             let (line, col) = lane_core::io::open_regular(path)
                 .and_then(|f| line_col(BufReader::new(f), offset))
                 .unwrap_or((0, 0));
-            Err(lane_core::Error::parse(display, line, col, message))
+            lane_core::Error::parse(display, line, col, message)
         }
     }
 }
@@ -175,10 +198,116 @@ enum Kind {
     Body,
     /// An element lanes does not read (a `<property>`, a vendor extension).
     Other,
+    /// The suites around a segment that starts at a `<testcase` in the middle of the report
+    /// ([`crate::parallel`]): read as a `<testsuite>`, checked when the segments are joined.
+    Base,
+}
+
+/// Everything a segment of the report needs to be read from its first byte on: the open
+/// elements (what they are and their names, for end-tag checks), and whether the root was
+/// seen. A segment read from an assumed [`State::base`] records the end tags that closed the
+/// elements it did not see open, for the join to check against the real state.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct State {
+    stack: Vec<Kind>,
+    /// The open elements' names, concatenated; `ends[i]` is where `stack[i]`'s name ends.
+    names: String,
+    ends: Vec<usize>,
+    root_seen: bool,
+    below: Vec<String>,
+    /// The case being read where the segment ends inside one, and the depth of its
+    /// `<failure>` or `<error>` whose text is being read.
+    case: CaseBuf,
+    detail_depth: Option<usize>,
+}
+
+impl State {
+    /// A segment starting at a `<testcase` whose parent is some `<testsuite>` or
+    /// `<testsuites>`.
+    pub(crate) fn base() -> Self {
+        State {
+            stack: vec![Kind::Base],
+            names: String::new(),
+            ends: vec![0],
+            root_seen: true,
+            below: Vec::new(),
+            case: CaseBuf::default(),
+            detail_depth: None,
+        }
+    }
+
+    fn push(&mut self, kind: Kind, name: &str) {
+        self.stack.push(kind);
+        self.names.push_str(name);
+        self.ends.push(self.names.len());
+    }
+
+    fn top_name(&self) -> &str {
+        let n = self.ends.len();
+        let start = if n >= 2 { self.ends[n - 2] } else { 0 };
+        &self.names[start..self.ends[n - 1]]
+    }
+
+    /// Closes the innermost element with the end tag `name`: what it was, or an error text.
+    fn pop(&mut self, name: &str) -> Result<Option<Kind>, String> {
+        match self.stack.last() {
+            None => Err(format!("malformed XML: unexpected end tag </{name}>")),
+            Some(Kind::Base) => {
+                self.below.push(name.to_string());
+                Ok(None)
+            }
+            Some(_) if self.top_name() != name => Err(format!(
+                "malformed XML: expected </{}>, found </{name}>",
+                self.top_name()
+            )),
+            Some(_) => {
+                self.ends.pop();
+                let start = self.ends.last().copied().unwrap_or(0);
+                self.names.truncate(start);
+                Ok(self.stack.pop())
+            }
+        }
+    }
+
+    /// Whether a `<testcase` read at this state is a case in a suite (all a segment read
+    /// from [`State::base`] assumed), and all its open elements are suites.
+    pub(crate) fn in_suites(&self) -> bool {
+        !self.stack.is_empty()
+            && self
+                .stack
+                .iter()
+                .all(|k| matches!(k, Kind::Suites | Kind::Suite))
+    }
+
+    /// The state after `segment`, read from [`State::base`], followed this one; `None` when
+    /// what it assumed does not hold (then it must be read again from this state).
+    pub(crate) fn then(&self, segment: &State) -> Option<State> {
+        if !self.in_suites() || segment.below.len() >= self.stack.len() {
+            return None;
+        }
+        let mut next = self.clone();
+        next.case = segment.case.clone();
+        for name in &segment.below {
+            if next.top_name() != name {
+                return None;
+            }
+            next.pop(name).ok()?;
+        }
+        // The segment's own open elements, above its base.
+        for i in 1..segment.stack.len() {
+            let start = segment.ends[i - 1];
+            next.push(segment.stack[i], &segment.names[start..segment.ends[i]]);
+        }
+        // The failure being read, as deep below the top as it was in the segment.
+        next.detail_depth = segment
+            .detail_depth
+            .map(|d| d + next.stack.len() - segment.stack.len());
+        Some(next)
+    }
 }
 
 /// The case being read; its buffers are reused from one case to the next.
-#[derive(Default)]
+#[derive(Debug, Clone, Default)]
 struct CaseBuf {
     classname: String,
     name: String,
@@ -193,6 +322,15 @@ struct CaseBuf {
     /// pytest-lanes-gate's properties, in [`RUNTIME_PROPERTIES`] order, and which were seen.
     runtime: [String; 4],
     has_runtime: [bool; 4],
+    /// The `line` attribute (xunit1), as written.
+    line: String,
+    has_line: bool,
+    /// A `<failure>` or `<error>` was seen; `detail` is what the first one said.
+    has_detail: bool,
+    detail: DetailScan,
+    /// The location shown: from `file` and `line`, else from the text ([`CaseBuf::seal`]).
+    at: String,
+    has_at: bool,
 }
 
 impl CaseBuf {
@@ -210,6 +348,33 @@ impl CaseBuf {
         for (value, seen) in self.runtime.iter_mut().zip(&mut self.has_runtime) {
             value.clear();
             *seen = false;
+        }
+        self.line.clear();
+        self.has_line = false;
+        self.has_detail = false;
+        self.has_at = false;
+    }
+
+    /// Settles the failure's location before the case is handed over.
+    fn seal(&mut self) {
+        if !self.has_detail {
+            return;
+        }
+        self.at.clear();
+        self.has_at = false;
+        let attr_line = if self.has_file && self.has_line {
+            self.line.trim().parse::<u64>().ok()
+        } else {
+            None
+        };
+        if let Some(line) = attr_line {
+            self.at.push_str(&self.file);
+            self.at.push(':');
+            self.at.push_str(&(line + 1).to_string());
+            self.has_at = true;
+        } else if self.detail.has_at {
+            self.at.push_str(&self.detail.at);
+            self.has_at = true;
         }
     }
 
@@ -231,6 +396,10 @@ impl CaseBuf {
                 test: &self.runtime[1],
                 file: &self.runtime[2],
                 line: &self.runtime[3],
+            }),
+            detail: self.has_detail.then(|| Detail {
+                message: &self.detail.message,
+                at: self.has_at.then_some(self.at.as_str()),
             }),
         }
     }
@@ -331,6 +500,9 @@ impl<R: Read> BufRead for Source<R> {
 enum Skipped {
     /// `n` bytes skipped; the next byte is `<` of a tag (or the input ended).
     Bytes(u64),
+    /// `n` bytes skipped, and the input ended inside a comment, CDATA section or
+    /// processing instruction.
+    Truncated(u64),
     /// Text that is not whitespace where none may be (outside the root element), at this
     /// many bytes from where skipping began.
     TextAt(u64),
@@ -344,6 +516,7 @@ fn skip_text<R: Read>(
     source: &mut Source<R>,
     outside_root: bool,
     at_start: bool,
+    mut capture: Option<&mut DetailScan>,
 ) -> Result<Skipped, JunitError> {
     let mut skipped = 0u64;
     loop {
@@ -360,6 +533,9 @@ fn skip_text<R: Read>(
                 && let Some(bad) = buf[..upto].iter().position(|b| !b.is_ascii_whitespace())
             {
                 return Ok(Skipped::TextAt(skipped + bad as u64));
+            }
+            if let Some(detail) = capture.as_deref_mut() {
+                detail.feed_text(&buf[..upto]);
             }
             source.consume(upto);
             skipped += upto as u64;
@@ -390,14 +566,20 @@ fn skip_text<R: Read>(
                 // Truncated: let quick-xml's reader report the end of the input.
                 let n = buf.len();
                 source.consume(n);
-                return Ok(Skipped::Bytes(skipped + n as u64));
+                return Ok(Skipped::Truncated(skipped + n as u64));
             }
             if let Some(i) = memchr::memmem::find(buf, terminator) {
+                if is_text && let Some(detail) = capture.as_deref_mut() {
+                    detail.feed_cdata(&buf[..i]);
+                }
                 source.consume(i + terminator.len());
                 skipped += (i + terminator.len()) as u64;
                 break;
             }
             let n = buf.len() - (terminator.len() - 1);
+            if is_text && let Some(detail) = capture.as_deref_mut() {
+                detail.feed_cdata(&buf[..n]);
+            }
             source.consume(n);
             skipped += n as u64;
         }
@@ -436,32 +618,63 @@ pub fn read<R: Read>(input: R, sink: impl FnMut(&Case<'_>)) -> Result<ReadStats,
 /// run manifest lane-gate gives pytest, issue 21), in document order.
 pub fn read_with_suites<R: Read>(
     input: R,
+    on_suite: impl FnMut(&str),
+    sink: impl FnMut(&Case<'_>),
+) -> Result<ReadStats, JunitError> {
+    let mut state = State::default();
+    read_segment(input, 0, &mut state, true, on_suite, sink)
+}
+
+/// Reads `input`, the report's bytes from offset `base` on, from `state` (updated as it goes).
+/// `last`: the input ends where the report does, so whatever is still open is an error; a
+/// segment that is not the last stops at its end, and one read from an assumed
+/// [`State::base`] is refused where it ends inside a comment, CDATA section or tag, or reaches
+/// outside its suites (the join reads it again from the real state).
+pub(crate) fn read_segment<R: Read>(
+    input: R,
+    base: u64,
+    state: &mut State,
+    last: bool,
     mut on_suite: impl FnMut(&str),
     mut sink: impl FnMut(&Case<'_>),
 ) -> Result<ReadStats, JunitError> {
     let mut reader = Reader::from_reader(Source::new(input));
     {
         let config = reader.config_mut();
-        config.check_end_names = true;
+        // End tags are checked against `state`, which knows the elements opened before the
+        // segment began.
+        config.check_end_names = false;
+        config.allow_unmatched_ends = true;
         config.check_comments = false;
         config.expand_empty_elements = false;
         config.trim_text(false);
     }
     let mut buf: Vec<u8> = Vec::with_capacity(4096);
-    let mut stack: Vec<Kind> = Vec::with_capacity(16);
-    let mut case = CaseBuf::default();
+    let mut case = std::mem::take(&mut state.case);
     let mut prop_name = String::new();
     let mut prop_value = String::new();
     let mut scratch = String::new();
-    let mut root_seen = false;
     let mut stats = ReadStats::default();
-    // Bytes consumed behind quick-xml's back by `skip_text`, for error offsets.
-    let mut skipped = 0u64;
+    // Bytes consumed behind quick-xml's back by `skip_text`, and the segment's offset in the
+    // report, for error offsets.
+    let mut skipped = base;
+    // The depth of the `<failure>` or `<error>` whose text is being read into the case's
+    // detail, while it is.
+    let mut detail_depth: Option<usize> = state.detail_depth.take();
 
     loop {
         let here = reader.buffer_position() + skipped;
-        match skip_text(reader.get_mut(), stack.is_empty(), here == 0)? {
+        let capture = detail_depth.is_some().then_some(&mut case.detail);
+        match skip_text(reader.get_mut(), state.stack.is_empty(), here == 0, capture)? {
             Skipped::Bytes(n) => skipped += n,
+            Skipped::Truncated(n) if !last => {
+                return Err(JunitError::at(
+                    here + n,
+                    "the segment ends inside a comment, CDATA section or processing \
+                     instruction",
+                ));
+            }
+            Skipped::Truncated(n) => skipped += n,
             Skipped::TextAt(n) => {
                 return Err(JunitError::at(
                     here + n,
@@ -501,9 +714,9 @@ pub fn read_with_suites<R: Read>(
                 let empty = matches!(event, Event::Empty(_));
                 let name = e.name();
                 let local = name.as_ref();
-                let kind = match stack.last().copied() {
+                let kind = match state.stack.last().copied() {
                     None => {
-                        if root_seen {
+                        if state.root_seen {
                             return Err(JunitError::at(
                                 pos,
                                 format!(
@@ -512,7 +725,7 @@ pub fn read_with_suites<R: Read>(
                                 ),
                             ));
                         }
-                        root_seen = true;
+                        state.root_seen = true;
                         match local {
                             "testsuites" => Kind::Suites,
                             "testsuite" => {
@@ -534,7 +747,7 @@ pub fn read_with_suites<R: Read>(
                             }
                         }
                     }
-                    Some(Kind::Suites | Kind::Suite) => match local {
+                    Some(Kind::Suites | Kind::Suite | Kind::Base) => match local {
                         "testsuite" => {
                             stats.suites += 1;
                             if read_attr(e, "name", &mut scratch, pos)? {
@@ -560,15 +773,32 @@ pub fn read_with_suites<R: Read>(
                     },
                     Some(Kind::Case) => {
                         match local {
-                            "failure" => {
-                                case.worsen(Outcome::Failed);
-                                if read_attr(e, "message", &mut scratch, pos)?
+                            "failure" | "error" => {
+                                case.worsen(if local == "failure" {
+                                    Outcome::Failed
+                                } else {
+                                    Outcome::Error
+                                });
+                                let has_message = read_attr(e, "message", &mut scratch, pos)?;
+                                if local == "failure"
+                                    && has_message
                                     && scratch.starts_with("[XPASS(strict)]")
                                 {
                                     case.xpass = true;
                                 }
+                                if !case.has_detail {
+                                    case.has_detail = true;
+                                    case.detail.reset();
+                                    if has_message {
+                                        case.detail.set_message(&scratch);
+                                    }
+                                    if empty {
+                                        case.detail.finish();
+                                    } else {
+                                        detail_depth = Some(state.stack.len() + 1);
+                                    }
+                                }
                             }
-                            "error" => case.worsen(Outcome::Error),
                             "skipped" => {
                                 let xfail = read_attr(e, "type", &mut scratch, pos)?
                                     && scratch == "pytest.xfail";
@@ -618,20 +848,30 @@ pub fn read_with_suites<R: Read>(
                 if empty {
                     if kind == Kind::Case {
                         stats.cases += 1;
+                        case.seal();
                         sink(&case.as_case());
                     }
                 } else {
-                    stack.push(kind);
+                    state.push(kind, local);
                 }
             }
-            Event::End(_) => {
-                if stack.pop() == Some(Kind::Case) {
+            Event::End(ref e) => {
+                if detail_depth == Some(state.stack.len()) {
+                    detail_depth = None;
+                    case.detail.finish();
+                }
+                let name = e.name();
+                let closed = state
+                    .pop(name.as_ref())
+                    .map_err(|message| JunitError::at(pos, message))?;
+                if closed == Some(Kind::Case) {
                     stats.cases += 1;
+                    case.seal();
                     sink(&case.as_case());
                 }
             }
             Event::Text(ref t) => {
-                if stack.is_empty()
+                if state.stack.is_empty()
                     && !AsRef::<str>::as_ref(t)
                         .bytes()
                         .all(|b| b.is_ascii_whitespace())
@@ -643,7 +883,7 @@ pub fn read_with_suites<R: Read>(
                 }
             }
             Event::GeneralRef(_) | Event::CData(_) => {
-                if stack.is_empty() {
+                if state.stack.is_empty() {
                     return Err(JunitError::at(
                         pos,
                         "expected a JUnit XML report (<testsuites> or <testsuite>), found text",
@@ -652,6 +892,12 @@ pub fn read_with_suites<R: Read>(
             }
             Event::Comment(_) | Event::PI(_) | Event::Decl(_) => {}
             Event::Eof => {
+                if !last {
+                    state.case = case;
+                    state.detail_depth = detail_depth;
+                    return Ok(stats);
+                }
+                let stack = &state.stack;
                 if let Some(open) = stack.last() {
                     return Err(JunitError::at(
                         pos,
@@ -664,7 +910,7 @@ pub fn read_with_suites<R: Read>(
                         ),
                     ));
                 }
-                if !root_seen {
+                if !state.root_seen {
                     return Err(JunitError::at(
                         pos,
                         "empty report: expected a <testsuites> or <testsuite> root element",
@@ -684,6 +930,7 @@ fn describe(kind: Kind) -> &'static str {
         Kind::CaseProperties | Kind::SuiteProperties => "<properties>",
         Kind::Body => "a failure, error, skipped or output body",
         Kind::Other => "an element",
+        Kind::Base => "a <testsuite>",
     }
 }
 
@@ -696,6 +943,7 @@ fn read_case_attrs(e: &BytesStart<'_>, case: &mut CaseBuf, pos: u64) -> Result<(
             "classname" => (&mut case.classname, &mut seen_classname),
             "name" => (&mut case.name, &mut case.has_name),
             "file" => (&mut case.file, &mut case.has_file),
+            "line" => (&mut case.line, &mut case.has_line),
             _ => continue,
         };
         if *seen {
@@ -862,6 +1110,54 @@ traceback &lt;module&gt; here</failure><system-out>captured</system-out></testca
         for (name, xml, expected) in table {
             let got = summary(xml).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(got, *expected, "{name}");
+        }
+    }
+
+    fn details(xml: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        read_bytes(xml.as_bytes(), "r.xml", |c| {
+            out.push(match c.detail {
+                None => format!("{}: none", c.name),
+                Some(d) => format!("{}: {:?} at {:?}", c.name, d.message, d.at),
+            })
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        out
+    }
+
+    #[test]
+    fn failure_details_table() {
+        let tb = "x = 41\n\n    def test(x):\n&gt;       assert f(x) == 84\nE       assert 82 == 84\n\ntests/helpers.py:4: in f\n    return 2 * x\ntests/test_a.py:18: AssertionError\n/usr/lib/python3.13/x.py:9: in g";
+        let table: &[(&str, String, &[&str])] = &[
+            (
+                "message attribute, location from the traceback's last in-checkout line",
+                format!(r#"<testsuite><testcase classname="a" name="t"><failure message="assert 82 == 84&#10;+  where 82 = f(41)">{tb}</failure></testcase></testsuite>"#),
+                &[r#"t: "assert 82 == 84\n+  where 82 = f(41)" at Some("tests/test_a.py:18")"#],
+            ),
+            (
+                "no message attribute: the text's first three non-blank lines",
+                format!(r#"<testsuite><testcase classname="a" name="t"><error>{tb}</error></testcase></testsuite>"#),
+                &[r#"t: "x = 41\ndef test(x):\n>       assert f(x) == 84" at Some("tests/test_a.py:18")"#],
+            ),
+            (
+                "xunit1 file and 0-based line win over the traceback",
+                format!(r#"<testsuite><testcase classname="a" name="t" file="tests/test_a.py" line="11"><failure message="boom">{tb}</failure></testcase><testcase classname="a" name="u" file="tests/test_a.py" line="20"/></testsuite>"#),
+                &[r#"t: "boom" at Some("tests/test_a.py:12")"#, "u: none"],
+            ),
+            (
+                "CDATA text, the first failure or error counts, skips carry none",
+                r#"<testsuite><testcase classname="a" name="t"><failure><![CDATA[a < b & c
+tests/t.py:3: in t]]></failure><error message="teardown"/></testcase><testcase classname="a" name="s"><skipped message="later">tests/t.py:9: skip</skipped></testcase></testsuite>"#.to_string(),
+                &[r#"t: "a < b & c\ntests/t.py:3: in t" at Some("tests/t.py:3")"#, "s: none"],
+            ),
+            (
+                "an empty failure element and one outside the checkout",
+                r#"<testsuite><testcase classname="a" name="t"><failure/></testcase><testcase classname="a" name="u"><failure message="m">/abs/t.py:3: in t</failure></testcase></testsuite>"#.to_string(),
+                &[r#"t: "" at None"#, r#"u: "m" at None"#],
+            ),
+        ];
+        for (name, xml, expected) in table {
+            assert_eq!(details(xml), *expected, "{name}");
         }
     }
 

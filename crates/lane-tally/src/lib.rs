@@ -1,7 +1,9 @@
 //! lane-tally: reads the evidence document and each lane's JUnit reports, matches every case
 //! to a scanned test and decides. See DESIGN.md §7.
 
+pub mod detail;
 pub mod junit;
+pub mod parallel;
 pub mod render;
 mod reports;
 pub mod resolve;

@@ -9,7 +9,7 @@ use std::path::Path;
 use lane_core::Error;
 use lane_core::scan::{Lane, ScanTest};
 
-use crate::junit::{self, Case, Outcome, Runtime};
+use crate::junit::{Case, Detail, Outcome, Runtime};
 use crate::resolve::{Resolved, Resolver};
 use crate::vote::Report;
 
@@ -71,6 +71,8 @@ pub struct ReportTally {
     pub occurrences: Vec<Occurrence>,
     /// Names of cases that did not plainly pass, by (test, hash).
     pub labels: Vec<(u32, u64, String)>,
+    /// What failed or errored cases said ([`crate::detail::suffix`]), by (test, hash).
+    pub details: Vec<(u32, u64, String)>,
     /// `replay` properties of freeze cases.
     pub replays: Vec<(u32, u64, String)>,
     /// Cases that match no test of the lane, each kind once per report.
@@ -116,46 +118,134 @@ pub fn read_report(
             suites.push(name.to_string());
         }
     };
-    junit::read_path_with_suites(Path::new(&report.path), &report.path, on_suite, |case| {
-        let Some(resolver) = resolver else {
-            reader.unresolved(case);
-            return;
-        };
-        let resolved = resolver.resolve(case.classname, case.name, case.file);
-        if let Some(runtime) = &case.runtime {
-            let index = match &resolved {
-                Resolved::Test { index, .. } => Some(*index),
-                _ => None,
-            };
-            reader.on_runtime(runtime, index);
+    // Resolving runs on whichever thread read the case (issue 22); what depends on the cases
+    // before it runs in report order, in `sink`.
+    let lane = report.lane;
+    let map = |case: &Case<'_>| -> Step {
+        let found = resolver.map(|r| r.resolve(case.classname, case.name, case.file));
+        if let Some(Resolved::Test { index, params }) = &found
+            && case.file.is_none()
+            && case.runtime.is_none()
+            && case.outcome == Outcome::Passed
+            && !case.retry
+            && (lane != Lane::Freeze || case.replay.is_none())
+            && tests[*index as usize].lane == Some(lane)
+        {
+            // All `Reader::on_test` would do with it.
+            return Step::Plain(Occurrence {
+                hash: hash_of(&[params]),
+                test: *index,
+                outcome: case.outcome,
+                retry: case.retry,
+                xpass: case.xpass,
+            });
         }
-        match resolved {
-            Resolved::Test { index, params } => {
-                reader.file_of(index, case.file);
-                reader.on_test(case, index, params)
-            }
-            Resolved::Module { file } => reader.on_module(case, file),
-            Resolved::Unknown { why, claimed } => {
-                for index in claimed {
-                    reader.file_of(index, case.file);
-                }
-                reader.unresolved(case);
-                let base = crate::resolve::split_params(case.name).0;
-                let key = format!("{}::{base}", case.classname);
-                if reader.unknown_seen.insert(key.clone()) {
-                    let file = resolver
-                        .file_of_classname(case.classname)
-                        .map(str::to_string);
-                    reader
-                        .out
-                        .unmatched
-                        .push(Unmatched::Unknown { key, why, file });
-                }
-            }
+        Step::Kept(Box::new(Kept::of(case, found)))
+    };
+    let sink = |step: Step| match step {
+        Step::Plain(occurrence) => reader.out.occurrences.push(occurrence),
+        Step::Kept(mut kept) => {
+            let found = kept.found.take();
+            let case = kept.as_case();
+            let resolved = found.map(|f| f.into_resolved(case.name));
+            reader.on_case(&case, resolved, resolver);
         }
-    })?;
+    };
+    crate::parallel::read_path(Path::new(&report.path), &report.path, on_suite, map, sink)?;
     reader.out.suites = suites;
     Ok(reader.out)
+}
+
+/// A case as the parallel part of the reading left it.
+enum Step {
+    /// A plain pass of a test of the lane: only its occurrence.
+    Plain(Occurrence),
+    /// Anything else: the case and what it resolved to, for [`Reader::on_case`].
+    Kept(Box<Kept>),
+}
+
+/// A [`Case`] owned, with what the resolver said (`None` without a scan).
+struct Kept {
+    classname: String,
+    name: String,
+    file: Option<String>,
+    outcome: Outcome,
+    xpass: bool,
+    retry: bool,
+    replay: Option<String>,
+    runtime: Option<[String; 4]>,
+    detail: Option<(String, Option<String>)>,
+    found: Option<Found>,
+}
+
+/// [`Resolved`] owned; a test's parameters are the end of the case name from `params_at`.
+enum Found {
+    Test { index: u32, params_at: usize },
+    Module { file: String },
+    Unknown { why: String, claimed: Vec<u32> },
+}
+
+impl Found {
+    fn into_resolved(self, name: &str) -> Resolved<'_> {
+        match self {
+            Found::Test { index, params_at } => Resolved::Test {
+                index,
+                params: &name[params_at..],
+            },
+            Found::Module { file } => Resolved::Module { file },
+            Found::Unknown { why, claimed } => Resolved::Unknown { why, claimed },
+        }
+    }
+}
+
+impl Kept {
+    fn of(case: &Case<'_>, found: Option<Resolved<'_>>) -> Kept {
+        Kept {
+            classname: case.classname.to_string(),
+            name: case.name.to_string(),
+            file: case.file.map(str::to_string),
+            outcome: case.outcome,
+            xpass: case.xpass,
+            retry: case.retry,
+            replay: case.replay.map(str::to_string),
+            runtime: case
+                .runtime
+                .map(|r| [r.marks, r.test, r.file, r.line].map(str::to_string)),
+            detail: case
+                .detail
+                .map(|d| (d.message.to_string(), d.at.map(str::to_string))),
+            found: found.map(|r| match r {
+                Resolved::Test { index, params } => Found::Test {
+                    index,
+                    params_at: case.name.len() - params.len(),
+                },
+                Resolved::Module { file } => Found::Module { file },
+                Resolved::Unknown { why, claimed } => Found::Unknown { why, claimed },
+            }),
+        }
+    }
+
+    fn as_case(&self) -> Case<'_> {
+        Case {
+            classname: &self.classname,
+            name: &self.name,
+            file: self.file.as_deref(),
+            outcome: self.outcome,
+            xpass: self.xpass,
+            retry: self.retry,
+            replay: self.replay.as_deref(),
+            runtime: self.runtime.as_ref().map(|r| Runtime {
+                marks: &r[0],
+                test: &r[1],
+                file: &r[2],
+                line: &r[3],
+            }),
+            detail: self.detail.as_ref().map(|(message, at)| Detail {
+                message,
+                at: at.as_deref(),
+            }),
+        }
+    }
 }
 
 /// One report being read.
@@ -172,6 +262,49 @@ struct Reader<'t> {
 }
 
 impl Reader<'_> {
+    /// One case, in report order, with what it resolved to (`None` without a scan).
+    fn on_case(
+        &mut self,
+        case: &Case<'_>,
+        resolved: Option<Resolved<'_>>,
+        resolver: Option<&Resolver<'_>>,
+    ) {
+        let (Some(resolver), Some(resolved)) = (resolver, resolved) else {
+            self.unresolved(case);
+            return;
+        };
+        if let Some(runtime) = &case.runtime {
+            let index = match &resolved {
+                Resolved::Test { index, .. } => Some(*index),
+                _ => None,
+            };
+            self.on_runtime(runtime, index);
+        }
+        match resolved {
+            Resolved::Test { index, params } => {
+                self.file_of(index, case.file);
+                self.on_test(case, index, params)
+            }
+            Resolved::Module { file } => self.on_module(case, file),
+            Resolved::Unknown { why, claimed } => {
+                for index in claimed {
+                    self.file_of(index, case.file);
+                }
+                self.unresolved(case);
+                let base = crate::resolve::split_params(case.name).0;
+                let key = format!("{}::{base}", case.classname);
+                if self.unknown_seen.insert(key.clone()) {
+                    let file = resolver
+                        .file_of_classname(case.classname)
+                        .map(str::to_string);
+                    self.out
+                        .unmatched
+                        .push(Unmatched::Unknown { key, why, file });
+                }
+            }
+        }
+    }
+
     /// Records that a case of (or claiming to be) test `index` ran from `file`.
     fn file_of(&mut self, index: u32, file: Option<&str>) {
         let Some(file) = file else { return };
@@ -214,6 +347,11 @@ impl Reader<'_> {
         });
         if case.outcome != Outcome::Passed || case.retry {
             self.out.labels.push((index, hash, case.name.to_string()));
+        }
+        if case.outcome.is_failure()
+            && let Some(suffix) = case.detail.as_ref().and_then(crate::detail::suffix)
+        {
+            self.out.details.push((index, hash, suffix));
         }
         if let (Lane::Freeze, Some(replay)) = (self.lane, case.replay) {
             self.out.replays.push((index, hash, replay.to_string()));

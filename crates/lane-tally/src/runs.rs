@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use lane_core::scan::{Lane, ScanTest};
+use rayon::slice::ParallelSliceMut;
 
 use crate::junit::Outcome;
 use crate::reports::{NO_TEST, Occurrence, ReportTally};
@@ -68,7 +69,8 @@ struct Folds {
 }
 
 fn fold(mut occurrences: Vec<Occurrence>) -> Folds {
-    occurrences.sort_unstable_by_key(|o| (o.test, o.hash));
+    // Unstable is enough: a fold counts its occurrences in any order.
+    occurrences.par_sort_unstable_by_key(|o| (o.test, o.hash));
     Folds {
         occurrences,
         pos: 0,
@@ -113,6 +115,8 @@ pub struct NotableCase {
     pub case: Folded,
     /// The `replay` property its reports recorded (freeze cases only).
     pub replay: Option<String>,
+    /// What its first failed or errored report said ([`crate::detail::suffix`]).
+    pub detail: Option<String>,
 }
 
 /// One lane's folded reports.
@@ -182,6 +186,7 @@ pub fn gather<'f>(
     let mut occurrences = Vec::new();
     let mut labels: HashMap<(u32, u64), String> = HashMap::new();
     let mut replays: HashMap<(u32, u64), String> = HashMap::new();
+    let mut details: HashMap<(u32, u64), String> = HashMap::new();
     for f in files {
         if occurrences.is_empty() {
             occurrences = std::mem::take(&mut f.occurrences);
@@ -190,6 +195,9 @@ pub fn gather<'f>(
         }
         for (t, h, name) in f.labels.drain(..) {
             labels.entry((t, h)).or_insert(name);
+        }
+        for (t, h, detail) in f.details.drain(..) {
+            details.entry((t, h)).or_insert(detail);
         }
         for (t, h, replay) in f.replays.drain(..) {
             let replay = root_relative_replay(rootdir, replay);
@@ -225,6 +233,7 @@ pub fn gather<'f>(
             label,
             case,
             replay: replays.remove(&key),
+            detail: details.remove(&key),
         });
     }
     counts.missing = tests

@@ -136,7 +136,8 @@ const DOC: &str = r#"{"version":1,"scan":{"tool":"lane-scan","tests":[
  "counts":{"merge":1,"witness":0,"freeze":0,"unmarked":0},"files":["tests/test_m.py"],"problems":[]}}"#;
 
 const PASS: &str = r#"<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" tests="2"><testcase classname="tests.test_m" name="test_a[1]" time="0.1"/><testcase classname="tests.test_m" name="test_a[2]" time="0.1"/></testsuite></testsuites>"#;
-const FAIL: &str = r#"<testsuite tests="1" failures="0"><testcase classname="tests.test_m" name="test_a[1]"><failure message="boom">trace</failure></testcase></testsuite>"#;
+const FAIL: &str = r#"<testsuite tests="1" failures="0"><testcase classname="tests.test_m" name="test_a[1]"><failure message="boom &amp; bust">trace
+tests/test_m.py:7: AssertionError</failure></testcase></testsuite>"#;
 
 fn section(out: &Output) -> TallySection {
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json on stdout");
@@ -324,7 +325,7 @@ fn markdown_and_github_formats() {
     );
     assert_eq!(
         String::from_utf8_lossy(&gh.stdout),
-        "::error file=tests/test_m.py,line=4,title=merge-failed::merge test failed: test_a[1] (failed) (tests/test_m.py::test_a)\n"
+        "::error file=tests/test_m.py,line=4,title=merge-failed::merge test failed: test_a[1] (failed) at tests/test_m.py:7: boom & bust (tests/test_m.py::test_a)\n"
     );
 }
 

@@ -32,3 +32,127 @@ proptest! {
         let _ = lane_tally::junit::read_bytes(xml.as_bytes(), "r.xml", |_| {});
     }
 }
+
+/// Everything a reading gave: the suites, the cases (every field) and the error, as text.
+fn serial(xml: &[u8]) -> Vec<String> {
+    let out = std::cell::RefCell::new(Vec::new());
+    let end = lane_tally::junit::read_with_suites(
+        xml,
+        |s| out.borrow_mut().push(format!("suite {s}")),
+        |c| out.borrow_mut().push(format!("{c:?}")),
+    );
+    let mut out = out.into_inner();
+    out.push(match end {
+        Ok(stats) => format!("ok {} cases {} suites", stats.cases, stats.suites),
+        Err(e) => format!("error {e:?}"),
+    });
+    out
+}
+
+/// The same through the parallel reader, cut about every `chunk` bytes.
+fn parallel(xml: &[u8], chunk: usize) -> Vec<String> {
+    let out = std::cell::RefCell::new(Vec::new());
+    let end = lane_tally::parallel::read(
+        xml,
+        xml.len() as u64,
+        4,
+        chunk,
+        |s| out.borrow_mut().push(format!("suite {s}")),
+        |c| format!("{c:?}"),
+        |line| out.borrow_mut().push(line),
+    );
+    let mut out = out.into_inner();
+    out.push(match end {
+        Ok(stats) => format!("ok {} cases {} suites", stats.cases, stats.suites),
+        Err(e) => format!("error {e:?}"),
+    });
+    out
+}
+
+/// Suites come first in the serial list when they are interleaved with cases; compare the
+/// two streams separately (the tally collects them apart).
+fn split(lines: Vec<String>) -> (Vec<String>, Vec<String>) {
+    lines.into_iter().partition(|l| l.starts_with("suite "))
+}
+
+fn assert_same(xml: &str) {
+    let want = split(serial(xml.as_bytes()));
+    for chunk in 1..=xml.len().min(400) {
+        assert_eq!(
+            split(parallel(xml.as_bytes(), chunk)),
+            want,
+            "chunk {chunk}: {xml}"
+        );
+    }
+}
+
+const CASE: &str = r#"<testcase classname="m" name="t1" time="0.1"/>"#;
+
+#[test]
+fn parallel_and_serial_agree_on_tricky_reports() {
+    let tricky: Vec<String> = vec![
+        // CDATA and comments holding what looks like a case start.
+        format!(
+            r#"<testsuites><testsuite name="a">{CASE}<testcase classname="m" name="t2"><system-out><![CDATA[<testcase classname="x" name="fake"/> <testcase ]]></system-out></testcase><!-- <testcase classname="c" name="commented"/> -->{CASE}</testsuite></testsuites>"#
+        ),
+        // A failure body in CDATA with a location, entities in text.
+        format!(
+            r#"<testsuite name="s"><testcase classname="m" name="f"><failure><![CDATA[<testcase
+tests/t.py:3: in t]]> &lt;testcase &amp;</failure></testcase>{CASE}<testcase classname="m" name="e"><error message="a&#10;b">tests/u.py:9: E</error></testcase></testsuite>"#
+        ),
+        // Several suites, nested suites, suite properties and output between cases.
+        format!(
+            r#"<?xml version="1.0"?>
+<testsuites><testsuite name="one">{CASE}</testsuite><testsuite name="two"><properties><property name="p" value="&lt;testcase"/></properties>{CASE}<testsuite name="inner">{CASE}<testcase classname="m" name="s"><skipped type="pytest.xfail"/></testcase></testsuite>{CASE}<system-out>x</system-out></testsuite><testsuite name="one">{CASE}</testsuite></testsuites>
+"#
+        ),
+        // A case inside a case's body is no case; attributes that look like case starts.
+        format!(
+            r#"<testsuite><testcase classname="m" name="o"><system-out><testcase classname="m" name="inner"/></system-out></testcase><testcase classname="m" name="q" file="a.py" line="3"><properties><property name="replay" value="x &lt;testcase"/></properties></testcase>{CASE}</testsuite>"#
+        ),
+        // Errors: mismatched end, truncation, trailing text, a second root, a case without
+        // a name in the middle.
+        format!("<testsuites><testsuite>{CASE}{CASE}</testsuites></testsuite>"),
+        format!("<testsuites><testsuite>{CASE}{CASE}<testcase classname=\"m\" name=\"x\">"),
+        format!("<testsuite>{CASE}{CASE}</testsuite>trailing"),
+        format!("<testsuite>{CASE}</testsuite><testsuite>{CASE}</testsuite>"),
+        format!("<testsuite>{CASE}<testcase classname=\"m\"/>{CASE}</testsuite>"),
+        format!("<testsuite>{CASE}<!-- <testcase {CASE}"),
+        format!("<testsuite>{CASE}<![CDATA[ <testcase {CASE}</testsuite>"),
+        // A processing instruction and a `<testcases` element that is no case.
+        format!(
+            "<testsuite>{CASE}<?pi <testcase ?><testcases><testcase classname=\"z\" name=\"no\"/></testcases>{CASE}</testsuite>"
+        ),
+    ];
+    for xml in &tricky {
+        assert_same(xml);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn parallel_and_serial_agree(
+        parts in proptest::collection::vec(
+            prop_oneof![
+                Just("<testsuite name=\"s\">"), Just("</testsuite>"),
+                Just("<testsuite name=\"t\">"),
+                Just(CASE),
+                Just("<testcase classname=\"a\" name=\"f\"><failure message=\"m\">tests/a.py:2: E</failure></testcase>"),
+                Just("<testcase classname=\"a\" name=\"c\"><system-out><![CDATA[<testcase classname=\"x\" name=\"y\"/>]]></system-out></testcase>"),
+                Just("<!-- <testcase classname=\"x\" name=\"z\"/> -->"),
+                Just("<testcase classname=\"a\" name=\"open\">"), Just("</testcase>"),
+                Just("<properties><property name=\"replay\" value=\"r\"/></properties>"),
+                Just("\n"), Just("<![CDATA[ <testcase "), Just("]]>"),
+            ],
+            0..40,
+        )
+    ) {
+        let xml = format!("<testsuites>{}</testsuites>", parts.concat());
+        let want = split(serial(xml.as_bytes()));
+        for chunk in [1, 7, 40, 150] {
+            prop_assert_eq!(split(parallel(xml.as_bytes(), chunk)), want.clone());
+        }
+    }
+}

@@ -92,7 +92,7 @@ pub fn failed(facts: &Facts<'_>) -> Vec<Problem> {
             .filter(|c| rights.known_failure.is_none() || !c.case.is_strict_xpass())
             .filter_map(|c| {
                 if c.case.worst.is_failure() {
-                    Some(named(c))
+                    Some(named(c) + c.detail.as_deref().unwrap_or_default())
                 } else if rights.rerun == Rerun::Failed {
                     Some(format!("{} {}", c.label, c.case.retried()?))
                 } else {

@@ -1,0 +1,302 @@
+//! One large report read on every core (issue 22).
+//!
+//! The report streams through a window of a few chunks per thread. Each window is cut just
+//! before a `<testcase` about every [`CHUNK`] bytes, and the pieces are read in parallel, each
+//! from an assumed state ([`State::base`]: inside some suites). The pieces are then joined in
+//! report order: a piece counts only where what it assumed holds in the real state the pieces
+//! before it left (the cut was a real case start, not text inside a comment, CDATA section or
+//! attribute; its parent is a suite; the end tags it closed beyond its start match the open
+//! suites). From the first piece that does not, the rest of the report is read serially from
+//! the real state, so the cases, their order and any error are the serial reader's, byte for
+//! byte. The piece after the window's last cut waits for the next window; the report's last
+//! piece (from its last `<testcase` on) is always read serially, where the end of the report
+//! is checked.
+//!
+//! Memory: the window, and per piece the mapped values of its cases, whatever the size of the
+//! report.
+
+use std::io::{self, Read};
+use std::path::Path;
+
+use rayon::prelude::*;
+
+use crate::junit::{self, Case, JunitError, ReadStats, State, read_segment};
+
+/// About this many bytes a piece.
+pub const CHUNK: usize = 1 << 20;
+
+/// Pieces a thread gets per window.
+const PIECES_PER_THREAD: usize = 2;
+
+/// Smaller reports are read serially.
+pub const PARALLEL_FROM: u64 = 4 << 20;
+
+/// A window with no `<testcase` in this many bytes is read serially from there on.
+const MAX_WINDOW: usize = 64 << 20;
+
+/// Reads the report at `path` like [`junit::read_path_with_suites`], with `map` applied to
+/// every case on whichever thread read it and `sink` given the results in report order.
+pub fn read_path<T: Send>(
+    path: &Path,
+    display: &str,
+    on_suite: impl FnMut(&str),
+    map: impl Fn(&Case<'_>) -> T + Sync,
+    sink: impl FnMut(T),
+) -> Result<ReadStats, lane_core::Error> {
+    let file = lane_core::io::open_regular(path).map_err(|e| lane_core::Error::io(path, e))?;
+    let len = file
+        .metadata()
+        .map_err(|e| lane_core::Error::io(path, e))?
+        .len();
+    let threads = if len < PARALLEL_FROM {
+        1
+    } else {
+        rayon::current_num_threads()
+    };
+    read(file, len, threads, CHUNK, on_suite, map, sink)
+        .map_err(|e| junit::located(path, display, e))
+}
+
+/// Reads `input` (`len` bytes) on `threads` threads in pieces of about `chunk` bytes; serially
+/// when one thread or a small input would gain nothing.
+pub fn read<T: Send, R: Read>(
+    mut input: R,
+    len: u64,
+    threads: usize,
+    chunk: usize,
+    mut on_suite: impl FnMut(&str),
+    map: impl Fn(&Case<'_>) -> T + Sync,
+    mut sink: impl FnMut(T),
+) -> Result<ReadStats, JunitError> {
+    let chunk = chunk.max(1);
+    if threads < 2 || len < (chunk as u64).saturating_mul(2) {
+        let mut state = State::default();
+        return read_segment(input, 0, &mut state, true, on_suite, |c| sink(map(c)));
+    }
+    let mut window = chunk * threads * PIECES_PER_THREAD;
+    let mut buf: Vec<u8> = Vec::with_capacity(window + chunk);
+    // The report's offset of buf[0], and the real state there.
+    let mut buf_start = 0u64;
+    let mut state = State::default();
+    let mut stats = ReadStats::default();
+    loop {
+        let eof = fill(&mut input, &mut buf, window)?;
+        let mut cuts = vec![0usize];
+        let mut from = chunk;
+        while from < buf.len() {
+            let Some(cut) = find_case(&buf, from) else {
+                break;
+            };
+            cuts.push(cut);
+            from = cut + chunk;
+        }
+        let last_cut = cuts.last().copied().unwrap_or(0);
+        if eof && let Some(cut) = rfind_case(&buf).filter(|&c| c > last_cut) {
+            cuts.push(cut);
+        }
+        if cuts.len() < 2 && !eof {
+            if buf.len() >= MAX_WINDOW {
+                let rest = io::Cursor::new(&buf[..]).chain(input);
+                let more = read_segment(rest, buf_start, &mut state, true, &mut on_suite, |c| {
+                    sink(map(c))
+                })?;
+                return Ok(add(stats, more));
+            }
+            window = (window * 2).min(MAX_WINDOW);
+            continue;
+        }
+        let pieces: Vec<(usize, usize)> = cuts.windows(2).map(|w| (w[0], w[1])).collect();
+        let at_start = buf_start == 0;
+        let read_pieces: Vec<_> = pieces
+            .par_iter()
+            .enumerate()
+            .map(|(i, &(a, b))| {
+                let mut piece_state = if at_start && i == 0 {
+                    State::default()
+                } else {
+                    State::base()
+                };
+                let mut suites: Vec<String> = Vec::new();
+                let mut items: Vec<T> = Vec::new();
+                let read = read_segment(
+                    &buf[a..b],
+                    buf_start + a as u64,
+                    &mut piece_state,
+                    false,
+                    |name| suites.push(name.to_string()),
+                    |c| items.push(map(c)),
+                );
+                read.ok().map(|stats| (stats, piece_state, suites, items))
+            })
+            .collect();
+        for (i, piece) in read_pieces.into_iter().enumerate() {
+            let joined = piece.and_then(|(piece_stats, piece_state, suites, items)| {
+                let next = if at_start && i == 0 {
+                    Some(piece_state)
+                } else {
+                    state.then(&piece_state)
+                };
+                next.map(|next| (piece_stats, next, suites, items))
+            });
+            let Some((piece_stats, next, suites, items)) = joined else {
+                // What the piece assumed does not hold: the serial reader takes over.
+                let start = pieces[i].0;
+                let rest = io::Cursor::new(&buf[start..]).chain(input);
+                let more = read_segment(
+                    rest,
+                    buf_start + start as u64,
+                    &mut state,
+                    true,
+                    &mut on_suite,
+                    |c| sink(map(c)),
+                )?;
+                return Ok(add(stats, more));
+            };
+            for name in &suites {
+                on_suite(name);
+            }
+            for item in items {
+                sink(item);
+            }
+            stats = add(stats, piece_stats);
+            stats.joined += 1;
+            state = next;
+        }
+        let tail = cuts.last().copied().unwrap_or(0);
+        if eof {
+            let more = read_segment(
+                &buf[tail..],
+                buf_start + tail as u64,
+                &mut state,
+                true,
+                &mut on_suite,
+                |c| sink(map(c)),
+            )?;
+            return Ok(add(stats, more));
+        }
+        buf.drain(..tail);
+        buf_start += tail as u64;
+    }
+}
+
+fn add(a: ReadStats, b: ReadStats) -> ReadStats {
+    ReadStats {
+        cases: a.cases + b.cases,
+        suites: a.suites + b.suites,
+        peak_buffer: a.peak_buffer.max(b.peak_buffer),
+        joined: a.joined + b.joined,
+    }
+}
+
+/// Reads until `buf` holds `window` bytes or the input ends (true).
+fn fill(input: &mut impl Read, buf: &mut Vec<u8>, window: usize) -> io::Result<bool> {
+    while buf.len() < window {
+        let have = buf.len();
+        buf.resize(window, 0);
+        match input.read(&mut buf[have..]) {
+            Ok(0) => {
+                buf.truncate(have);
+                return Ok(true);
+            }
+            Ok(n) => buf.truncate(have + n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => buf.truncate(have),
+            Err(e) => {
+                buf.truncate(have);
+                return Err(e);
+            }
+        }
+    }
+    Ok(false)
+}
+
+const OPEN: &[u8] = b"<testcase";
+
+/// Whether a `<testcase` at `at` is the whole element name.
+fn is_case_start(buf: &[u8], at: usize) -> bool {
+    matches!(
+        buf.get(at + OPEN.len()),
+        Some(b' ' | b'\t' | b'\r' | b'\n' | b'>' | b'/')
+    )
+}
+
+/// The first `<testcase` at or after `from`.
+fn find_case(buf: &[u8], from: usize) -> Option<usize> {
+    let finder = memchr::memmem::Finder::new(OPEN);
+    let mut at = from;
+    while at < buf.len() {
+        let found = at + finder.find(&buf[at..])?;
+        if is_case_start(buf, found) {
+            return Some(found);
+        }
+        at = found + 1;
+    }
+    None
+}
+
+/// The last `<testcase` of `buf`.
+fn rfind_case(buf: &[u8]) -> Option<usize> {
+    let finder = memchr::memmem::FinderRev::new(OPEN);
+    let mut end = buf.len();
+    while let Some(found) = finder.rfind(&buf[..end]) {
+        if is_case_start(buf, found) {
+            return Some(found);
+        }
+        end = found;
+    }
+    None
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn names(xml: &str, chunk: usize) -> (Vec<String>, ReadStats) {
+        let mut out = Vec::new();
+        let stats = read(
+            xml.as_bytes(),
+            xml.len() as u64,
+            2,
+            chunk,
+            |_| {},
+            |c| c.name.to_string(),
+            |n| out.push(n),
+        )
+        .unwrap();
+        (out, stats)
+    }
+
+    #[test]
+    fn clean_reports_are_joined_in_parallel_in_order() {
+        let cases: String = (0..300)
+            .map(|i| format!(r#"<testcase classname="m" name="t{i}"/>"#))
+            .collect();
+        let xml = format!("<testsuites><testsuite>{cases}</testsuite></testsuites>");
+        let (got, stats) = names(&xml, 200);
+        let want: Vec<String> = (0..300).map(|i| format!("t{i}")).collect();
+        assert_eq!(got, want);
+        assert_eq!(stats.cases, 300);
+        // A piece per 200 bytes and the rest of its last case (37 bytes a case), all joined:
+        // no serial fallback.
+        assert!(stats.joined as usize >= xml.len() / 237 - 2, "{stats:?}");
+    }
+
+    #[test]
+    fn a_cut_inside_cdata_falls_back_to_the_serial_reader() {
+        let fake = r#"<testcase classname="x" name="fake"/>"#.repeat(20);
+        let xml = format!(
+            r#"<testsuite><testcase classname="m" name="a"/><testcase classname="m" name="b"><system-out><![CDATA[{fake}]]></system-out></testcase><testcase classname="m" name="c"/></testsuite>"#
+        );
+        let (got, _) = names(&xml, 64);
+        assert_eq!(got, ["a", "b", "c"]);
+    }
+
+    #[test]
+    fn cuts_are_at_case_starts_only() {
+        let buf = b"<testcases><testcase\n<testcase/><testcase>";
+        assert_eq!(find_case(buf, 0), Some(11));
+        assert_eq!(find_case(buf, 12), Some(21));
+        assert_eq!(rfind_case(buf), Some(32));
+        assert_eq!(rfind_case(b"<testcases>"), None);
+    }
+}
