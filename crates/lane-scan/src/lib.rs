@@ -8,6 +8,7 @@ pub mod config;
 pub mod discover;
 pub mod doctest;
 pub mod fix;
+pub mod fixtures;
 pub mod fnmatch;
 pub mod ini;
 pub mod installed;
@@ -155,10 +156,12 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
     let profile = rules::weakened_search::loaded_profile(&tree, &all_modules);
     problems.extend(ignore_problems);
     let installed = installed::Installed::new(options.python.clone());
+    let fixtures = fixtures::Fixtures::new(&tree, &plugins);
     let ctx = ModuleCtx {
         tree: &tree,
         config: &config,
         installed: &installed,
+        fixtures: &fixtures,
         test_files: &test_files,
         plugins: &plugins,
         profile: profile.as_ref(),
@@ -370,6 +373,7 @@ struct ModuleCtx<'a> {
     tree: &'a SourceTree<'a>,
     config: &'a Config,
     installed: &'a installed::Installed,
+    fixtures: &'a fixtures::Fixtures<'a>,
     test_files: &'a HashSet<&'a PathBuf>,
     plugins: &'a HashSet<ModuleId>,
     profile: Option<&'a rules::weakened_search::Profile>,
@@ -452,7 +456,9 @@ fn module_tests(
             tree,
             config,
             ctx.installed,
+            ctx.fixtures,
             i,
+            ctx.target,
             &mut found,
             &mut found_problems,
         );
