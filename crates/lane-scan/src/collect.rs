@@ -58,10 +58,8 @@ pub struct Applied<'a> {
 pub fn collect_module<'a>(
     tree: &SourceTree<'a>,
     config: &Config,
-    installed: &Installed,
-    fixtures: &Fixtures<'a>,
+    lookups: &Lookups<'_, 'a>,
     m: ModuleId,
-    target: &(dyn Fn() -> Option<python::Target> + Sync),
     out: &mut Vec<TestFound<'a>>,
     problems: &mut Vec<Problem>,
 ) {
@@ -83,9 +81,9 @@ pub fn collect_module<'a>(
     let mut collector = Collector {
         tree,
         config,
-        installed,
-        fixtures,
-        target,
+        installed: lookups.installed,
+        fixtures: lookups.fixtures,
+        target: lookups.target,
         home: m,
         module_marks: module_marks.into(),
         module_skip,
@@ -114,6 +112,21 @@ pub fn collect_module<'a>(
     }
     collector.imported(module);
     collector.aliases(module);
+}
+
+/// What collecting looks up beyond the tree: installed bases, fixtures, the target
+/// interpreter.
+pub struct Lookups<'t, 'a> {
+    pub installed: &'t Installed,
+    pub fixtures: &'t Fixtures<'a>,
+    pub target: &'t (dyn Fn() -> Option<python::Target> + Sync),
+}
+
+/// The class a method is collected in: its node id, its marks, its fixtures.
+struct InClass<'c, 'a> {
+    prefix: &'c str,
+    marks: &'c Rc<[Applied<'a>]>,
+    fixtures: &'c [FixtureDef<'a>],
 }
 
 /// Collecting one test module.
@@ -283,15 +296,12 @@ impl<'a> Collector<'_, 'a> {
                     continue;
                 }
                 names.insert(f.name.as_str());
-                self.method(
-                    f,
-                    *i,
-                    unittest,
-                    run_test,
+                let in_class = InClass {
                     prefix,
-                    &class_marks,
-                    &class_fixtures,
-                );
+                    marks: &class_marks,
+                    fixtures: &class_fixtures,
+                };
+                self.method(f, *i, unittest, run_test, &in_class);
             }
         }
         if !unittest {
@@ -517,10 +527,9 @@ impl<'a> Collector<'_, 'a> {
         m: ModuleId,
         unittest: bool,
         run_test: bool,
-        prefix: &str,
-        class_marks: &Rc<[Applied<'a>]>,
-        class_fixtures: &[FixtureDef<'a>],
+        in_class: &InClass<'_, 'a>,
     ) {
+        let (prefix, class_marks) = (in_class.prefix, in_class.marks);
         let is_test = if unittest {
             f.name.starts_with("test") || (run_test && f.name == "runTest")
         } else {
@@ -538,7 +547,7 @@ impl<'a> Collector<'_, 'a> {
         let fixture_params = if unittest {
             Vec::new()
         } else {
-            self.fixture_params(f, true, &decorators, class_marks, class_fixtures)
+            self.fixture_params(f, true, &decorators, class_marks, in_class.fixtures)
         };
         self.out.push(TestFound {
             id: node_id(prefix, &f.name),

@@ -455,10 +455,12 @@ fn module_tests(
         collect::collect_module(
             tree,
             config,
-            ctx.installed,
-            ctx.fixtures,
+            &collect::Lookups {
+                installed: ctx.installed,
+                fixtures: ctx.fixtures,
+                target: ctx.target,
+            },
             i,
-            ctx.target,
             &mut found,
             &mut found_problems,
         );
