@@ -8,6 +8,7 @@ use std::rc::Rc;
 use lane_core::{Problem, Rule};
 
 use crate::config::Config;
+use crate::fixtures::{FixtureDef, FixtureUse, Fixtures};
 use crate::fnmatch::matches_prefix_or_glob;
 use crate::installed::{BaseInfo, Installed};
 use crate::marks::{self, ModuleFile, ModuleId, SourceTree, Val};
@@ -28,6 +29,8 @@ pub struct TestFound<'a> {
     pub inherited: Rc<[Applied<'a>]>,
     /// A `pytest.skip()` at module level, by line.
     pub module_skip: Option<u64>,
+    /// The parametrized fixtures it uses (issue 18 (fidelity)): their params' marks reach it.
+    pub fixture_params: Vec<FixtureUse<'a>>,
 }
 
 impl<'a> TestFound<'a> {
@@ -55,7 +58,7 @@ pub struct Applied<'a> {
 pub fn collect_module<'a>(
     tree: &SourceTree<'a>,
     config: &Config,
-    installed: &Installed,
+    lookups: &Lookups<'_, 'a>,
     m: ModuleId,
     out: &mut Vec<TestFound<'a>>,
     problems: &mut Vec<Problem>,
@@ -78,7 +81,9 @@ pub fn collect_module<'a>(
     let mut collector = Collector {
         tree,
         config,
-        installed,
+        installed: lookups.installed,
+        fixtures: lookups.fixtures,
+        target: lookups.target,
         home: m,
         module_marks: module_marks.into(),
         module_skip,
@@ -109,12 +114,31 @@ pub fn collect_module<'a>(
     collector.aliases(module);
 }
 
+/// What collecting looks up beyond the tree: installed bases, fixtures, the target
+/// interpreter.
+pub struct Lookups<'t, 'a> {
+    pub installed: &'t Installed,
+    pub fixtures: &'t Fixtures<'a>,
+    pub target: &'t (dyn Fn() -> Option<python::Target> + Sync),
+}
+
+/// The class a method is collected in: its node id, its marks, its fixtures.
+struct InClass<'c, 'a> {
+    prefix: &'c str,
+    marks: &'c Rc<[Applied<'a>]>,
+    fixtures: &'c [FixtureDef<'a>],
+}
+
 /// Collecting one test module.
 struct Collector<'t, 'a> {
     tree: &'t SourceTree<'a>,
     config: &'t Config,
     /// Bases from installed packages (issue 18 (2)).
     installed: &'t Installed,
+    /// The fixtures of the tree, for the params a test's fixtures bring.
+    fixtures: &'t Fixtures<'a>,
+    /// The interpreter the tests run on: decides `if` conditions in class bodies.
+    target: &'t (dyn Fn() -> Option<python::Target> + Sync),
     /// The test module collecting (a class or function may be defined in another).
     home: ModuleId,
     /// The module's `pytestmark` entries, shared by every test in it.
@@ -141,6 +165,7 @@ impl<'a> Collector<'_, 'a> {
         if is_fixture(&decorators) {
             return;
         }
+        let fixture_params = self.fixture_params(f, false, &decorators, &self.module_marks, &[]);
         self.out.push(TestFound {
             id: node_id(&self.tree.modules[self.home].rel, name),
             module: self.home,
@@ -149,6 +174,7 @@ impl<'a> Collector<'_, 'a> {
             decorators,
             inherited: Rc::clone(&self.module_marks),
             module_skip: self.module_skip,
+            fixture_params,
         });
     }
 
@@ -262,12 +288,20 @@ impl<'a> Collector<'_, 'a> {
             && !classes
                 .iter()
                 .any(|(_, c)| c.methods.iter().any(|f| f.name.starts_with("test")));
+        let class_fixtures = Fixtures::of_classes(tree, &classes);
         let mut names = BTreeSet::new();
         for (i, c) in &classes {
             for f in c.methods.iter().rev() {
-                if names.insert(f.name.as_str()) {
-                    self.method(f, *i, unittest, run_test, prefix, &class_marks);
+                if names.contains(f.name.as_str()) || !self.defined(f, *i, c, unittest) {
+                    continue;
                 }
+                names.insert(f.name.as_str());
+                let in_class = InClass {
+                    prefix,
+                    marks: &class_marks,
+                    fixtures: &class_fixtures,
+                };
+                self.method(f, *i, unittest, run_test, &in_class);
             }
         }
         if !unittest {
@@ -278,6 +312,111 @@ impl<'a> Collector<'_, 'a> {
                 }
             }
         }
+    }
+
+    /// The parametrized fixtures test `f` uses: its arguments (a method's first is the
+    /// instance), `usefixtures` marks, autouse fixtures, and `anyio_backend` for an async
+    /// test with the `anyio` mark (anyio's plugin requests it); names the test parametrizes
+    /// itself override fixtures.
+    fn fixture_params(
+        &self,
+        f: &'a Function,
+        method: bool,
+        decorators: &[Applied<'a>],
+        inherited: &[Applied<'a>],
+        class_fixtures: &[FixtureDef<'a>],
+    ) -> Vec<FixtureUse<'a>> {
+        let mut requested: Vec<&'a str> = f
+            .params
+            .iter()
+            .skip(usize::from(method))
+            .map(|p| p.as_str())
+            .collect();
+        let mut direct = HashSet::new();
+        for a in decorators.iter().chain(inherited) {
+            let Val::Mark(mark) = &a.val else { continue };
+            let Some(call) = mark.call else { continue };
+            match &*mark.name {
+                "usefixtures" => requested.extend(call.args.iter().filter_map(|e| match e {
+                    python::Ex::Str(s) => Some(s.as_str()),
+                    _ => None,
+                })),
+                "parametrize" => {
+                    let names = call.args.first().or_else(|| {
+                        call.kwargs
+                            .iter()
+                            .find(|(k, _)| k == "argnames")
+                            .map(|(_, v)| v)
+                    });
+                    match names {
+                        Some(python::Ex::Str(s)) => {
+                            direct.extend(s.split(',').map(str::trim).filter(|n| !n.is_empty()))
+                        }
+                        Some(python::Ex::List(items) | python::Ex::Tuple(items)) => {
+                            direct.extend(items.iter().filter_map(|e| match e {
+                                python::Ex::Str(s) => Some(s.as_str()),
+                                _ => None,
+                            }))
+                        }
+                        _ => {}
+                    }
+                }
+                _ => {}
+            }
+        }
+        let anyio = decorators
+            .iter()
+            .chain(inherited)
+            .any(|a| matches!(&a.val, Val::Mark(m) if m.name == "anyio"));
+        if f.is_async && anyio {
+            requested.push("anyio_backend");
+        }
+        self.fixtures
+            .used(self.tree, self.home, class_fixtures, requested, &direct)
+    }
+
+    /// Whether method `f` of class `c` (in module `m`) is defined for the target interpreter:
+    /// the `if` conditions around it in the class body decided (issue 18). A test method under
+    /// a condition that cannot be decided is kept (an extra id rather than a missed one) and
+    /// reported as `undecided-test-branch`.
+    fn defined(&mut self, f: &Function, m: ModuleId, c: &Class, unittest: bool) -> bool {
+        if f.guards.is_empty() {
+            return true;
+        }
+        let target = (self.target)();
+        let mut decided = Some(true);
+        for (cond, want) in &f.guards {
+            match cond.eval(target.as_ref()) {
+                Some(v) if v != *want => return false,
+                Some(_) => {}
+                None => decided = None,
+            }
+        }
+        if decided.is_none() {
+            let is_test = if unittest {
+                f.name.starts_with("test") || f.name == "runTest"
+            } else {
+                matches_prefix_or_glob(&self.config.python_functions, &f.name)
+            };
+            if is_test {
+                let rel: &str = &self.tree.modules[m].rel;
+                let message = format!(
+                    "{rel}:{}: test method {}.{} is defined under an `if` lane-scan cannot \
+                     decide for the target interpreter{}: whether pytest collects it is unknown",
+                    f.line,
+                    c.name,
+                    f.name,
+                    if target.is_none() {
+                        " (no interpreter answered: give --python)"
+                    } else {
+                        ""
+                    },
+                );
+                self.problems
+                    .push(Problem::new(Rule::UndecidedTestBranch, message).at(rel, f.line));
+            }
+        }
+        true
     }
 
     /// A test class (by name, or by a test method it has or inherits from the tree) whose
@@ -388,9 +527,9 @@ impl<'a> Collector<'_, 'a> {
         m: ModuleId,
         unittest: bool,
         run_test: bool,
-        prefix: &str,
-        class_marks: &Rc<[Applied<'a>]>,
+        in_class: &InClass<'_, 'a>,
     ) {
+        let (prefix, class_marks) = (in_class.prefix, in_class.marks);
         let is_test = if unittest {
             f.name.starts_with("test") || (run_test && f.name == "runTest")
         } else {
@@ -403,6 +542,13 @@ impl<'a> Collector<'_, 'a> {
         if is_fixture(&decorators) {
             return;
         }
+        // unittest.TestCase methods take no fixture arguments (autouse ones are not
+        // parametrized there: pytest refuses that).
+        let fixture_params = if unittest {
+            Vec::new()
+        } else {
+            self.fixture_params(f, true, &decorators, class_marks, in_class.fixtures)
+        };
         self.out.push(TestFound {
             id: node_id(prefix, &f.name),
             module: self.home,
@@ -411,6 +557,7 @@ impl<'a> Collector<'_, 'a> {
             decorators,
             inherited: Rc::clone(class_marks),
             module_skip: self.module_skip,
+            fixture_params,
         });
     }
 }
@@ -658,6 +805,9 @@ fn applied_from<'a>(
         // A decorator written in the tree whose body reads `pytest.mark`: it may apply marks
         // that exist only at run time.
         Val::Unknown if tree.function(&d.value, m).is_some_and(|f| f.mentions_mark) => Val::Unknown,
+        // `X.mark.NAME` with X unresolvable (an alias of pytest bound at run time): a mark
+        // lane-scan cannot see, not an ordinary decorator (issue 18).
+        Val::Unknown | Val::CallOf(..) if written_as_mark(&d.value) => Val::Unknown,
         // An ordinary decorator we cannot see into: not a mark.
         Val::Unknown => Val::Path(Cow::Borrowed("")),
         v => v,
@@ -669,6 +819,15 @@ fn applied_from<'a>(
         line: d.line,
         module: m,
         from_pytestmark,
+    }
+}
+
+/// `X.mark.NAME` or `X.mark.NAME(...)` as written, whatever `X` is.
+fn written_as_mark(ex: &python::Ex) -> bool {
+    match ex {
+        python::Ex::Call(c) => written_as_mark(&c.func),
+        python::Ex::Attr(base, _) => matches!(&**base, python::Ex::Attr(_, m) if m == "mark"),
+        _ => false,
     }
 }
 

@@ -8,6 +8,7 @@ pub mod config;
 pub mod discover;
 pub mod doctest;
 pub mod fix;
+pub mod fixtures;
 pub mod fnmatch;
 pub mod ini;
 pub mod installed;
@@ -155,10 +156,12 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
     let profile = rules::weakened_search::loaded_profile(&tree, &all_modules);
     problems.extend(ignore_problems);
     let installed = installed::Installed::new(options.python.clone());
+    let fixtures = fixtures::Fixtures::new(&tree, &plugins);
     let ctx = ModuleCtx {
         tree: &tree,
         config: &config,
         installed: &installed,
+        fixtures: &fixtures,
         test_files: &test_files,
         plugins: &plugins,
         profile: profile.as_ref(),
@@ -381,6 +384,7 @@ struct ModuleCtx<'a> {
     tree: &'a SourceTree<'a>,
     config: &'a Config,
     installed: &'a installed::Installed,
+    fixtures: &'a fixtures::Fixtures<'a>,
     test_files: &'a HashSet<&'a PathBuf>,
     plugins: &'a HashSet<ModuleId>,
     profile: Option<&'a rules::weakened_search::Profile>,
@@ -462,7 +466,11 @@ fn module_tests(
         collect::collect_module(
             tree,
             config,
-            ctx.installed,
+            &collect::Lookups {
+                installed: ctx.installed,
+                fixtures: ctx.fixtures,
+                target: ctx.target,
+            },
             i,
             &mut found,
             &mut found_problems,

@@ -187,7 +187,11 @@ impl<'a> SourceTree<'a> {
                     name,
                     call: Some(call),
                 }),
-                Val::Path(p) => Val::CallOf(p, call),
+                Val::Path(p) => match self.imported_by_call(&p, call.args.first(), m, hops) {
+                    Some(module) => module,
+                    None => Val::CallOf(p, call),
+                },
+                Val::Unknown => self.helper_import(call, m, hops).unwrap_or(Val::Unknown),
                 _ => Val::Unknown,
             },
             Ex::List(items) | Ex::Tuple(items) => Val::List(
@@ -209,6 +213,106 @@ impl<'a> SourceTree<'a> {
             Ex::Str(s) => Val::Str(s),
             Ex::Const(b) => Val::Const(*b),
             Ex::Other => Val::Unknown,
+        }
+    }
+
+    /// The module a call of `func` returns: `pytest.importorskip("M")`,
+    /// `importlib.import_module("M")` and `__import__("M")` (its top package) with a literal
+    /// name (issue 18: `pytest = pytest.importorskip("pytest")` keeps `pytest.mark` a mark).
+    fn imported_by_call(
+        &self,
+        func: &str,
+        arg: Option<&'a Ex>,
+        m: ModuleId,
+        hops: usize,
+    ) -> Option<Val<'a>> {
+        if !matches!(
+            func,
+            "pytest.importorskip" | "importlib.import_module" | "__import__"
+        ) {
+            return None;
+        }
+        let Val::Str(name) = self.eval_hops(arg?, m, hops + 1) else {
+            return None;
+        };
+        let name = if func == "__import__" {
+            name.split('.').next().unwrap_or(name)
+        } else {
+            name
+        };
+        if name.is_empty() || name.starts_with('.') {
+            return None;
+        }
+        Some(match self.find_module(&self.modules[m].abs, name, 0) {
+            Some(i) => Val::Module(i),
+            None => path_val(name.to_string()),
+        })
+    }
+
+    /// A call of a tree function all of whose returns are `F(param)` with `F` one of the
+    /// import calls of [`Self::imported_by_call`]: the module named by the argument passed
+    /// (`pytest = import_or_skip("pytest")`).
+    fn helper_import(
+        &self,
+        call: &'a crate::python::Call,
+        m: ModuleId,
+        hops: usize,
+    ) -> Option<Val<'a>> {
+        if hops > MAX_HOPS || call.starred {
+            return None;
+        }
+        let (i, f) = self.function_and_module(&call.func, m, hops + 1)?;
+        let (func, k) = f.returns_call_of_param.as_ref()?;
+        let Val::Path(p) = self.eval_hops(func, i, hops + 1) else {
+            return None;
+        };
+        self.imported_by_call(&p, call.args.get(k.to_owned()), m, hops + 1)
+    }
+
+    /// The tree function `ex` names (`helper`, `mod.helper`, imported ones) and its module.
+    fn function_and_module(
+        &self,
+        ex: &'a Ex,
+        m: ModuleId,
+        hops: usize,
+    ) -> Option<(ModuleId, &'a crate::python::Function)> {
+        if hops > MAX_HOPS {
+            return None;
+        }
+        let modules: &'a [ModuleFile] = self.modules;
+        match ex {
+            Ex::Name(n) => {
+                let module = &modules[m].module;
+                if let Some(f) = module.functions.iter().rev().find(|f| f.name == *n) {
+                    return Some((m, f));
+                }
+                let (k, import) = module
+                    .imports
+                    .iter()
+                    .enumerate()
+                    .rev()
+                    .find(|(_, i)| i.binds == *n)?;
+                let item = import.name.as_deref()?;
+                let i = self.import_target(m, k)?;
+                let f = modules[i]
+                    .module
+                    .functions
+                    .iter()
+                    .rev()
+                    .find(|f| f.name == item)?;
+                Some((i, f))
+            }
+            Ex::Attr(base, attr) => match self.eval_hops(base, m, hops + 1) {
+                Val::Module(i) => modules[i]
+                    .module
+                    .functions
+                    .iter()
+                    .rev()
+                    .find(|f| f.name == *attr)
+                    .map(|f| (i, f)),
+                _ => None,
+            },
+            _ => None,
         }
     }
 
@@ -321,6 +425,21 @@ impl<'a> SourceTree<'a> {
             return Val::Class(m, class);
         }
         if let Some((_, value)) = module.assigns.iter().rev().find(|(n, _)| n == name) {
+            // `pytest = pytest.importorskip("pytest")`: the `pytest` on the right is the
+            // binding before this one (the import), not this assignment.
+            if let Ex::Call(call) = &value.value
+                && let Ex::Attr(base, attr) = &call.func
+                && matches!(&**base, Ex::Name(b) if b == name)
+            {
+                return match self.import_binding(name, m, hops + 1) {
+                    Some(Val::Path(p)) => {
+                        let func = format!("{p}.{attr}");
+                        self.imported_by_call(&func, call.args.first(), m, hops + 1)
+                            .unwrap_or(Val::Unknown)
+                    }
+                    _ => Val::Unknown,
+                };
+            }
             return self.eval_hops(&value.value, m, hops + 1);
         }
         if let Some(v) = self.import_binding(name, m, hops) {

@@ -133,6 +133,13 @@ pub struct Function {
     /// `NAME.snapshot_dir = VALUE` statements at the top level of the body (pytest-snapshot's
     /// folder override, issue 19): NAME, and VALUE when it is a string literal.
     pub snapshot_dirs: Vec<Located<(CompactString, Option<CompactString>)>>,
+    /// A method defined under `if` in a class body: each condition must have the given truth
+    /// value for the definition to run (empty: unconditional; issue 18).
+    pub guards: Vec<(Cond, bool)>,
+    /// Every `return` of the body returns `F(PARAM)`: the call's function and which positional
+    /// parameter it passes (a helper such as `def import_or_skip(name): return
+    /// importlib.import_module(name)`; issue 18).
+    pub returns_call_of_param: Option<(Ex, usize)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -150,6 +157,8 @@ pub struct Class {
     pub dunder_test: Option<bool>,
     /// The class defines `__init__` or `__new__` (pytest does not collect it).
     pub has_init: bool,
+    /// Its methods in order; an unconditional definition replaces earlier ones of its name,
+    /// one under `if` (see [`Function::guards`]) is kept beside them.
     pub methods: Vec<Function>,
     pub classes: Vec<Class>,
     /// Every binding of a name the class body binds more than once (see [`Binding`]).
@@ -1116,13 +1125,21 @@ impl Summarizer<'_> {
             classes: Vec::new(),
             rebound: self.rebound(&c.body),
         };
-        self.class_stmts(&c.body, &mut class, 0);
+        self.class_stmts(&c.body, &mut class, &mut Vec::new(), 0);
         class
     }
 
     /// A class body's statements, including those under `if` / `try` in it (methods defined
     /// under `if sys.version_info ...` are the class's as much as at module level; issue 18).
-    fn class_stmts(&self, body: &[Stmt], class: &mut Class, depth: usize) {
+    /// Methods under `if` keep the conditions (`guards`) they are defined under: the collector
+    /// decides them for the target interpreter.
+    fn class_stmts(
+        &self,
+        body: &[Stmt],
+        class: &mut Class,
+        guards: &mut Vec<(Cond, bool)>,
+        depth: usize,
+    ) {
         if depth > MAX_DEPTH {
             return;
         }
@@ -1132,8 +1149,12 @@ impl Summarizer<'_> {
                     if matches!(f.name.as_str(), "__init__" | "__new__") {
                         class.has_init = true;
                     }
-                    class.methods.retain(|m| m.name != f.name.as_str());
-                    class.methods.push(self.function(f));
+                    if guards.is_empty() {
+                        class.methods.retain(|m| m.name != f.name.as_str());
+                    }
+                    let mut method = self.function(f);
+                    method.guards = guards.clone();
+                    class.methods.push(method);
                 }
                 Stmt::ClassDef(inner) => {
                     class.classes.retain(|k| k.name != inner.name.as_str());
@@ -1150,19 +1171,33 @@ impl Summarizer<'_> {
                     }
                 }
                 Stmt::If(i) => {
-                    self.class_stmts(&i.body, class, depth + 1);
+                    let first = cond(&i.test, 0);
+                    let n = guards.len();
+                    guards.push((first.clone(), true));
+                    self.class_stmts(&i.body, class, guards, depth + 1);
+                    guards.truncate(n);
+                    let mut before = vec![(first, false)];
                     for clause in &i.elif_else_clauses {
-                        self.class_stmts(&clause.body, class, depth + 1);
+                        guards.extend(before.iter().cloned());
+                        let c = clause.test.as_ref().map(|t| cond(t, 0));
+                        if let Some(c) = &c {
+                            guards.push((c.clone(), true));
+                        }
+                        self.class_stmts(&clause.body, class, guards, depth + 1);
+                        guards.truncate(n);
+                        if let Some(c) = c {
+                            before.push((c, false));
+                        }
                     }
                 }
                 Stmt::Try(t) => {
-                    self.class_stmts(&t.body, class, depth + 1);
+                    self.class_stmts(&t.body, class, guards, depth + 1);
                     for handler in &t.handlers {
                         let ast::ExceptHandler::ExceptHandler(h) = handler;
-                        self.class_stmts(&h.body, class, depth + 1);
+                        self.class_stmts(&h.body, class, guards, depth + 1);
                     }
-                    self.class_stmts(&t.orelse, class, depth + 1);
-                    self.class_stmts(&t.finalbody, class, depth + 1);
+                    self.class_stmts(&t.orelse, class, guards, depth + 1);
+                    self.class_stmts(&t.finalbody, class, guards, depth + 1);
                 }
                 _ => {}
             }
@@ -1220,10 +1255,12 @@ impl Summarizer<'_> {
         let mut marks = MentionsMark(false);
         marks.visit_body(&f.body);
         let p = &f.parameters;
-        let params = (p.posonlyargs.iter().chain(&p.args).chain(&p.kwonlyargs))
+        let params: Vec<CompactString> = (p.posonlyargs.iter().chain(&p.args).chain(&p.kwonlyargs))
             .map(|a| CompactString::new(a.parameter.name.as_str()))
             .collect();
         Function {
+            returns_call_of_param: returns_call_of_param(&f.body, &params, |e| self.ex(e, 0)),
+            guards: Vec::new(),
             mentions_mark: marks.0,
             params,
             snapshot_dirs: self.snapshot_dirs(&f.body),
@@ -1700,6 +1737,47 @@ impl<'a> Visitor<'a> for StoredNames {
 }
 
 /// The last name of a call's function (`assume` for `hypothesis.assume(...)`).
+/// `Some((F, k))` when every `return` of `body` (outside nested definitions) is `return
+/// F(p)` with `p` the function's parameter `k` and one `F` for all of them.
+fn returns_call_of_param(
+    body: &[Stmt],
+    params: &[CompactString],
+    ex: impl Fn(&Expr) -> Ex,
+) -> Option<(Ex, usize)> {
+    #[derive(Default)]
+    struct Returns<'a>(Vec<Option<&'a Expr>>);
+    impl<'a> Visitor<'a> for Returns<'a> {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            match stmt {
+                Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
+                Stmt::Return(r) => self.0.push(r.value.as_deref()),
+                _ => ruff_python_ast::visitor::walk_stmt(self, stmt),
+            }
+        }
+    }
+    let mut returns = Returns::default();
+    returns.visit_body(body);
+    let mut found: Option<(Ex, usize)> = None;
+    for r in returns.0 {
+        let Some(Expr::Call(call)) = r else {
+            return None;
+        };
+        let [Expr::Name(arg)] = &call.arguments.args[..] else {
+            return None;
+        };
+        if !call.arguments.keywords.is_empty() {
+            return None;
+        }
+        let k = params.iter().position(|p| p == arg.id.as_str())?;
+        let func = ex(&call.func);
+        match &found {
+            Some((f, j)) if *f != func || *j != k => return None,
+            _ => found = Some((func, k)),
+        }
+    }
+    found
+}
+
 fn call_name(call: &ast::ExprCall) -> Option<&str> {
     match &*call.func {
         Expr::Name(n) => Some(n.id.as_str()),

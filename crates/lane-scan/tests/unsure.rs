@@ -345,6 +345,7 @@ fn every_new_rule_has_an_explanation() {
         "runtime-test-definition",
         "item-creating-hook",
         "unresolved-test-base",
+        "undecided-test-branch",
     ] {
         let run = lane_testkit::Cmd::new(env!("CARGO_BIN_EXE_lane-scan"))
             .args(["--explain", rule])

@@ -4,6 +4,7 @@
 use lane_core::scan::{Attachments, Lane};
 
 use crate::collect::{Applied, TestFound};
+use crate::fixtures::FixtureUse;
 use crate::marks::{ModuleId, SourceTree, Val};
 use crate::python::{Call, Ex, Function};
 
@@ -24,6 +25,8 @@ pub enum ParamMark {
     Lane(String),
     Skip,
     Unresolved,
+    /// The `params` of the fixture named cannot be read (issue 18 (fidelity)).
+    UnresolvedFixture(String),
 }
 
 /// A witness mark's argument that gives no attachment, and why.
@@ -175,6 +178,9 @@ impl<'a> TestFacts<'a> {
                 Effect::None => {}
                 other => facts.effects.push((other, a)),
             }
+        }
+        for u in &found.fixture_params {
+            facts.fixture_param_sets(tree, u);
         }
         if facts.given {
             facts.search_domain(tree, found, profile);
@@ -332,7 +338,48 @@ impl<'a> TestFacts<'a> {
             let Some(marks_ex) = kwarg(param, "marks") else {
                 continue;
             };
-            let vals = match tree.eval(marks_ex, a.module) {
+            self.param_entry_marks(tree, a.module, marks_ex, a.file, a.line);
+        }
+    }
+
+    /// The params of a parametrized fixture the test uses (issue 18 (fidelity)): the test is
+    /// parametrized, and the marks of its `pytest.param` entries reach it. Params that are not
+    /// a list lane-scan can read may hold marks it cannot see.
+    fn fixture_param_sets(&mut self, tree: &'a SourceTree<'a>, u: &'a FixtureUse<'a>) {
+        self.parametrized = true;
+        let file: &'a str = &tree.modules[u.module].rel;
+        match tree.eval(u.params, u.module) {
+            Val::List(items) => {
+                for item in items {
+                    if let Val::CallOf(p, param) = item
+                        && p == "pytest.param"
+                        && let Some(marks_ex) = kwarg(param, "marks")
+                    {
+                        self.param_entry_marks(tree, u.module, marks_ex, file, u.line);
+                    }
+                }
+            }
+            Val::Str(_) => {}
+            Val::CallOf(p, _) if p == "range" => {}
+            _ => self.param_marks.push(At {
+                what: ParamMark::UnresolvedFixture(u.name.to_string()),
+                file,
+                line: u.line,
+            }),
+        }
+    }
+
+    /// The marks `marks_ex` of one `pytest.param(..., marks=...)` written in `module`.
+    fn param_entry_marks(
+        &mut self,
+        tree: &'a SourceTree<'a>,
+        module: ModuleId,
+        marks_ex: &'a Ex,
+        file: &'a str,
+        line: u64,
+    ) {
+        {
+            let vals = match tree.eval(marks_ex, module) {
                 Val::List(v) => v,
                 other => vec![other],
             };
@@ -354,11 +401,7 @@ impl<'a> TestFacts<'a> {
                     _ => Some(ParamMark::Unresolved),
                 };
                 if let Some(what) = what {
-                    self.param_marks.push(At {
-                        what,
-                        file: a.file,
-                        line: a.line,
-                    });
+                    self.param_marks.push(At { what, file, line });
                 }
             }
         }

@@ -185,6 +185,8 @@ mod tests {
             mentions_mark: false,
             params: Vec::new(),
             snapshot_dirs: Vec::new(),
+            guards: Vec::new(),
+            returns_call_of_param: None,
         }
     }
 

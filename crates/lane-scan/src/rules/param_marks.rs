@@ -23,6 +23,14 @@ pub fn check(t: &TestFacts, problems: &mut Vec<Problem>) {
                 Rule::UnresolvedMarker,
                 format!("{id}: pytest.param(marks=...) cannot be resolved statically"),
             ),
+            ParamMark::UnresolvedFixture(name) => (
+                Rule::UnresolvedMarker,
+                format!(
+                    "{id}: the params of fixture {name} ({}:{}) cannot be read statically: \
+                     the marks of its pytest.param entries are unknown",
+                    mark.file, mark.line
+                ),
+            ),
         };
         problems.push(t.problem(rule, msg, mark.file, mark.line));
     }

@@ -1,0 +1,207 @@
+//! Issue 18 (fidelity): what pytest collects that a plain reading of the test module misses:
+//! marks of a parametrized fixture's params, aliases of pytest bound through an import call,
+//! class-body conditions decided for the target interpreter. Runs the real binary on suites
+//! written to temporary folders; tests/suites/fixture_params checks the same against real
+//! pytest (tests/e2e/test_scan_oracle.py).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use serde_json::Value;
+
+const INI: &str = "[pytest]\nmarkers =\n    merge: votes\n    witness: corroborates\n    freeze: never votes\n    slow: slow\n    network: network\n";
+
+fn scan(name: &str, files: &[(&str, &str)]) -> Value {
+    let dir = lane_testkit::Scratch::new(&format!("fidelity-{name}"));
+    let mut all: Vec<(&str, &str)> = files.to_vec();
+    all.push(("pytest.ini", INI));
+    for (path, text) in all {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let run = lane_testkit::Cmd::new(env!("CARGO_BIN_EXE_lane-scan"))
+        .dir(dir.path())
+        .run();
+    assert!(run.code < 2, "{name}: exit {}: {}", run.code, run.stderr);
+    serde_json::from_str(&run.stdout).unwrap()
+}
+
+/// The test's marks and whether it is parametrized.
+fn test<'d>(doc: &'d Value, id: &str) -> (Vec<&'d str>, bool) {
+    let t = doc["scan"]["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["id"] == id)
+        .unwrap_or_else(|| panic!("{id} not listed: {doc:#}"));
+    let marks = t["marks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    (marks, t["parametrized"].as_bool().unwrap())
+}
+
+fn problems<'d>(doc: &'d Value, rule: &str) -> Vec<&'d Value> {
+    doc["scan"]["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["rule"] == rule)
+        .collect()
+}
+
+const CONFTEST: &str = "import pytest\n\n\
+SETS = [1, pytest.param(2, marks=pytest.mark.slow)]\n\n\
+@pytest.fixture(params=SETS)\ndef backend(request):\n    return request.param\n\n\
+@pytest.fixture\ndef store(backend):\n    return backend\n\n\
+@pytest.fixture(params=[pytest.param(0, marks=[pytest.mark.network])], autouse=False)\n\
+def remote(request):\n    return request.param\n";
+
+#[test]
+fn fixture_param_marks_reach_every_test_using_the_fixture() {
+    let module = "import pytest\n\n\
+@pytest.mark.merge\ndef test_direct(backend):\n    assert backend\n\n\
+@pytest.mark.merge\ndef test_through(store):\n    assert store\n\n\
+@pytest.mark.merge\n@pytest.mark.usefixtures('remote')\ndef test_use():\n    assert 1\n\n\
+@pytest.mark.merge\n@pytest.mark.parametrize('backend', [5])\ndef test_overridden(backend):\n    assert backend\n\n\
+@pytest.mark.merge\ndef test_none():\n    assert 1\n\n\
+@pytest.mark.merge\nclass TestK:\n    def test_m(self, store):\n        assert store\n";
+    let sub = "import pytest\n\n\
+@pytest.fixture(autouse=True, params=['a', pytest.param('b', marks=pytest.mark.network)])\n\
+def everywhere(request):\n    return request.param\n";
+    let doc = scan(
+        "fixture-params",
+        &[
+            ("tests/conftest.py", CONFTEST),
+            ("tests/test_a.py", module),
+            ("tests/deep/conftest.py", sub),
+            (
+                "tests/deep/test_b.py",
+                "import pytest\n\n@pytest.mark.merge\ndef test_auto():\n    assert 1\n",
+            ),
+        ],
+    );
+    let has = |id: &str, mark: &str| test(&doc, id).0.contains(&mark);
+    assert!(has("tests/test_a.py::test_direct", "slow"), "{doc:#}");
+    assert!(has("tests/test_a.py::test_through", "slow"));
+    assert!(has("tests/test_a.py::TestK::test_m", "slow"));
+    assert!(has("tests/test_a.py::test_use", "network"));
+    assert!(!has("tests/test_a.py::test_overridden", "slow"));
+    assert!(!has("tests/test_a.py::test_none", "slow"));
+    assert!(!test(&doc, "tests/test_a.py::test_none").1);
+    assert!(test(&doc, "tests/test_a.py::test_through").1);
+    // The autouse fixture of tests/deep/conftest.py reaches its folder only.
+    assert!(has("tests/deep/test_b.py::test_auto", "network"));
+    assert!(!has("tests/test_a.py::test_none", "network"));
+    assert!(problems(&doc, "unresolved-marker").is_empty(), "{doc:#}");
+}
+
+#[test]
+fn unreadable_fixture_params_are_an_error_naming_the_fixture() {
+    let conftest = "import pytest\n\ndef cases():\n    return [pytest.param(1, marks=pytest.mark.slow)]\n\n\
+@pytest.fixture(params=cases())\ndef made(request):\n    return request.param\n";
+    let doc = scan(
+        "fixture-params-unread",
+        &[
+            ("tests/conftest.py", conftest),
+            (
+                "tests/test_a.py",
+                "import pytest\n\n@pytest.mark.merge\ndef test_x(made):\n    assert made\n\n@pytest.mark.merge\ndef test_y():\n    assert 1\n",
+            ),
+        ],
+    );
+    let found = problems(&doc, "unresolved-marker");
+    assert_eq!(found.len(), 1, "{doc:#}");
+    let p = found[0];
+    assert_eq!(p["file"], "tests/conftest.py");
+    assert_eq!(p["line"], 7);
+    assert_eq!(p["test"], "tests/test_a.py::test_x");
+    assert!(
+        p["message"].as_str().unwrap().contains("fixture made"),
+        "{p}"
+    );
+}
+
+#[test]
+fn anyio_marked_async_tests_use_the_anyio_backend_fixture() {
+    let conftest = "import pytest\n\n\
+@pytest.fixture(params=['asyncio', pytest.param('trio', marks=pytest.mark.slow)])\n\
+def anyio_backend(request):\n    return request.param\n";
+    let module = "import pytest\n\npytestmark = [pytest.mark.anyio, pytest.mark.merge]\n\n\
+async def test_async():\n    assert 1\n\ndef test_sync():\n    assert 1\n";
+    let doc = scan(
+        "anyio",
+        &[("tests/conftest.py", conftest), ("tests/test_a.py", module)],
+    );
+    let (marks, parametrized) = test(&doc, "tests/test_a.py::test_async");
+    assert!(marks.contains(&"slow") && parametrized, "{doc:#}");
+    let (marks, parametrized) = test(&doc, "tests/test_a.py::test_sync");
+    assert!(!marks.contains(&"slow") && !parametrized, "{doc:#}");
+}
+
+#[test]
+fn pytest_bound_through_an_import_call_keeps_its_marks() {
+    let support = "import importlib\n\ndef import_or_skip(name):\n    try:\n        return importlib.import_module(name)\n    except ImportError:\n        raise RuntimeError(name)\n";
+    let a = "import pytest\npytest = pytest.importorskip('pytest')\n\n@pytest.mark.merge\n@pytest.mark.slow\ndef test_a():\n    assert 1\n";
+    let b = "from tests._support import import_or_skip\npt = import_or_skip('pytest')\n\n@pt.mark.merge\n@pt.mark.slow\ndef test_b():\n    assert 1\n";
+    let c = "import os\nx = os.environ.get('X')\n\n@x.mark.merge\ndef test_c():\n    assert 1\n";
+    let doc = scan(
+        "importorskip",
+        &[
+            ("tests/__init__.py", ""),
+            ("tests/_support.py", support),
+            ("tests/test_a.py", a),
+            ("tests/test_b.py", b),
+            ("tests/test_c.py", c),
+        ],
+    );
+    for id in ["tests/test_a.py::test_a", "tests/test_b.py::test_b"] {
+        let (marks, _) = test(&doc, id);
+        assert_eq!(marks, ["merge", "slow"], "{id}: {doc:#}");
+    }
+    // A mark through a name lane-scan cannot resolve is reported, never read as no mark.
+    let unresolved = problems(&doc, "unresolved-marker");
+    assert!(
+        unresolved
+            .iter()
+            .any(|p| p["file"] == "tests/test_c.py" && p["line"] == 4),
+        "{doc:#}"
+    );
+}
+
+#[test]
+fn class_body_conditions_are_decided_or_reported() {
+    let module = "import os\nimport sys\nimport pytest\n\n@pytest.mark.merge\nclass TestV:\n\
+\x20   if sys.version_info < (3, 0):\n        def test_py2(self):\n            assert 1\n\
+\x20   elif sys.platform == 'no-such-platform':\n        def test_other(self):\n            assert 1\n\
+\x20   else:\n        def test_here(self):\n            assert 1\n\
+\x20   if os.environ.get('FAST'):\n        def test_env(self):\n            assert 1\n\
+\x20       def helper(self):\n            pass\n";
+    let doc = scan("class-if", &[("tests/test_v.py", module)]);
+    let ids: Vec<&str> = doc["scan"]["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap())
+        .collect();
+    assert!(
+        ids.contains(&"tests/test_v.py::TestV::test_here"),
+        "{doc:#}"
+    );
+    assert!(
+        !ids.contains(&"tests/test_v.py::TestV::test_py2"),
+        "{doc:#}"
+    );
+    assert!(
+        !ids.contains(&"tests/test_v.py::TestV::test_other"),
+        "{doc:#}"
+    );
+    // Undecidable: kept, and reported at the method's line (not for the helper).
+    assert!(ids.contains(&"tests/test_v.py::TestV::test_env"), "{doc:#}");
+    let undecided = problems(&doc, "undecided-test-branch");
+    assert_eq!(undecided.len(), 1, "{doc:#}");
+    assert_eq!(undecided[0]["file"], "tests/test_v.py");
+    assert_eq!(undecided[0]["line"], 17);
+    assert_eq!(undecided[0]["severity"], "error");
+}
