@@ -185,6 +185,7 @@ mod tests {
             mentions_mark: false,
             params: Vec::new(),
             snapshot_dirs: Vec::new(),
+            regression_checks: Vec::new(),
         }
     }
 
