@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The action's gate step: lane-gate --base on the pull request's base, the verdict into the step
-# summary, annotations within GitHub's limits, the outputs for the upload and verdict steps.
-# It exits 0 whatever the verdict (the verdict step exits with it, after the upload).
+# summary, its annotations, the outputs for the upload and verdict steps (and for a workflow's
+# own comment step). It exits 0 whatever the verdict (the verdict step exits with it, after the
+# upload).
+#
+# lane-gate fits its output to GitHub's limits itself: --format github prints at most 10 error
+# and 10 warning annotations (the last of each level sums up the rest), and comment.md holds the
+# markdown verdict cut under a pull-request comment's 65,536 characters with a line saying the
+# rest is in the artifact (verdict.md is cut under the step summary's 1 MiB). Nothing here cuts
+# again.
 set -euo pipefail
-
-# GitHub shows at most 10 error and 10 warning annotations of a step, and at most 1 MiB of a
-# step's summary.
-MAX_ANNOTATIONS=10
-MAX_SUMMARY=1000000
 
 output() { echo "$1=$2" >> "${GITHUB_OUTPUT:?GITHUB_OUTPUT is not set}"; }
 fail() {
@@ -70,33 +72,19 @@ code=$?
 set -e
 cat "$work/stderr" >&2
 
-# Annotations: the first MAX_ANNOTATIONS errors and warnings, then one notice for the rest.
-awk -v max="$MAX_ANNOTATIONS" '
-  /^::error/   { if (++e <= max) print; next }
-  /^::warning/ { if (++w <= max) print; next }
-  { print }
-  END {
-    more = (e > max ? e - max : 0) + (w > max ? w - max : 0)
-    if (more > 0)
-      printf "::notice title=lanes::%d more finding(s) than GitHub shows as annotations: see the step summary and the lanes artifact\n", more
-  }' "$work/annotations"
+# The annotations, as lane-gate capped them.
+cat "$work/annotations"
 
 if [ "$code" -eq 2 ]; then
   reason=$(head -n 1 "$work/stderr")
   echo "::error title=lane-gate::${reason:-lane-gate could not decide (exit 2)}"
 fi
 
-# The step summary: the markdown verdict, cut to GitHub's limit with a note.
-verdict_md="$out/verdict.md"
-if [ -f "$verdict_md" ] && [ "$code" -ne 2 ]; then
-  size=$(wc -c <"$verdict_md")
-  if [ "$size" -le "$MAX_SUMMARY" ]; then
-    cat "$verdict_md" >>"$summary"
-  else
-    head -c "$MAX_SUMMARY" "$verdict_md" >>"$summary"
-    printf '\n\n(cut at %d of %d bytes: the whole verdict is verdict.md in the lanes artifact)\n' \
-      "$MAX_SUMMARY" "$size" >>"$summary"
-  fi
+# The step summary: the verdict as a pull request would show it (comment.md, which names the
+# artifact that holds the rest when it had to be cut).
+comment_md="$out/comment.md"
+if [ -f "$comment_md" ] && [ "$code" -ne 2 ]; then
+  cat "$comment_md" >>"$summary"
 else
   {
     echo "### lane-gate: could not decide (exit $code)"
@@ -115,6 +103,9 @@ esac
 output exit-code "$code"
 if [ -d "$out" ]; then
   output out "$(cd "$out" && pwd)"
+fi
+if [ -f "$comment_md" ] && [ "$code" -ne 2 ]; then
+  output comment "$(cd "$out" && pwd)/comment.md"
 fi
 if [ -f "$out/verdict.sarif" ]; then
   output sarif "$(cd "$out" && pwd)/verdict.sarif"

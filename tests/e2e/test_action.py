@@ -188,6 +188,9 @@ def test_an_approved_pull_request(tmp_path: Path, find_links: str):
     assert r.uploaded["path"] == str(out) and r.uploaded["name"] == "lanes"
     assert (out / "verdict.sarif").is_file() and r.outputs["gate"]["sarif"] == str(
         out / "verdict.sarif")
+    # The comment output names comment.md, and the step summary is that text.
+    assert r.outputs["gate"]["comment"] == str(out / "comment.md")
+    assert summary == (out / "comment.md").read_text()
     # The tools came from the wheel, into the runner's temp folder, onto PATH.
     assert r.path == [str(r.temp / "lanes-bin")]
     assert "lane-gate 0.1.0 (commit " in r.log
@@ -198,8 +201,12 @@ def test_a_rejected_pull_request_annotates_within_github_s_limits(tmp_path: Path
                                                                   find_links: str):
     r = runner(tmp_path, find_links, patch=True)
     assert r.run() == 1, r.log
-    assert "### lane-tally: **reject**" in r.files["step_summary"].read_text()
+    summary = r.files["step_summary"].read_text()
+    assert "### lane-tally: **reject**" in summary
     assert r.outputs["gate"]["verdict"] == "reject"
+    comment = Path(r.outputs["gate"]["comment"])
+    assert comment == r.workspace / "out" / "lanes" / "comment.md"
+    assert summary == comment.read_text() and len(summary) < 65_536
     errors = [a for a in r.annotations() if a.startswith("::error")]
     warnings = [a for a in r.annotations() if a.startswith("::warning")]
     assert 0 < len(errors) <= 10 and len(warnings) <= 10, r.annotations()
@@ -236,4 +243,5 @@ def test_an_event_that_is_not_a_pull_request_stops_with_a_message(tmp_path: Path
                {"find-links": find_links, "today": TODAY, "python": sys.executable})
     assert r.run() == 2, r.log
     assert r.outputs["gate"]["verdict"] == "error"
+    assert "comment" not in r.outputs["gate"]
     assert any("no base commit" in a for a in r.annotations()), r.annotations()

@@ -1,18 +1,23 @@
-"""Putting a real suite under the gate (issue 19): two projects' own test suites, downloaded as
-pinned sdists (cached under target/adopt-sdists, so a rerun is offline), go through the README's
-steps — `lane-scan --fix`, then `lane-gate` approves with no hand edit — while the project's own
-plain pytest run still passes; then a wrong library change is rejected.
+"""Putting a real suite under the gate (issue 19): three projects' own test suites, downloaded
+as pinned sdists (cached under target/adopt-sdists, so a rerun is offline), go through the
+README's steps — `lane-scan --fix`, a ledger ticket written with `freeze-ledger add` for each
+freeze candidate --fix lists, then `lane-gate` approves with no other edit — while the
+project's own plain pytest run still passes; then a wrong library change is rejected.
 
 iso8601 2.1.0 has hypothesis properties (and needs pytz, pinned in requirements-dev.txt); toolz
-0.12.1 has 180 plain tests and a test that runs the library's doctests. Neither has an xfail or
-skip test, so no freeze ticket is written here: the freeze-candidate listing is pinned by
-lane-scan's golden cases (crates/lane-scan/tests/golden/fix-*). Neither has a witness test, so
-there is nothing for `lane-lock lock` to lock.
+0.12.1 has 180 plain tests and a test that runs the library's doctests; sqlparse 0.5.1 has three
+known-bug `xfail` tests (one of them passes today: a non-strict xpass), which `--fix
+--mark-freeze` marks freeze and lists, and whose tickets the test writes from that listing.
+None of the three has a snapshot (witness) test: `lane-lock lock` on snapshot files is covered
+end to end with real syrupy by test_snapshots.py.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
+import os
+import re
 import shutil
 import subprocess
 import tarfile
@@ -21,8 +26,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PYTHON, REPO, run_pytest, run_tool
-from test_gate import TODAY, gate
+from conftest import BIN_DIR, PYTHON, REPO, run_pytest, run_tool
+from test_gate import TODAY, VENV_BIN, gate, gate_env
 
 CACHE = REPO / "target" / "adopt-sdists"
 
@@ -36,6 +41,8 @@ class Suite:
     # A wrong library change: (file, old text, new text), old text written once.
     wrong: tuple[str, str, str]
     merge_tests: int
+    # The freeze candidates --fix lists (xfail / skip): each gets a ledger ticket.
+    freeze_tests: int = 0
 
     @property
     def sdist(self) -> str:
@@ -55,7 +62,36 @@ SUITES = [
           ("toolz/itertoolz.py", "    'A'\n    \"\"\"\n    return next(iter(seq))\n",
            "    'A'\n    \"\"\"\n    seq = iter(seq)\n    next(seq, None)\n    return next(seq)\n"),
           180),
+    Suite("sqlparse", "0.5.1",
+          "bb6b4df465655ef332548e24f08e205afc81b9ab86cb1c45657a7ff173a3a00e",
+          ("--owner", "@sqlparse/maintainers", "--mark-freeze"),
+          ("sqlparse/sql.py",
+           "        self.normalized = value.upper() if self.is_keyword else value\n",
+           "        self.normalized = value\n"),
+          277, freeze_tests=3),
 ]
+
+CANDIDATE = re.compile(r"^\S+:\d+: (\S+) is a freeze candidate \(fix-freeze-candidate\): marked "
+                       r"freeze; write its ticket with `freeze-ledger add \1 \.\.\.`", re.M)
+
+
+def write_tickets(project: Path, fix_output: str, expected: int) -> list[str]:
+    """What a human does for each freeze candidate --fix listed: a ledger ticket (seed, input
+    digest, expiry, replay job), written with freeze-ledger add, which checks the scan on its
+    stdin places the test in the freeze lane."""
+    ids = CANDIDATE.findall(fix_output)
+    assert len(ids) == expected, fix_output
+    for test_id in ids:
+        scan = run_tool("lane-scan", cwd=project)
+        digest = hashlib.sha256(test_id.encode()).hexdigest()
+        added = run_tool("freeze-ledger", "add", test_id, "--seed", "0",
+                         "--input-sha256", digest, "--expires", "2026-12-31",
+                         "--replay-job", "https://ci.example.invalid/replay/1",
+                         "--reason", "known failure (xfail) found by lane-scan --fix",
+                         "--today", TODAY, cwd=project, stdin=scan.stdout)
+        assert added.code == 0, added.stderr
+        assert f"added a ticket for {test_id}" in added.stderr
+    return ids
 
 
 def sdist(suite: Suite) -> Path:
@@ -96,7 +132,7 @@ def test_a_real_suite_goes_under_the_gate_with_lane_scan_fix(suite: Suite, tmp_p
     # Unadopted, the scan rejects: every test is unmarked.
     first = run_tool("lane-scan", cwd=project)
     assert first.code == 1
-    assert first.json()["scan"]["counts"]["unmarked"] == suite.merge_tests
+    assert first.json()["scan"]["counts"]["unmarked"] == suite.merge_tests + suite.freeze_tests
 
     # --diff shows the edits and writes nothing.
     shown = run_tool("lane-scan", "--diff", *suite.fix_args, cwd=project)
@@ -106,7 +142,9 @@ def test_a_real_suite_goes_under_the_gate_with_lane_scan_fix(suite: Suite, tmp_p
 
     fixed = run_tool("lane-scan", "--fix", *suite.fix_args, cwd=project)
     assert fixed.code == 0, fixed.stderr
-    assert f"{suite.merge_tests} tests given a lane, 0 freeze candidates listed" in fixed.stdout
+    # Freeze candidates are listed (and with --mark-freeze marked), not counted as given a lane.
+    assert (f"{suite.merge_tests} tests given a lane, "
+            f"{suite.freeze_tests} freeze candidates listed") in fixed.stdout
     # Only lines were inserted: every line of every file is still there, in order.
     after = tree_bytes(project)
     for name, old in before.items():
@@ -121,7 +159,18 @@ def test_a_real_suite_goes_under_the_gate_with_lane_scan_fix(suite: Suite, tmp_p
     scan = run_tool("lane-scan", cwd=project)
     assert scan.code == 0, scan.stdout
     assert scan.json()["scan"]["counts"] == {
-        "merge": suite.merge_tests, "witness": 0, "freeze": 0, "unmarked": 0}
+        "merge": suite.merge_tests, "witness": 0, "freeze": suite.freeze_tests, "unmarked": 0}
+
+    # Freeze tests without tickets: the ledger check refuses them until a human writes them.
+    if suite.freeze_tests:
+        unticketed = run_tool("freeze-ledger", "check", "--today", TODAY, cwd=project,
+                              stdin=scan.stdout)
+        assert unticketed.code == 1
+        assert unticketed.stdout.count('"rule": "missing-ticket"') == suite.freeze_tests
+    frozen = write_tickets(project, fixed.stdout, suite.freeze_tests)
+    if frozen:
+        ledger = json.loads((project / "freeze_ledger.json").read_text())
+        assert sorted(t["test_id"] for t in ledger) == sorted(frozen)
 
     # The project's own plain pytest run still passes with the new marks and markers.
     plain = run_pytest("--strict-markers", "-q", cwd=project)
@@ -130,6 +179,11 @@ def test_a_real_suite_goes_under_the_gate_with_lane_scan_fix(suite: Suite, tmp_p
     approved = gate(project, "--today", TODAY)
     assert approved.returncode == 0, approved.stdout[-4000:] + approved.stderr[-2000:]
     assert "**approve**" in approved.stdout
+    if suite.freeze_tests:
+        # The known failures ran in the freeze lane, which does not vote.
+        freeze_row = next(line for line in approved.stdout.splitlines()
+                          if line.startswith("| freeze |"))
+        assert f"| {suite.freeze_tests} | {suite.freeze_tests} |" in freeze_row
 
     # A wrong library change: rejected, by the merge lane.
     file, old, new = suite.wrong
@@ -142,3 +196,58 @@ def test_a_real_suite_goes_under_the_gate_with_lane_scan_fix(suite: Suite, tmp_p
     assert rejected.returncode == 1, rejected.stdout[-4000:]
     assert "**reject**" in rejected.stdout
     assert "merge-failed" in rejected.stdout
+
+
+# ---- The README's "Put your project under the gate" section, replayed (issue 19) ----
+
+SECTION_START = "## Put your project under the gate"
+SECTION_END = "\n## "
+
+
+def readme_console_blocks() -> list[tuple[str, list[str]]]:
+    """(command, printed lines) of each ```console block of the README's adoption section, in
+    order. A `...` line in the printed lines stands for lines left out."""
+    readme = (REPO / "README.md").read_text()
+    start = readme.index(SECTION_START)
+    section = readme[start:readme.index(SECTION_END, start + len(SECTION_START))]
+    blocks = []
+    for block in re.findall(r"```console\n(.*?)```", section, re.S):
+        lines = [line[3:] if line.startswith("   ") else line for line in block.splitlines()]
+        while lines and not lines[-1].strip():
+            lines.pop()  # the indentation before the closing fence
+        assert lines and lines[0].startswith("$ "), block
+        blocks.append((lines[0][2:], lines[1:]))
+    return blocks
+
+
+def shown(command: str, cwd: Path) -> list[str]:
+    """What the README's command prints (stdout and stderr, as a terminal shows them), with the
+    tools of this build and the venv's python on PATH."""
+    proc = subprocess.run(["bash", "-o", "pipefail", "-c", f"{command} 2>&1 || true"], cwd=cwd,
+                          capture_output=True, text=True, timeout=900,
+                          env=gate_env(PATH=os.pathsep.join([str(BIN_DIR), VENV_BIN,
+                                                             os.environ["PATH"]])))
+    return proc.stdout.splitlines()
+
+
+def matches(printed: list[str], readme: list[str]) -> bool:
+    """The README's lines are the printed ones; a `...` line stands for any lines (none
+    included) and a block that ends with one shows the first lines only."""
+    pattern = "\n".join(".*?" if line == "..." else re.escape(line) for line in readme)
+    pattern = pattern.replace(".*?\n", r"(?:.*\n)*?").replace("\n.*?", r"(?:\n.*)*?")
+    return re.fullmatch(pattern, "\n".join(printed)) is not None
+
+
+def test_the_readme_adoption_steps_print_what_the_tools_print(tmp_path: Path):
+    blocks = readme_console_blocks()
+    commands = [c for c, _ in blocks]
+    assert [c.split()[0] for c in commands] == [
+        "lane-scan", "lane-scan", "lane-scan", "lane-scan", "lane-gate"], commands
+    iso8601 = unpacked(SUITES[0], tmp_path / "iso8601")
+    sqlparse = unpacked(SUITES[2], tmp_path / "sqlparse")
+    # Steps 1, 2, 3 and 4 on iso8601; the freeze-candidate example of step 2 on sqlparse.
+    where = [iso8601, iso8601, sqlparse, iso8601, iso8601]
+    for (command, readme), cwd in zip(blocks, where):
+        printed = shown(command, cwd)
+        assert matches(printed, readme), (
+            f"README: `{command}` prints\n" + "\n".join(printed[:60]))

@@ -140,6 +140,28 @@ pub struct Function {
     /// parameter it passes (a helper such as `def import_or_skip(name): return
     /// importlib.import_module(name)`; issue 18).
     pub returns_call_of_param: Option<(Ex, usize)>,
+    /// `NAME.check(...)` calls anywhere in the body (pytest-regressions' `*_regression`
+    /// fixtures, issue 19), with the file-naming arguments they pass.
+    pub regression_checks: Vec<Located<RegressionCheck>>,
+}
+
+/// A file-naming argument of a pytest-regressions `check` call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileArg {
+    /// A string literal.
+    Literal(CompactString),
+    /// Anything else (a name, an f-string, `*args` / `**kwargs` that may carry it): the file
+    /// cannot be known statically.
+    Computed,
+}
+
+/// `NAME.check(..., basename=..., fullpath=...)`: NAME, and the arguments when given (a
+/// literal `None` counts as not given).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegressionCheck {
+    pub fixture: CompactString,
+    pub basename: Option<FileArg>,
+    pub fullpath: Option<FileArg>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -1264,6 +1286,7 @@ impl Summarizer<'_> {
             mentions_mark: marks.0,
             params,
             snapshot_dirs: self.snapshot_dirs(&f.body),
+            regression_checks: self.regression_checks(&f.body),
             name: CompactString::new(f.name.as_str()),
             line: self.line_of(&f.name),
             decorators: self.decorators(&f.decorator_list),
@@ -1273,6 +1296,20 @@ impl Summarizer<'_> {
             body_calls,
             assumes,
         }
+    }
+
+    /// `NAME.check(...)` calls anywhere in a test's body (nested functions included: a
+    /// helper defined in the test that calls the fixture names its files too).
+    fn regression_checks(&self, body: &[Stmt]) -> Vec<Located<RegressionCheck>> {
+        let mut v = RegressionChecks::default();
+        v.visit_body(body);
+        v.found
+            .into_iter()
+            .map(|(at, value)| Located {
+                value,
+                line: self.lines.line(at),
+            })
+            .collect()
     }
 
     /// `NAME.snapshot_dir = VALUE` statements at the top level of a test's body.
@@ -1533,6 +1570,86 @@ impl Dynamic<'_> {
 
 /// Finds `X.mark` or a bare `mark` anywhere in a body.
 struct MentionsMark(bool);
+
+/// Collects `NAME.check(...)` calls (see [`RegressionCheck`]) with their start offsets.
+/// Statements nested deeper than [`MAX_DEPTH`] are not read: one such is recorded as a check
+/// of [`ANY_FIXTURE`] whose arguments cannot be known (fail closed).
+#[derive(Default)]
+struct RegressionChecks {
+    found: Vec<(TextSize, RegressionCheck)>,
+    depth: usize,
+}
+
+/// The fixture of a [`RegressionCheck`] recorded for code too deep to read: any.
+pub const ANY_FIXTURE: &str = "*";
+
+/// Where pytest-regressions' `check` methods take `basename` and `fullpath` positionally.
+fn regression_positions(fixture: &str) -> (usize, usize) {
+    match fixture {
+        "file_regression" => (4, 5),
+        "image_regression" => (3, 4),
+        // data_, num_, dataframe_ and ndarrays_regression.
+        _ => (1, 2),
+    }
+}
+
+fn file_arg(e: &Expr) -> Option<FileArg> {
+    match e {
+        Expr::NoneLiteral(_) => None,
+        Expr::StringLiteral(s) => Some(FileArg::Literal(CompactString::new(s.value.to_str()))),
+        _ => Some(FileArg::Computed),
+    }
+}
+
+impl<'a> Visitor<'a> for RegressionChecks {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        if self.depth > MAX_DEPTH {
+            let check = RegressionCheck {
+                fixture: CompactString::new(ANY_FIXTURE),
+                basename: Some(FileArg::Computed),
+                fullpath: Some(FileArg::Computed),
+            };
+            self.found.push((stmt.start(), check));
+            return;
+        }
+        self.depth += 1;
+        ruff_python_ast::visitor::walk_stmt(self, stmt);
+        self.depth -= 1;
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if let Expr::Call(call) = expr
+            && let Expr::Attribute(at) = &*call.func
+            && at.attr.as_str() == "check"
+            && let Expr::Name(n) = &*at.value
+        {
+            let fixture = n.id.as_str();
+            let (basename_at, fullpath_at) = regression_positions(fixture);
+            let args = &call.arguments;
+            let starred = args.args.iter().any(|a| matches!(a, Expr::Starred(_)))
+                || args.keywords.iter().any(|k| k.arg.is_none());
+            let named = |name: &str, at: usize| {
+                if starred {
+                    return Some(FileArg::Computed);
+                }
+                let keyword = args
+                    .keywords
+                    .iter()
+                    .find(|k| k.arg.as_ref().is_some_and(|a| a.as_str() == name))
+                    .map(|k| &k.value);
+                keyword.or(args.args.get(at)).and_then(file_arg)
+            };
+            let check = RegressionCheck {
+                fixture: CompactString::new(fixture),
+                basename: named("basename", basename_at),
+                fullpath: named("fullpath", fullpath_at),
+            };
+            self.found.push((expr.start(), check));
+        }
+        // Expression nesting is bounded by the parser's bracket limit.
+        ruff_python_ast::visitor::walk_expr(self, expr);
+    }
+}
 
 impl<'a> Visitor<'a> for MentionsMark {
     fn visit_expr(&mut self, expr: &'a Expr) {

@@ -10,6 +10,10 @@
 //! - pytest-regressions: the data folder named after the module, `<dir>/<module>/`, holding
 //!   `<name>.<ext>` with `<name>` the test's node name with every non-word character made `_`
 //!   (a parametrized test's files start with `<test>_`; the longest test name that fits wins).
+//!   A `check(basename="NAME")` names `<dir>/<module>/NAME.<ext>` instead, and a
+//!   `check(fullpath="PATH")` names PATH (relative to the rootdir, where the gate runs pytest);
+//!   a value that is not a string literal, or that leaves the root, is refused. Such a test
+//!   keeps the default-named files only when one of its `check` calls passes neither.
 //! - pytest-snapshot: every file under `<dir>/snapshots/<module>/<test>/`, or under the folder
 //!   a `snapshot.snapshot_dir = "..."` literal names (relative to the rootdir, where the gate
 //!   runs pytest); any other value cannot be followed statically and is refused.
@@ -22,7 +26,7 @@ use std::path::Path;
 
 use crate::collect::TestFound;
 use crate::marks::ModuleFile;
-use crate::python::{Function, Module};
+use crate::python::{ANY_FIXTURE, FileArg, Function, Module, RegressionCheck};
 
 /// pytest-regressions' fixtures.
 pub const REGRESSION_FIXTURES: [&str; 6] = [
@@ -50,9 +54,23 @@ const MAX_DEPTH: usize = 16;
 pub struct TestSnapshots {
     /// Root-relative, sorted, unique.
     pub files: Vec<String>,
-    /// `snapshot_dir` assignments that cannot be followed: the line, and the literal when it
-    /// leaves the root (None: not a string literal).
-    pub unresolved: Vec<(u64, Option<String>)>,
+    /// Arguments naming snapshot files that cannot be followed.
+    pub unresolved: Vec<Unresolved>,
+}
+
+/// A value naming snapshot files that cannot be followed statically.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unresolved {
+    pub line: u64,
+    /// What carries it, as written (`snapshot.snapshot_dir`,
+    /// `data_regression.check(basename=...)`).
+    pub what: String,
+    /// Its short name (`snapshot_dir`, `basename`, `fullpath`).
+    pub name: &'static str,
+    /// The literal when it is one (it then leaves the root); None: not a string literal.
+    pub literal: Option<String>,
+    /// How to write it so that it can be followed.
+    pub hint: &'static str,
 }
 
 /// What a function asks for.
@@ -256,16 +274,33 @@ pub fn for_module(
                 files.extend(files_under(root, &default, true));
             }
             for o in overrides {
+                let unfollowed = |literal: Option<&str>| Unresolved {
+                    line: o.line,
+                    what: format!("{}.snapshot_dir", o.value.0),
+                    name: "snapshot_dir",
+                    literal: literal.map(str::to_string),
+                    hint: "write the folder as a literal relative to the rootdir",
+                };
                 match o.value.1.as_deref().map(|p| (p, root_relative(p))) {
                     Some((_, Some(rel))) if !rel.is_empty() => {
                         files.extend(files_under(root, &rel, true))
                     }
-                    Some((p, _)) => unresolved.push((o.line, Some(p.to_string()))),
-                    None => unresolved.push((o.line, None)),
+                    Some((p, _)) => unresolved.push(unfollowed(Some(p))),
+                    None => unresolved.push(unfollowed(None)),
                 }
             }
         }
-        if uses_regression(t.func) {
+        let default_regression_files = uses_regression(t.func) && {
+            let checks = regression_checks(t.func);
+            for c in &checks {
+                named_regression_files(root, &data_dir, c, &mut files, &mut unresolved);
+            }
+            checks.is_empty()
+                || checks
+                    .iter()
+                    .any(|c| c.value.basename.is_none() && c.value.fullpath.is_none())
+        };
+        if default_regression_files {
             let mine = word_chars(name);
             for f in &data_files {
                 let file = &f[data_dir.len() + 1..];
@@ -290,6 +325,76 @@ pub fn for_module(
         }
     }
     out
+}
+
+/// The `check` calls of a test's pytest-regressions fixtures (and any its code too deep to
+/// read may make).
+fn regression_checks(f: &Function) -> Vec<&crate::python::Located<RegressionCheck>> {
+    f.regression_checks
+        .iter()
+        .filter(|c| {
+            let fixture = c.value.fixture.as_str();
+            fixture == ANY_FIXTURE
+                || (REGRESSION_FIXTURES.contains(&fixture) && f.params.iter().any(|p| p == fixture))
+        })
+        .collect()
+}
+
+/// The files a `check(basename=...)` / `check(fullpath=...)` names, or why they cannot be
+/// followed.
+fn named_regression_files(
+    root: &Path,
+    data_dir: &str,
+    c: &crate::python::Located<RegressionCheck>,
+    files: &mut BTreeSet<String>,
+    unresolved: &mut Vec<Unresolved>,
+) {
+    let fixture = c.value.fixture.as_str();
+    let fixture = if fixture == ANY_FIXTURE {
+        "a pytest-regressions fixture"
+    } else {
+        fixture
+    };
+    let mut unfollowed = |name: &'static str, literal: Option<&str>, hint: &'static str| {
+        unresolved.push(Unresolved {
+            line: c.line,
+            what: format!("{fixture}.check({name}=...)"),
+            name,
+            literal: literal.map(str::to_string),
+            hint,
+        })
+    };
+    const BASENAME_HINT: &str =
+        "write it as a string literal (a file name in the module's data folder)";
+    const FULLPATH_HINT: &str = "write it as a string literal relative to the rootdir";
+    match &c.value.basename {
+        None => {}
+        Some(FileArg::Computed) => unfollowed("basename", None, BASENAME_HINT),
+        Some(FileArg::Literal(b)) => match root_relative(&join(data_dir, b)) {
+            Some(rel) if !b.is_empty() && !rel.is_empty() => {
+                let (dir, stem) = rel.rsplit_once('/').unwrap_or(("", &rel));
+                let prefix = format!("{stem}.");
+                files.extend(
+                    files_under(root, dir, false)
+                        .into_iter()
+                        .filter(|f| f.rsplit('/').next().is_some_and(|n| n.starts_with(&prefix))),
+                );
+            }
+            _ => unfollowed("basename", Some(b), BASENAME_HINT),
+        },
+    }
+    match &c.value.fullpath {
+        None => {}
+        Some(FileArg::Computed) => unfollowed("fullpath", None, FULLPATH_HINT),
+        Some(FileArg::Literal(p)) => match root_relative(p) {
+            Some(rel) if !rel.is_empty() => {
+                if root.join(&rel).is_file() {
+                    files.insert(rel);
+                }
+            }
+            _ => unfollowed("fullpath", Some(p), FULLPATH_HINT),
+        },
+    }
 }
 
 /// A pytest-regressions data file named for a test whose word-character name is `name`: the

@@ -39,9 +39,10 @@ pub enum BadWitnessArg {
     FixtureMissing(String),
     /// `locked_on=` is not a date string.
     BadLockDate,
-    /// pytest-snapshot's `snapshot_dir` is set to something other than a string literal
-    /// inside the root (the literal, when it is one): its files cannot be found.
-    SnapshotDirUnresolved(Option<String>),
+    /// pytest-snapshot's `snapshot_dir`, or a pytest-regressions `check`'s `basename=` /
+    /// `fullpath=`, is something other than a string literal inside the root: its files
+    /// cannot be found.
+    SnapshotUnresolved(crate::snapshots::Unresolved),
 }
 
 /// Something found at a place in the source.
@@ -417,11 +418,11 @@ impl<'a> TestFacts<'a> {
         fixtures.extend(s.files.iter().cloned());
         fixtures.sort();
         fixtures.dedup();
-        for (line, literal) in &s.unresolved {
+        for u in &s.unresolved {
             self.bad_witness_args.push(At {
-                what: BadWitnessArg::SnapshotDirUnresolved(literal.clone()),
+                what: BadWitnessArg::SnapshotUnresolved(u.clone()),
                 file: self.func_file,
-                line: *line,
+                line: u.line,
             });
         }
     }

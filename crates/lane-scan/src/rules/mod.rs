@@ -187,6 +187,7 @@ mod tests {
             snapshot_dirs: Vec::new(),
             guards: Vec::new(),
             returns_call_of_param: None,
+            regression_checks: Vec::new(),
         }
     }
 

@@ -21,17 +21,20 @@ pub fn check(t: &TestFacts, problems: &mut Vec<Problem>) {
                 Rule::MissingFixture,
                 format!("{id}: fixture '{p}' is outside the root"),
             ),
-            BadWitnessArg::SnapshotDirUnresolved(None) => (
-                Rule::MissingAttachment,
-                format!(
-                    "{id}: snapshot.snapshot_dir is not a string literal: its snapshot files \
-                     cannot be found; write the folder as a literal relative to the rootdir"
+            BadWitnessArg::SnapshotUnresolved(u) => match &u.literal {
+                None => (
+                    Rule::MissingAttachment,
+                    format!(
+                        "{id}: {} is not a string literal: its snapshot files cannot be \
+                         found; {}",
+                        u.what, u.hint
+                    ),
                 ),
-            ),
-            BadWitnessArg::SnapshotDirUnresolved(Some(p)) => (
-                Rule::MissingFixture,
-                format!("{id}: snapshot_dir '{p}' is outside the root"),
-            ),
+                Some(p) => (
+                    Rule::MissingFixture,
+                    format!("{id}: {} '{p}' is outside the root", u.name),
+                ),
+            },
             BadWitnessArg::FixtureMissing(rel) => (
                 Rule::MissingFixture,
                 format!("{id}: fixture '{rel}' does not exist"),
