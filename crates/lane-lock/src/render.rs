@@ -160,8 +160,16 @@ fn list<T: Sync>(
     out.push(b']');
 }
 
-/// `s` as a JSON string, escaped by serde_json.
+/// `s` as a JSON string: between quotes as it is when nothing in it needs escaping (no quote,
+/// backslash or control character), otherwise escaped by serde_json.
 fn push_str(out: &mut Vec<u8>, s: &str) {
+    if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        out.reserve(s.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(s.as_bytes());
+        out.push(b'"');
+        return;
+    }
     serde_json::to_writer(&mut *out, s).unwrap_or_else(|e| panic!("writing to memory failed: {e}"));
 }
 
