@@ -182,6 +182,15 @@ impl Document {
         self.root.insert(name.to_string(), text);
     }
 
+    /// Sets a section from its JSON text, already in the canonical form that
+    /// [`Document::set_section_presorted`] writes (one level down, keys sorted): for a tool
+    /// that renders a large section on every core itself. The text is not checked here; the
+    /// tool's tests compare its text with [`Document::set_section`]'s for the same value
+    /// (lane-lock's `lock_update`).
+    pub fn set_section_text(&mut self, name: &str, text: String) {
+        self.root.insert(name.to_string(), text);
+    }
+
     /// The problems of one section; a missing or malformed `problems` list gives an error
     /// (fail closed: a section whose problems cannot be read is not a clean section).
     pub fn problems_of(&self, name: &str, source_name: &str) -> Result<Vec<Problem>, Error> {

@@ -196,6 +196,11 @@ pub fn is_not_regular(e: &io::Error) -> bool {
 /// `O_NONBLOCK | O_NOCTTY` and the handle is checked again, in case the path changed in between.
 /// A refusal is an `InvalidInput` error reading "not a regular file" ([`is_not_regular`]).
 pub fn open_regular(path: &Path) -> io::Result<fs::File> {
+    open_regular_sized(path).map(|(file, _)| file)
+}
+
+/// [`open_regular`], also giving the file's size as its handle's `fstat` gave it.
+fn open_regular_sized(path: &Path) -> io::Result<(fs::File, u64)> {
     let not_regular = || io::Error::new(io::ErrorKind::InvalidInput, NotRegular);
     if !fs::metadata(path)?.is_file() {
         return Err(not_regular());
@@ -210,10 +215,11 @@ pub fn open_regular(path: &Path) -> io::Result<fs::File> {
         options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
     }
     let file = options.open(path)?;
-    if !file.metadata()?.is_file() {
+    let meta = file.metadata()?;
+    if !meta.is_file() {
         return Err(not_regular());
     }
-    Ok(file)
+    Ok((file, meta.len()))
 }
 
 /// Reads a whole regular file ([`open_regular`]).
@@ -251,8 +257,39 @@ pub fn sha256_bytes(bytes: &[u8]) -> String {
 /// ([`open_regular`]), read with a plain `read` loop (no mmap) through one reused buffer per
 /// thread, so hashing many files on many threads allocates once per thread.
 pub fn sha256_file(path: &Path) -> io::Result<(String, u64)> {
+    let (file, size) = open_regular_sized(path)?;
+    sha256_opened(file, size)
+}
+
+/// [`sha256_file`] for a path that a directory listing has just shown to be a regular file,
+/// not a symlink (walking many files): the listing stands in for the `stat` of the path that
+/// [`open_regular`] makes before opening, so each file costs one `open`, one `fstat`, the
+/// reads and one `close`. The path is opened with `O_NOFOLLOW` as well (a name replaced by a
+/// symlink since the listing is refused, not followed) and `O_NONBLOCK | O_NOCTTY`, and the
+/// handle is checked to be a regular file before any byte is read, as [`open_regular`] does.
+pub fn sha256_listed_file(path: &Path) -> io::Result<(String, u64)> {
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_NOFOLLOW);
+    }
+    let file = options.open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, NotRegular));
+    }
+    sha256_opened(file, meta.len())
+}
+
+/// Hashes an opened regular file to its end through this thread's buffer. `size` is what
+/// its `fstat` said: a read that falls short of the buffer and brings the total to exactly
+/// that size has reached the end, so the extra `read` that would return 0 is saved (half
+/// the reads of a small file). Any other count, a file grown or shrunk meanwhile or a
+/// `/proc` file that claims 0 bytes, reads on until a read returns 0.
+fn sha256_opened(mut file: fs::File, size: u64) -> io::Result<(String, u64)> {
     use sha2::Digest as _;
-    let mut file = open_regular(path)?;
     HASH_BUFFER.with(|cell| {
         let mut buf = cell.borrow_mut();
         let mut hasher = sha2::Sha256::new();
@@ -266,6 +303,9 @@ pub fn sha256_file(path: &Path) -> io::Result<(String, u64)> {
             };
             hasher.update(&buf[..n]);
             total += n as u64;
+            if n < buf.len() && total == size {
+                break;
+            }
         }
         Ok((crate::hex::encode(&hasher.finalize()), total))
     })
@@ -526,6 +566,57 @@ mod tests {
             assert!(is_not_regular(
                 &open_regular(Path::new(device)).unwrap_err()
             ));
+        }
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn listed_files_hash_alike_and_refuse_links_folders_and_devices() {
+        let dir = scratch("listed");
+        let big: Vec<u8> = (0..HASH_BUFFER_SIZE * 2 + 3)
+            .map(|i| (i % 253) as u8)
+            .collect();
+        fs::write(dir.join("big"), &big).unwrap();
+        fs::write(dir.join("empty"), b"").unwrap();
+        for name in ["big", "empty"] {
+            assert_eq!(
+                sha256_listed_file(&dir.join(name)).unwrap(),
+                sha256_file(&dir.join(name)).unwrap(),
+                "{name}"
+            );
+        }
+        // Exactly two buffers: the reads fill the buffer, so the end is read as a 0.
+        let even: Vec<u8> = (0..HASH_BUFFER_SIZE * 2).map(|i| (i % 7) as u8).collect();
+        fs::write(dir.join("even"), &even).unwrap();
+        assert_eq!(
+            sha256_listed_file(&dir.join("even")).unwrap(),
+            (sha256_bytes(&even), even.len() as u64)
+        );
+        // A /proc file says it holds 0 bytes: it is read to its real end.
+        #[cfg(target_os = "linux")]
+        {
+            let proc = Path::new("/proc/self/cmdline");
+            let (digest, bytes) = sha256_file(proc).unwrap();
+            assert!(bytes > 0);
+            assert_eq!(digest, sha256_bytes(&fs::read(proc).unwrap()));
+            assert_eq!(sha256_listed_file(proc).unwrap(), (digest, bytes));
+        }
+        let folder = sha256_listed_file(&dir).unwrap_err();
+        assert!(is_not_regular(&folder), "{folder}");
+        let missing = sha256_listed_file(&dir.join("gone")).unwrap_err();
+        assert_eq!(missing.kind(), io::ErrorKind::NotFound);
+        #[cfg(unix)]
+        {
+            // A name that became a symlink after the listing is refused, not followed.
+            std::os::unix::fs::symlink(dir.join("big"), dir.join("link")).unwrap();
+            let link = sha256_listed_file(&dir.join("link")).unwrap_err();
+            assert_eq!(link.raw_os_error(), Some(libc::ELOOP), "{link}");
+            assert!(sha256_file(&dir.join("link")).is_ok());
+            for device in ["/dev/zero", "/dev/null"] {
+                assert!(is_not_regular(
+                    &sha256_listed_file(Path::new(device)).unwrap_err()
+                ));
+            }
         }
         fs::remove_dir_all(&dir).unwrap();
     }

@@ -70,6 +70,14 @@ pub fn hash_file(path: &Path) -> Result<FileDigest, HashError> {
     Ok(FileDigest { sha256, bytes })
 }
 
+/// [`hash_file`] for a path its folder's listing has just shown to be a regular file (not a
+/// symlink): one `open` (`O_NOFOLLOW`) and one `fstat`, no `stat` of the path first
+/// (lane-core's `sha256_listed_file`).
+pub fn hash_listed_file(path: &Path) -> Result<FileDigest, HashError> {
+    let (sha256, bytes) = lane_core::io::sha256_listed_file(path)?;
+    Ok(FileDigest { sha256, bytes })
+}
+
 /// Hashes every path on all cores; results are in the order of `paths`.
 pub fn hash_files(paths: &[PathBuf]) -> Vec<Result<FileDigest, HashError>> {
     paths.par_iter().map(|p| hash_file(p)).collect()

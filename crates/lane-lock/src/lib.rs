@@ -7,13 +7,15 @@
 //! - [`diff`] — `lane-lock diff BASE HEAD`: compare two locks and write the `lock_diff`
 //!   section.
 //!
-//! [`lock`] holds the manifest and sidecar formats, [`hash`] the hashing.
+//! [`lock`] holds the manifest and sidecar formats, [`hash`] the hashing, [`render`] the
+//! bytes `lock` writes.
 
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod diff;
 pub mod hash;
 pub mod lock;
+pub mod render;
 pub mod rules;
 pub mod update;
 pub mod verify;

@@ -57,6 +57,14 @@ impl LockFile {
     /// Parses lock bytes. Empty or all-whitespace input is an error here (callers that accept
     /// "no lock", like `diff`, check for it first).
     pub fn parse(bytes: &[u8], source_name: &str) -> Result<LockFile, Error> {
+        match canonical::parse(bytes) {
+            Some(files) => Ok(LockFile { files }),
+            None => Self::parse_strict(bytes, source_name),
+        }
+    }
+
+    /// [`LockFile::parse`] of any JSON layout, one value at a time, locating any error.
+    fn parse_strict(bytes: &[u8], source_name: &str) -> Result<LockFile, Error> {
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Err(Error::parse(
                 source_name,
@@ -93,6 +101,130 @@ impl LockFile {
             .binary_search_by(|e| e.path.as_str().cmp(path))
             .ok()
             .map(|i| &self.files[i])
+    }
+}
+
+/// Reading a lock in exactly the form [`LockFile::to_bytes`] writes (every lock lane-lock
+/// wrote) on every core. Anything else, an error included, is left to the strict reader,
+/// which locates it; what this reader accepts, the strict reader accepts with the same
+/// entries (the tests compare the two on canonical and damaged locks).
+mod canonical {
+    use rayon::prelude::*;
+
+    use super::Entry;
+
+    const HEAD: &[u8] = b"{\n  \"version\": 1,\n  \"files\": [";
+    const EMPTY_TAIL: &[u8] = b"]\n}\n";
+    const TAIL: &[u8] = b"\n  ]\n}\n";
+    /// Where one entry ends and the next begins: a raw newline cannot occur inside a JSON
+    /// string, so this occurs nowhere else.
+    const BETWEEN: &[u8] = b"\n    },\n    {\n";
+    /// Bytes per piece read by one task (about 1,000 entries).
+    const PIECE: usize = 200 << 10;
+
+    /// The entries, sorted by path and unique; `None` for any text not in canonical form.
+    pub fn parse(bytes: &[u8]) -> Option<Vec<Entry>> {
+        let rest = bytes.strip_prefix(HEAD)?;
+        if rest == EMPTY_TAIL {
+            return Some(Vec::new());
+        }
+        let body = rest.strip_prefix(b"\n")?.strip_suffix(TAIL)?;
+        let pieces = split(body);
+        let parts: Vec<Option<Vec<Entry>>> = pieces.par_iter().map(|p| entries(p)).collect();
+        let mut files = Vec::with_capacity(parts.iter().flatten().map(Vec::len).sum());
+        for part in parts {
+            files.extend(part?);
+        }
+        // Sorted and unique, as written; otherwise the strict reader sorts or refuses.
+        files
+            .par_windows(2)
+            .all(|w| w[0].path < w[1].path)
+            .then_some(files)
+    }
+
+    /// `body` cut into runs of whole entries of about [`PIECE`] bytes, each cut made where
+    /// one entry ends (the `,\n` between two entries is dropped).
+    fn split(body: &[u8]) -> Vec<&[u8]> {
+        let mut pieces = Vec::new();
+        let mut start = 0;
+        while body.len() - start > PIECE {
+            let from = start + PIECE;
+            let Some(at) = body[from..]
+                .windows(BETWEEN.len())
+                .position(|w| w == BETWEEN)
+            else {
+                break;
+            };
+            // The piece keeps its entry's closing "\n    }"; the next starts at "    {\n".
+            let end = from + at + "\n    }".len();
+            pieces.push(&body[start..end]);
+            start = end + ",\n".len();
+        }
+        pieces.push(&body[start..]);
+        pieces
+    }
+
+    /// Entries separated by `,\n`, each exactly as written.
+    fn entries(mut text: &[u8]) -> Option<Vec<Entry>> {
+        let mut out = Vec::with_capacity(text.len() / 180 + 1);
+        // Most entries share a date: a date equal to the last one checked is not checked again.
+        let mut last_date = String::new();
+        loop {
+            let (entry, rest) = entry(text, &mut last_date)?;
+            out.push(entry);
+            if rest.is_empty() {
+                return Some(out);
+            }
+            text = rest.strip_prefix(b",\n")?;
+        }
+    }
+
+    fn entry<'t>(text: &'t [u8], last_date: &mut String) -> Option<(Entry, &'t [u8])> {
+        let text = text.strip_prefix(b"    {\n      \"path\": ")?;
+        let end = text.iter().position(|&b| b == b'\n')?;
+        let path = string(text[..end].strip_suffix(b",")?)?;
+        let text = text[end + 1..].strip_prefix(b"      \"sha256\": \"")?;
+        let sha256 = std::str::from_utf8(text.get(..64)?).ok()?;
+        if !lane_core::hex::is_sha256(sha256) {
+            return None;
+        }
+        let text = text[64..].strip_prefix(b"\",\n      \"bytes\": ")?;
+        let end = text.iter().position(|&b| b == b',')?;
+        let bytes = number(&text[..end])?;
+        let text = text[end..].strip_prefix(b",\n      \"locked_on\": \"")?;
+        let date = std::str::from_utf8(text.get(..10)?).ok()?;
+        if date != last_date.as_str() {
+            lane_core::clock::parse_date(date).ok()?;
+            date.clone_into(last_date);
+        }
+        let rest = text[10..].strip_prefix(b"\"\n    }")?;
+        let entry = Entry {
+            path,
+            sha256: sha256.to_string(),
+            bytes,
+            locked_on: date.to_string(),
+        };
+        Some((entry, rest))
+    }
+
+    /// A JSON string token: plain text directly, anything escaped through serde_json.
+    fn string(token: &[u8]) -> Option<String> {
+        let inner = token.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+        if inner.iter().any(|&b| b == b'"' || b == b'\\' || b < 0x20) {
+            return serde_json::from_slice(token).ok();
+        }
+        std::str::from_utf8(inner).ok().map(str::to_string)
+    }
+
+    /// A JSON number that is a u64: digits, no leading zero, no overflow.
+    fn number(digits: &[u8]) -> Option<u64> {
+        if digits.is_empty()
+            || !digits.iter().all(u8::is_ascii_digit)
+            || (digits.len() > 1 && digits[0] == b'0')
+        {
+            return None;
+        }
+        std::str::from_utf8(digits).ok()?.parse().ok()
     }
 }
 
@@ -861,7 +993,153 @@ mod tests {
         }
     }
 
+    fn awkward_entries(n: usize) -> Vec<Entry> {
+        let names = [
+            "plain/file.txt",
+            "q\"uote",
+            "back\\slash",
+            "new\nline",
+            "ctl\u{1}\u{1f}",
+            "del\u{7f}",
+            "ünï 🦀",
+            "a\",\n    },\n    {\n",
+        ];
+        let mut out: Vec<Entry> = (0..n)
+            .map(|i| Entry {
+                path: format!("{}/{i:07}", names[i % names.len()]),
+                sha256: if i % 3 == 0 { A } else { B }.to_string(),
+                bytes: [0, 7, 10, 4096, u64::MAX][i % 5],
+                locked_on: ["2026-01-02", "2024-02-29"][i / 500 % 2].to_string(),
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn canonical_locks_are_read_on_every_core_alike() {
+        // Empty, small, and large enough for many pieces (several hundred KiB).
+        for n in [0, 1, 3, 5000] {
+            let lock = LockFile {
+                files: awkward_entries(n),
+            };
+            let bytes = lock.to_bytes();
+            assert_eq!(canonical::parse(&bytes), Some(lock.files.clone()), "{n}");
+            assert_eq!(LockFile::parse_strict(&bytes, "lanes.lock").unwrap(), lock);
+        }
+        // Not canonical: read by the strict reader, which sorts, or refuses and locates.
+        let lock = LockFile {
+            files: awkward_entries(40),
+        };
+        let canonical_bytes = lock.to_bytes();
+        let text = String::from_utf8(canonical_bytes.clone()).unwrap();
+        let unsorted = {
+            let mut files = lock.files.clone();
+            files.reverse();
+            let out = LockOut {
+                version: LOCK_VERSION,
+                files: &files,
+            };
+            serde_json::to_vec_pretty(&out).unwrap()
+        };
+        let cases: Vec<(&str, Vec<u8>, Option<&str>)> = vec![
+            (
+                "compact",
+                serde_json::to_vec(&LockOut {
+                    version: 1,
+                    files: &lock.files,
+                })
+                .unwrap(),
+                None,
+            ),
+            ("unsorted", unsorted, None),
+            (
+                "no final newline",
+                canonical_bytes[..canonical_bytes.len() - 1].to_vec(),
+                None,
+            ),
+            (
+                "duplicate path",
+                text.replacen("file.txt/0000008", "file.txt/0000000", 1)
+                    .into_bytes(),
+                Some("duplicate path"),
+            ),
+            (
+                "uppercase digest",
+                text.replacen(A, &A.to_uppercase(), 1).into_bytes(),
+                Some("expected a 64-digit lowercase hex digest"),
+            ),
+            (
+                "bad date",
+                text.replacen("2026-01-02", "2026-02-30", 1).into_bytes(),
+                Some("not a calendar date"),
+            ),
+            (
+                "leading zero",
+                text.replacen("\"bytes\": 7,", "\"bytes\": 07,", 1)
+                    .into_bytes(),
+                Some("lanes.lock:"),
+            ),
+            (
+                "too large",
+                text.replacen("18446744073709551615", "18446744073709551616", 1)
+                    .into_bytes(),
+                Some("lanes.lock:"),
+            ),
+            (
+                "extra field",
+                text.replacen("\"bytes\": 7,", "\"bytes\": 7, \"x\": 1,", 1)
+                    .into_bytes(),
+                Some("unknown field `x`"),
+            ),
+        ];
+        for (name, bytes, error) in cases {
+            assert_eq!(canonical::parse(&bytes), None, "{name}");
+            match (LockFile::parse(&bytes, "lanes.lock"), error) {
+                (Ok(got), None) => assert_eq!(got, lock, "{name}"),
+                (Err(e), Some(expected)) => {
+                    assert!(e.to_string().contains(expected), "{name}: {e}")
+                }
+                (got, _) => panic!("{name}: {got:?}"),
+            }
+        }
+    }
+
+    fn entry_strategy() -> impl proptest::strategy::Strategy<Value = Entry> {
+        use proptest::prelude::*;
+        (any::<String>(), any::<bool>(), any::<u64>(), 0u32..3).prop_map(|(path, a, bytes, day)| {
+            Entry {
+                path,
+                sha256: if a { A } else { B }.to_string(),
+                bytes,
+                locked_on: format!("2026-01-0{}", day + 1),
+            }
+        })
+    }
+
     proptest::proptest! {
+        #[test]
+        fn canonical_reader_agrees_with_the_strict_one(
+            files in proptest::collection::vec(entry_strategy(), 0..8),
+            damage in proptest::collection::vec((proptest::prelude::any::<usize>(), proptest::prelude::any::<u8>()), 0..3),
+        ) {
+            let mut bytes = LockFile { files: files.clone() }.to_bytes();
+            let mut sorted = files;
+            sorted.sort();
+            let unique = sorted.windows(2).all(|w| w[0].path != w[1].path);
+            if damage.is_empty() {
+                proptest::prop_assert_eq!(canonical::parse(&bytes), unique.then_some(sorted));
+            }
+            for (at, byte) in damage {
+                let at = at % bytes.len();
+                bytes[at] = byte;
+            }
+            if let Some(fast) = canonical::parse(&bytes) {
+                let strict = LockFile::parse_strict(&bytes, "lanes.lock");
+                proptest::prop_assert_eq!(strict.ok(), Some(LockFile { files: fast }));
+            }
+        }
+
         #[test]
         fn parsers_never_panic(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..300)) {
             let _ = LockFile::parse(&bytes, "lanes.lock");
