@@ -145,11 +145,21 @@ def test_a_real_suite_goes_under_the_gate_with_lane_scan_fix(suite: Suite, tmp_p
     # Freeze candidates are listed (and with --mark-freeze marked), not counted as given a lane.
     assert (f"{suite.merge_tests} tests given a lane, "
             f"{suite.freeze_tests} freeze candidates listed") in fixed.stdout
-    # Only lines were inserted: every line of every file is still there, in order.
+    # Only lines were inserted: every line of every file is still there, in order. The one
+    # other edit --fix makes is opening a one-line docstring to add its owner line under the
+    # summary: `"""Summary."""` becomes `"""Summary.`, a blank line, the owner line, `"""`.
     after = tree_bytes(project)
     for name, old in before.items():
-        new_lines = iter(after[name].splitlines())
-        assert all(line in new_lines for line in old.splitlines()), name
+        new_text = after[name].decode("utf-8", "surrogateescape")
+        new_lines = iter(new_text.splitlines())
+        for line in old.decode("utf-8", "surrogateescape").splitlines():
+            body = line.strip()
+            opened = (body.startswith('"""') and body.endswith('"""') and len(body) > 6
+                      and line not in new_text.splitlines())
+            if opened:
+                line = line[:line.rindex('"""')]
+                assert f"{line}\n\nowner: {suite.fix_args[1]}\n" in new_text, (name, line)
+            assert line in new_lines, (name, line)
 
     # Idempotent.
     again = run_tool("lane-scan", "--fix", *suite.fix_args, cwd=project)

@@ -31,8 +31,10 @@ const PIECES_PER_THREAD: usize = 2;
 /// Smaller reports are read serially.
 pub const PARALLEL_FROM: u64 = 4 << 20;
 
-/// A window with no `<testcase` in this many bytes is read serially from there on.
-const MAX_WINDOW: usize = 64 << 20;
+/// A window grows to at most this many times its first size while it holds no `<testcase`
+/// past its first chunk; past that, the rest of the report is read serially (a report padded
+/// between two cases costs the serial reader's memory, not a window of the padding).
+const MAX_GROWTH: usize = 2;
 
 /// Reads the report at `path` like [`junit::read_path_with_suites`], with `map` applied to
 /// every case on whichever thread read it and `sink` given the results in report order.
@@ -74,6 +76,7 @@ pub fn read<T: Send, R: Read>(
         return read_segment(input, 0, &mut state, true, on_suite, |c| sink(map(c)));
     }
     let mut window = chunk * threads * PIECES_PER_THREAD;
+    let max_window = window * MAX_GROWTH;
     let mut buf: Vec<u8> = Vec::with_capacity(window + chunk);
     // The report's offset of buf[0], and the real state there.
     let mut buf_start = 0u64;
@@ -95,14 +98,14 @@ pub fn read<T: Send, R: Read>(
             cuts.push(cut);
         }
         if cuts.len() < 2 && !eof {
-            if buf.len() >= MAX_WINDOW {
+            if buf.len() >= max_window {
                 let rest = io::Cursor::new(&buf[..]).chain(input);
                 let more = read_segment(rest, buf_start, &mut state, true, &mut on_suite, |c| {
                     sink(map(c))
                 })?;
                 return Ok(add(stats, more));
             }
-            window = (window * 2).min(MAX_WINDOW);
+            window = (window * 2).min(max_window);
             continue;
         }
         let pieces: Vec<(usize, usize)> = cuts.windows(2).map(|w| (w[0], w[1])).collect();
