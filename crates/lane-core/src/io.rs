@@ -76,6 +76,15 @@ pub fn read_file_capped(path: &Path, cap: u64, what: &str) -> Result<Vec<u8>, Er
     if size > cap {
         return Err(over_cap(path, Some(size), cap, what));
     }
+    read_opened(file, size, cap)
+        .map_err(|e| Error::io(path, e))?
+        .ok_or_else(|| over_cap(path, None, cap, what))
+}
+
+/// Reads an open file whose `fstat` said `size` bytes (at most `cap`): the buffer is reserved
+/// once (an allocation failure is an error, not an abort) and one byte past `cap` is read, so
+/// a file that grew past the cap since the `fstat` gives `None`.
+pub fn read_opened(file: fs::File, size: u64, cap: u64) -> io::Result<Option<Vec<u8>>> {
     let mut bytes = Vec::new();
     bytes
         .try_reserve_exact(
@@ -83,14 +92,9 @@ pub fn read_file_capped(path: &Path, cap: u64, what: &str) -> Result<Vec<u8>, Er
                 .unwrap_or(usize::MAX)
                 .saturating_add(1),
         )
-        .map_err(|e| Error::io(path, io::Error::new(io::ErrorKind::OutOfMemory, e)))?;
-    file.take(cap.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|e| Error::io(path, e))?;
-    if bytes.len() as u64 > cap {
-        return Err(over_cap(path, None, cap, what));
-    }
-    Ok(bytes)
+        .map_err(|e| io::Error::new(io::ErrorKind::OutOfMemory, e))?;
+    file.take(cap.saturating_add(1)).read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= cap).then_some(bytes))
 }
 
 /// How long [`EditLock::acquire`] waits for another run's edit before it says so on stderr.

@@ -787,25 +787,9 @@ fn parse_file(abs: &Path, rel: &str) -> Result<python::Module, Problem> {
     }
     // Held until the parse is done (the end of this function).
     let _share = PARSE_BUDGET.take(size);
-    let mut bytes = Vec::new();
-    bytes
-        .try_reserve_exact(
-            usize::try_from(size)
-                .unwrap_or(usize::MAX)
-                .saturating_add(1),
-        )
-        .map_err(|e| {
-            cannot_read(std::io::Error::new(std::io::ErrorKind::OutOfMemory, e).to_string())
-        })?;
-    // One byte past the limit tells a file that grew since the `fstat`.
-    std::io::Read::read_to_end(
-        &mut std::io::Read::take(file, SOURCE_MAX_BYTES.saturating_add(1)),
-        &mut bytes,
-    )
-    .map_err(|e| cannot_read(e.to_string()))?;
-    if bytes.len() as u64 > SOURCE_MAX_BYTES {
-        return Err(too_large(None));
-    }
+    let bytes = lane_core::io::read_opened(file, size, SOURCE_MAX_BYTES)
+        .map_err(|e| cannot_read(e.to_string()))?
+        .ok_or_else(|| too_large(None))?;
     let text = String::from_utf8(bytes).map_err(|e| {
         let offset = e.utf8_error().valid_up_to();
         let before = &e.as_bytes()[..offset];
