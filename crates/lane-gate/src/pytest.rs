@@ -79,10 +79,37 @@ pub fn check_user_args(args: &[String]) -> Result<(), GateError> {
 /// The program `python -P -c` runs: the folders the run needs go on `sys.path` only now, after
 /// start-up, so a `sitecustomize.py` or `usercustomize.py` in them is never imported by the
 /// interpreter itself; children get them on PYTHONPATH as before.
+///
+/// Under a bytecode prefix (a run in the checkout itself, PYTHONPYCACHEPREFIX a fresh folder),
+/// a module whose real path lies under the interpreter's own installation (`sys.prefix`,
+/// `sys.base_prefix`, their exec twins: the standard library, site-packages) and not under the
+/// tree reads its bytecode from its classic `__pycache__` again (issue 22: pytest, hypothesis
+/// and the standard library no longer compile from source on every run). Everything else, the
+/// tree's modules above all, still reads bytecode only from the fresh prefix: a `.pyc` a patch
+/// commits or a run leaves in the tree is never imported. PYTHONDONTWRITEBYTECODE still holds,
+/// so nothing is written to either place.
 pub const BOOTSTRAP: &str = "import os, sys\n\
 p = os.environ.pop('LANES_GATE_PATH', '')\n\
 sys.path[0:0] = [d for d in p.split(os.pathsep) if d]\n\
 if p:\n    os.environ['PYTHONPATH'] = p\n\
+if sys.pycache_prefix:\n\
+\x20   import _frozen_importlib_external as _be\n\
+\x20   def _lanes_warm():\n\
+\x20       real, join = os.path.realpath, os.path.join\n\
+\x20       tree = join(real(os.getcwd()), '')\n\
+\x20       roots = {join(real(d), '') for d in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix) if d}\n\
+\x20       roots = tuple(r for r in roots if not r.startswith(tree))\n\
+\x20       cached = _be.cache_from_source\n\
+\x20       def cache_from_source(path, debug_override=None, *, optimization=None):\n\
+\x20           pyc = cached(path, debug_override, optimization=optimization)\n\
+\x20           source = real(os.fspath(path))\n\
+\x20           if source.startswith(roots) and not source.startswith(tree):\n\
+\x20               head = os.path.dirname(os.fspath(path))\n\
+\x20               return join(head, '__pycache__', os.path.basename(pyc))\n\
+\x20           return pyc\n\
+\x20       _be.cache_from_source = cache_from_source\n\
+\x20   _lanes_warm()\n\
+\x20   del _lanes_warm, _be\n\
 import pytest\n\
 raise SystemExit(int(pytest.main()))\n";
 

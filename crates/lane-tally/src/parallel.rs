@@ -12,8 +12,12 @@
 //! piece (from its last `<testcase` on) is always read serially, where the end of the report
 //! is checked.
 //!
-//! Memory: the window, and per piece the mapped values of its cases, whatever the size of the
-//! report.
+//! While the pieces of one window are read, one thread reads the next window from the input
+//! (issue 22: the read, not only the parsing, is off the joining thread's path); an input error
+//! there counts only once every case before it has been given.
+//!
+//! Memory: two windows (this one and the next), and per piece the mapped values of its cases,
+//! whatever the size of the report.
 
 use std::io::{self, Read};
 use std::path::Path;
@@ -61,7 +65,7 @@ pub fn read_path<T: Send>(
 
 /// Reads `input` (`len` bytes) on `threads` threads in pieces of about `chunk` bytes; serially
 /// when one thread or a small input would gain nothing.
-pub fn read<T: Send, R: Read>(
+pub fn read<T: Send, R: Read + Send>(
     mut input: R,
     len: u64,
     threads: usize,
@@ -78,12 +82,14 @@ pub fn read<T: Send, R: Read>(
     let mut window = chunk * threads * PIECES_PER_THREAD;
     let max_window = window * MAX_GROWTH;
     let mut buf: Vec<u8> = Vec::with_capacity(window + chunk);
+    // The next window, read from the input while the pieces of this one are read.
+    let mut next: Vec<u8> = Vec::with_capacity(window + chunk);
     // The report's offset of buf[0], and the real state there.
     let mut buf_start = 0u64;
     let mut state = State::default();
     let mut stats = ReadStats::default();
+    let mut eof = fill(&mut input, &mut buf, window)?;
     loop {
-        let eof = fill(&mut input, &mut buf, window)?;
         let mut cuts = vec![0usize];
         let mut from = chunk;
         while from < buf.len() {
@@ -106,32 +112,51 @@ pub fn read<T: Send, R: Read>(
                 return Ok(add(stats, more));
             }
             window = (window * 2).min(max_window);
+            eof = fill(&mut input, &mut buf, window)?;
             continue;
         }
+        let tail = cuts.last().copied().unwrap_or(0);
         let pieces: Vec<(usize, usize)> = cuts.windows(2).map(|w| (w[0], w[1])).collect();
         let at_start = buf_start == 0;
-        let read_pieces: Vec<_> = pieces
-            .par_iter()
-            .enumerate()
-            .map(|(i, &(a, b))| {
-                let mut piece_state = if at_start && i == 0 {
-                    State::default()
+        // The next window starts with this one's last piece; the rest of it is read from the
+        // input on one thread while the others read this window's pieces.
+        next.clear();
+        if !eof {
+            next.extend_from_slice(&buf[tail..]);
+        }
+        let (read_pieces, next_eof) = rayon::join(
+            || {
+                pieces
+                    .par_iter()
+                    .enumerate()
+                    .map(|(i, &(a, b))| {
+                        let mut piece_state = if at_start && i == 0 {
+                            State::default()
+                        } else {
+                            State::base()
+                        };
+                        let mut suites: Vec<String> = Vec::new();
+                        let mut items: Vec<T> = Vec::new();
+                        let read = read_segment(
+                            &buf[a..b],
+                            buf_start + a as u64,
+                            &mut piece_state,
+                            false,
+                            |name| suites.push(name.to_string()),
+                            |c| items.push(map(c)),
+                        );
+                        read.ok().map(|stats| (stats, piece_state, suites, items))
+                    })
+                    .collect::<Vec<_>>()
+            },
+            || {
+                if eof {
+                    Ok(true)
                 } else {
-                    State::base()
-                };
-                let mut suites: Vec<String> = Vec::new();
-                let mut items: Vec<T> = Vec::new();
-                let read = read_segment(
-                    &buf[a..b],
-                    buf_start + a as u64,
-                    &mut piece_state,
-                    false,
-                    |name| suites.push(name.to_string()),
-                    |c| items.push(map(c)),
-                );
-                read.ok().map(|stats| (stats, piece_state, suites, items))
-            })
-            .collect();
+                    fill(&mut input, &mut next, window)
+                }
+            },
+        );
         for (i, piece) in read_pieces.into_iter().enumerate() {
             let joined = piece.and_then(|(piece_stats, piece_state, suites, items)| {
                 let next = if at_start && i == 0 {
@@ -141,10 +166,19 @@ pub fn read<T: Send, R: Read>(
                 };
                 next.map(|next| (piece_stats, next, suites, items))
             });
-            let Some((piece_stats, next, suites, items)) = joined else {
-                // What the piece assumed does not hold: the serial reader takes over.
+            let Some((piece_stats, next_state, suites, items)) = joined else {
+                // What the piece assumed does not hold: the serial reader takes over, from the
+                // piece's start through the rest of this window, the next one as far as it was
+                // read, and the rest of the input.
                 let start = pieces[i].0;
-                let rest = io::Cursor::new(&buf[start..]).chain(input);
+                let (this, read_ahead) = if eof {
+                    (&buf[start..], &next[..0])
+                } else {
+                    (&buf[start..tail], &next[..])
+                };
+                let rest = io::Cursor::new(this)
+                    .chain(io::Cursor::new(read_ahead))
+                    .chain(input);
                 let more = read_segment(
                     rest,
                     buf_start + start as u64,
@@ -163,9 +197,8 @@ pub fn read<T: Send, R: Read>(
             }
             stats = add(stats, piece_stats);
             stats.joined += 1;
-            state = next;
+            state = next_state;
         }
-        let tail = cuts.last().copied().unwrap_or(0);
         if eof {
             let more = read_segment(
                 &buf[tail..],
@@ -177,8 +210,10 @@ pub fn read<T: Send, R: Read>(
             )?;
             return Ok(add(stats, more));
         }
-        buf.drain(..tail);
+        // An input error while reading ahead counts only now, after every case before it.
+        eof = next_eof?;
         buf_start += tail as u64;
+        std::mem::swap(&mut buf, &mut next);
     }
 }
 

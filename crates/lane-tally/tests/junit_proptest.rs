@@ -129,6 +129,62 @@ tests/t.py:3: in t]]> &lt;testcase &amp;</failure></testcase>{CASE}<testcase cla
     }
 }
 
+/// The shape of `scripts/bench-tally`'s captured report (issue 22): every case with a
+/// `<system-out>` of escaped log text, a failure and a skip among them, over many windows of the
+/// parallel reader (the next window read while this one's pieces are), one of them holding a
+/// case start inside CDATA that sends the rest to the serial reader.
+#[test]
+fn parallel_and_serial_agree_on_captured_output_reports() {
+    let case = |n: usize| -> String {
+        let head = format!(
+            r#"<testcase classname="tests.pkg_00.test_mod" name="test_case[p{n}]" time="0.{n:03}""#
+        );
+        if n.is_multiple_of(13) {
+            format!(
+                r#"{head}><failure message="assert 82 == 84">x = 41
+&gt;       assert double(x) == 84
+tests/pkg_00/test_mod.py:18: AssertionError</failure></testcase>"#
+            )
+        } else if n.is_multiple_of(17) {
+            format!(
+                r#"{head}><skipped type="pytest.skip" message="no network">tests/t.py:3: no network</skipped></testcase>"#
+            )
+        } else {
+            format!(
+                "{head}><system-out>12:00:{:02} INFO worker-{} batch {n} of &lt;items&gt; total=&quot;{}&quot; &amp; ok\n12:00 DEBUG done\n</system-out></testcase>",
+                n % 60,
+                n % 4,
+                n * 37
+            )
+        }
+    };
+    let cases: String = (0..40).map(case).collect();
+    let clean = format!(
+        r#"<?xml version="1.0" encoding="utf-8"?><testsuites name="pytest tests"><testsuite name="pytest" tests="40">{cases}</testsuite></testsuites>"#
+    );
+    let fooled: String = (0..40)
+        .map(|n| {
+            if n == 25 {
+                r#"<testcase classname="m" name="cdata"><system-out><![CDATA[<testcase classname="x" name="fake"/>]]></system-out></testcase>"#.to_string()
+            } else {
+                case(n)
+            }
+        })
+        .collect();
+    let fooled = format!("<testsuites><testsuite>{fooled}</testsuite></testsuites>");
+    for xml in [&clean, &fooled] {
+        let want = split(serial(xml.as_bytes()));
+        assert!(want.1.len() > 40, "every case and the end were read");
+        for chunk in [1, 2, 3, 5, 8, 50, 120, 200, 333, 1000, 4000] {
+            assert_eq!(
+                split(parallel(xml.as_bytes(), chunk)),
+                want,
+                "chunk {chunk}"
+            );
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
