@@ -119,3 +119,47 @@ def test_a_session_wide_stop_runs_one_process_per_lane(invoice: Path, arg: str):
     out = invoice / "out" / "lanes"
     assert (out / "pytest-status").read_text() == "merge 1\nwitness 0\nfreeze 0\n"
     assert proc.returncode == 1
+
+
+# A merge test that writes where the bytecode of a standard-library module, of pytest and of the
+# tree's own module was looked up, into a file named by the environment (outside the tree).
+CACHED_TEST = '''import json
+import os
+import sys
+
+import pytest
+
+import invoice
+
+
+@pytest.mark.merge
+def test_d_cached():
+    """Where bytecode is read from.
+
+    owner: billing-team
+    """
+    import xml.dom.minidom as stdlib
+    with open(os.environ["LANES_CACHED_LOG"], "w", encoding="utf-8") as f:
+        json.dump({"prefix": sys.pycache_prefix, "stdlib": stdlib.__cached__,
+                   "pytest": pytest.__cached__, "tree": invoice.__cached__}, f)
+    assert stdlib.__file__.endswith("minidom.py")
+'''
+
+
+def test_the_interpreters_bytecode_is_read_and_the_trees_never(invoice: Path, tmp_path: Path):
+    """Issue 22: in the checkout itself, the standard library and site-packages read their own
+    `__pycache__` (no cold compile on every run); the tree's modules only the fresh prefix."""
+    (invoice / "tests" / "test_d_cached.py").write_text(CACHED_TEST)
+    log = tmp_path / "cached.json"
+    proc = gate(invoice, "--today", TODAY, LANES_CACHED_LOG=str(log))
+    verdict = json.loads((invoice / "out" / "lanes" / "verdict.json").read_text())
+    assert verdict["tally"]["decision"] == "approve", proc.stdout + proc.stderr
+    seen = json.loads(log.read_text())
+    prefix = seen["prefix"]
+    assert prefix and not prefix.startswith(str(invoice)), seen
+    for outside in ("stdlib", "pytest"):
+        cached = Path(seen[outside])
+        assert cached.parent.name == "__pycache__", seen
+        assert not seen[outside].startswith(prefix), seen
+    assert seen["tree"].startswith(prefix), seen
+    assert "__pycache__" not in Path(seen["tree"]).parts, seen
