@@ -288,7 +288,21 @@ impl<'a> Collector<'_, 'a> {
             && !classes
                 .iter()
                 .any(|(_, c)| c.methods.iter().any(|f| f.name.starts_with("test")));
-        let class_fixtures = Fixtures::of_classes(tree, &classes);
+        // The class's fixtures matter only where a parametrized fixture can be in reach: looked
+        // up then (a decorator other than a call, or a call with `params=`, may be one).
+        let class_fixtures = if self.fixtures.any_params(tree, self.home, &[])
+            || classes.iter().any(|(_, c)| {
+                c.methods.iter().any(|f| {
+                    f.decorators.iter().any(|d| match &d.value {
+                        python::Ex::Call(call) => call.kwargs.iter().any(|(k, _)| k == "params"),
+                        _ => true,
+                    })
+                })
+            }) {
+            Fixtures::of_classes(tree, &classes)
+        } else {
+            Vec::new()
+        };
         let mut names = BTreeSet::new();
         for (i, c) in &classes {
             for f in c.methods.iter().rev() {
@@ -326,6 +340,13 @@ impl<'a> Collector<'_, 'a> {
         inherited: &[Applied<'a>],
         class_fixtures: &[FixtureDef<'a>],
     ) -> Vec<FixtureUse<'a>> {
+        // No parametrized fixture in reach (most tests): nothing to gather.
+        if !self
+            .fixtures
+            .any_params(self.tree, self.home, class_fixtures)
+        {
+            return Vec::new();
+        }
         let mut requested: Vec<&'a str> = f
             .params
             .iter()

@@ -40,6 +40,9 @@ pub struct FixtureUse<'a> {
 /// The fixtures of the tree's modules, each module's read once.
 pub struct Fixtures<'a> {
     per_module: Vec<OnceLock<Vec<FixtureDef<'a>>>>,
+    /// Per test module: the fixtures visible from it (its own, its conftests', the plugins'),
+    /// found once for all its tests.
+    visible: Vec<OnceLock<Vec<FixtureDef<'a>>>>,
     /// Plugin modules the configuration loads, in module order.
     plugins: Vec<ModuleId>,
 }
@@ -94,6 +97,7 @@ impl<'a> Fixtures<'a> {
         plugins.sort_by_key(|m| m.0);
         Fixtures {
             per_module: (0..tree.modules.len()).map(|_| OnceLock::new()).collect(),
+            visible: (0..tree.modules.len()).map(|_| OnceLock::new()).collect(),
             plugins,
         }
     }
@@ -138,9 +142,28 @@ impl<'a> Fixtures<'a> {
         })
     }
 
-    /// Whether any fixture visible from module `m` has `params` (most suites: none, and
-    /// nothing more is looked up).
-    fn visible(&self, tree: &SourceTree<'a>, m: ModuleId) -> Vec<FixtureDef<'a>> {
+    /// The fixtures visible from module `m`, found once per module.
+    fn visible(&self, tree: &SourceTree<'a>, m: ModuleId) -> &[FixtureDef<'a>] {
+        self.visible[m.0].get_or_init(|| self.find_visible(tree, m))
+    }
+
+    /// Whether a test of module `home` with its class's fixtures `class_defs` can use a
+    /// parametrized fixture at all (most suites: none, and nothing more is looked up).
+    pub fn any_params(
+        &self,
+        tree: &SourceTree<'a>,
+        home: ModuleId,
+        class_defs: &[FixtureDef<'a>],
+    ) -> bool {
+        class_defs
+            .iter()
+            .chain(self.visible(tree, home))
+            .any(|d| d.params.is_some())
+    }
+
+    /// The fixtures visible from module `m`: its own, its conftests' (nearest first), the
+    /// plugins'.
+    fn find_visible(&self, tree: &SourceTree<'a>, m: ModuleId) -> Vec<FixtureDef<'a>> {
         let mut out: Vec<FixtureDef<'a>> = self.of_module(tree, m).to_vec();
         let abs = &tree.modules[m].abs;
         let mut dir = abs.parent();
@@ -193,11 +216,11 @@ impl<'a> Fixtures<'a> {
         requested: Vec<&'a str>,
         direct: &HashSet<&'a str>,
     ) -> Vec<FixtureUse<'a>> {
-        let mut all: Vec<FixtureDef<'a>> = class_defs.to_vec();
-        all.extend(self.visible(tree, home));
-        if !all.iter().any(|d| d.params.is_some()) {
+        if !self.any_params(tree, home, class_defs) {
             return Vec::new();
         }
+        let mut all: Vec<FixtureDef<'a>> = class_defs.to_vec();
+        all.extend_from_slice(self.visible(tree, home));
         let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
         for (k, d) in all.iter().enumerate() {
             by_name.entry(d.name).or_default().push(k);

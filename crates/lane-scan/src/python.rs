@@ -13,6 +13,9 @@ use ruff_text_size::{Ranged, TextSize};
 /// walk must never overflow the stack on hostile input.
 const MAX_DEPTH: usize = 64;
 
+/// Up to this many bindings in one body, [`Summarizer::rebound`] compares them pairwise.
+const REBOUND_PAIRWISE: usize = 48;
+
 /// CPython refuses more than 200 nested brackets ("too many nested parentheses"); deeper
 /// nesting is reported as a syntax error without handing it to the recursive parser.
 const MAX_BRACKETS: usize = 200;
@@ -592,6 +595,21 @@ impl Summarizer<'_> {
                 .iter()
                 .all(|(c, want)| c.eval(None).is_none_or(|v| v == *want))
         });
+        // Most bodies bind a few names: compared pairwise, without hashing or copying them.
+        if all.len() <= REBOUND_PAIRWISE {
+            let twice: Vec<bool> = all
+                .iter()
+                .enumerate()
+                .map(|(i, b)| {
+                    all.iter()
+                        .enumerate()
+                        .any(|(j, o)| j != i && o.name == b.name)
+                })
+                .collect();
+            let mut twice = twice.into_iter();
+            all.retain(|_| twice.next().unwrap_or(false));
+            return all;
+        }
         let mut counts: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
         for b in &all {
             *counts.entry(b.name.as_str()).or_default() += 1;
@@ -759,7 +777,9 @@ impl Summarizer<'_> {
             out: Vec::new(),
             setattr_on: Vec::new(),
         };
-        dynamic.visit_body(body);
+        if may_bind_at_run_time(self.source) {
+            dynamic.visit_body(body);
+        }
         m.runtime_defs = dynamic.out;
         m.setattr_on = dynamic.setattr_on;
         if self.source.contains("collect_ignore") {
@@ -1521,6 +1541,22 @@ enum Scope {
     Module,
     Class,
     Function,
+}
+
+/// Every name and keyword [`Dynamic`] reacts to: a loop around a definition (`for`, `while`),
+/// the namespace calls (`globals`, `locals`, `vars`), `type(...)` and `setattr(...)`. Keep it
+/// in step with the visitor below: a module whose source holds none of them is not walked.
+const DYNAMIC_WORDS: [&str; 7] = [
+    "for", "while", "globals", "locals", "vars", "type", "setattr",
+];
+
+/// Whether [`Dynamic`] can find anything in `source`: one of [`DYNAMIC_WORDS`] occurs in it,
+/// or it is not all ASCII (an identifier may then normalize to one of them).
+fn may_bind_at_run_time(source: &str) -> bool {
+    !source.is_ascii()
+        || DYNAMIC_WORDS
+            .iter()
+            .any(|w| memchr::memmem::find(source.as_bytes(), w.as_bytes()).is_some())
 }
 
 /// Walks a whole module for the statements that bind names at run time ([`RuntimeDef`]).
@@ -2596,5 +2632,56 @@ mod tests {
         };
         assert_eq!(call.args_src, "total=amounts, credit=st.integers(0, 5)");
         assert_eq!(call.kwargs.len(), 2);
+    }
+
+    #[test]
+    fn dynamic_words_cover_what_the_walk_finds() {
+        // Each snippet holds one of the words, and the walk finds a run-time binding in it.
+        let cases = [
+            "for n in range(2):\n    def test_x(): pass\n",
+            "while n:\n    class TestX: pass\n",
+            "globals()['test_x'] = f\n",
+            "locals()['test_x'] = f\n",
+            "vars().update(test_x=f)\n",
+            "TestX = type('TestX', (), {})\n",
+            "setattr(sys.modules[__name__], 'test_x', f)\n",
+            "setattr(TestX, 'test_y', f)\n",
+        ];
+        for src in cases {
+            assert!(may_bind_at_run_time(src), "{src}");
+            let m = summarize(src).unwrap();
+            assert!(
+                !m.runtime_defs.is_empty() || !m.setattr_on.is_empty(),
+                "nothing found in {src:?}"
+            );
+        }
+        // Without any of the words (and all ASCII) the walk is skipped; with non-ASCII text it
+        // is not (an identifier may normalize to one of them).
+        assert!(!may_bind_at_run_time("def test_x():\n    assert 1\n"));
+        assert!(may_bind_at_run_time("x = 'é'\n"));
+    }
+
+    #[test]
+    fn rebound_pairwise_and_hashed_agree() {
+        // A few names bound twice among many bound once, below and above the pairwise limit.
+        for n in [3, REBOUND_PAIRWISE - 2, REBOUND_PAIRWISE + 10] {
+            let mut src = String::new();
+            for k in 0..n {
+                src.push_str(&format!("v{k} = 1\n"));
+            }
+            src.push_str("v1 = 2\ndef v2(): pass\n");
+            let m = summarize(&src).unwrap();
+            let names: Vec<(&str, u64)> = m
+                .rebound
+                .iter()
+                .map(|b| (b.name.as_str(), b.line))
+                .collect();
+            let n = n as u64;
+            assert_eq!(
+                names,
+                [("v1", 2), ("v2", 3), ("v1", n + 1), ("v2", n + 2)],
+                "{n} bindings"
+            );
+        }
     }
 }
