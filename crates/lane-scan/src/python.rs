@@ -133,8 +133,9 @@ pub struct Function {
     /// `NAME.snapshot_dir = VALUE` statements at the top level of the body (pytest-snapshot's
     /// folder override, issue 19): NAME, and VALUE when it is a string literal.
     pub snapshot_dirs: Vec<Located<(CompactString, Option<CompactString>)>>,
-    /// A method defined under `if` in a class body: each condition must have the given truth
-    /// value for the definition to run (empty: unconditional; issue 18).
+    /// A method defined under `if` in a class body, or a function under `if` at module level:
+    /// each condition must have the given truth value for the definition to run (empty:
+    /// unconditional; issue 18).
     pub guards: Vec<(Cond, bool)>,
     /// Every `return` of the body returns `F(PARAM)`: the call's function and which positional
     /// parameter it passes (a helper such as `def import_or_skip(name): return
@@ -185,6 +186,9 @@ pub struct Class {
     pub classes: Vec<Class>,
     /// Every binding of a name the class body binds more than once (see [`Binding`]).
     pub rebound: Vec<Binding>,
+    /// A class defined under `if` at module level: each condition must have the given truth
+    /// value for the definition to run (empty: unconditional; issue 18 (fid3)).
+    pub guards: Vec<(Cond, bool)>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -750,7 +754,7 @@ impl Summarizer<'_> {
         m.classes.reserve_exact(classes);
         m.imports.reserve_exact(imports);
         m.docstring = docstring(body);
-        self.module_stmts(body, &mut m, 0);
+        self.module_stmts(body, &mut m, &mut Vec::new(), 0);
         let mut dynamic = Dynamic {
             lines: self.lines,
             scope: Scope::Module,
@@ -922,9 +926,17 @@ impl Summarizer<'_> {
     }
 
     /// Module-level statements, including those inside `if` / `try` blocks at module level
-    /// (pytest collects a test defined under `if sys.version_info >= ...`). Long for a reason:
-    /// one `match` arm per kind of statement, each a few lines, read best side by side.
-    fn module_stmts(&self, body: &[Stmt], m: &mut Module, depth: usize) {
+    /// (pytest collects a test defined under `if sys.version_info >= ...`). Functions and
+    /// classes under `if` keep the conditions (`guards`) they are defined under: the collector
+    /// decides them for the target interpreter (issue 18 (fid3)). Long for a reason: one
+    /// `match` arm per kind of statement, each a few lines, read best side by side.
+    fn module_stmts(
+        &self,
+        body: &[Stmt],
+        m: &mut Module,
+        guards: &mut Vec<(Cond, bool)>,
+        depth: usize,
+    ) {
         if depth > MAX_DEPTH {
             return;
         }
@@ -992,10 +1004,14 @@ impl Summarizer<'_> {
                 }
                 // A test function is never a strategy: no definition kept for it.
                 Stmt::FunctionDef(f) if f.name.as_str().starts_with("test") => {
-                    m.functions.push(self.function(f));
+                    let mut function = self.function(f);
+                    function.guards = guards.clone();
+                    m.functions.push(function);
                 }
                 Stmt::FunctionDef(f) => {
-                    m.functions.push(self.function(f));
+                    let mut function = self.function(f);
+                    function.guards = guards.clone();
+                    m.functions.push(function);
                     let mut read = ReadNames::default();
                     for d in &f.decorator_list {
                         read.visit_decorator(d);
@@ -1010,7 +1026,11 @@ impl Summarizer<'_> {
                     );
                     self.define(m, f.name.as_str(), &text, read.0);
                 }
-                Stmt::ClassDef(c) => m.classes.push(self.class(c)),
+                Stmt::ClassDef(c) => {
+                    let mut class = self.class(c);
+                    class.guards = guards.clone();
+                    m.classes.push(class);
+                }
                 Stmt::Expr(e) => {
                     if let Expr::Call(_) = &*e.value {
                         m.calls.push(Located {
@@ -1020,19 +1040,33 @@ impl Summarizer<'_> {
                     }
                 }
                 Stmt::If(i) => {
-                    self.module_stmts(&i.body, m, depth + 1);
+                    let first = cond(&i.test, 0);
+                    let n = guards.len();
+                    guards.push((first.clone(), true));
+                    self.module_stmts(&i.body, m, guards, depth + 1);
+                    guards.truncate(n);
+                    let mut before = vec![(first, false)];
                     for clause in &i.elif_else_clauses {
-                        self.module_stmts(&clause.body, m, depth + 1);
+                        guards.extend(before.iter().cloned());
+                        let c = clause.test.as_ref().map(|t| cond(t, 0));
+                        if let Some(c) = &c {
+                            guards.push((c.clone(), true));
+                        }
+                        self.module_stmts(&clause.body, m, guards, depth + 1);
+                        guards.truncate(n);
+                        if let Some(c) = c {
+                            before.push((c, false));
+                        }
                     }
                 }
                 Stmt::Try(t) => {
-                    self.module_stmts(&t.body, m, depth + 1);
+                    self.module_stmts(&t.body, m, guards, depth + 1);
                     for handler in &t.handlers {
                         let ast::ExceptHandler::ExceptHandler(h) = handler;
-                        self.module_stmts(&h.body, m, depth + 1);
+                        self.module_stmts(&h.body, m, guards, depth + 1);
                     }
-                    self.module_stmts(&t.orelse, m, depth + 1);
-                    self.module_stmts(&t.finalbody, m, depth + 1);
+                    self.module_stmts(&t.orelse, m, guards, depth + 1);
+                    self.module_stmts(&t.finalbody, m, guards, depth + 1);
                 }
                 _ => {}
             }
@@ -1146,6 +1180,7 @@ impl Summarizer<'_> {
             ),
             classes: Vec::new(),
             rebound: self.rebound(&c.body),
+            guards: Vec::new(),
         };
         self.class_stmts(&c.body, &mut class, &mut Vec::new(), 0);
         class
