@@ -759,6 +759,7 @@ impl Summarizer<'_> {
             lines: self.lines,
             scope: Scope::Module,
             loops: 0,
+            in_test: false,
             depth: 0,
             out: Vec::new(),
             setattr_on: Vec::new(),
@@ -1564,6 +1565,9 @@ struct Dynamic<'l> {
     scope: Scope,
     /// Loops around the statement at module level.
     loops: usize,
+    /// Inside the body of a function named `test*`: what it makes exists while the test
+    /// runs, after collection (a class from `type(...)` there is a local value; issue 18).
+    in_test: bool,
     depth: usize,
     out: Vec<Located<RuntimeDef>>,
     setattr_on: Vec<Located<CompactString>>,
@@ -1767,7 +1771,10 @@ impl<'a> ruff_python_ast::visitor::Visitor<'a> for Dynamic<'_> {
                 for d in &f.decorator_list {
                     self.visit_expr(&d.expression);
                 }
+                let outer = self.in_test;
+                self.in_test |= f.name.as_str().starts_with("test");
                 self.in_scope(Scope::Function, |v| v.visit_body(&f.body));
+                self.in_test = outer;
             }
             Stmt::ClassDef(c) => {
                 if self.scope == Scope::Module && self.loops > 0 {
@@ -1812,7 +1819,11 @@ impl<'a> ruff_python_ast::visitor::Visitor<'a> for Dynamic<'_> {
         }
         if let Expr::Call(call) = expr {
             match &*call.func {
-                Expr::Name(n) if n.id.as_str() == "type" && call.arguments.args.len() == 3 => {
+                Expr::Name(n)
+                    if n.id.as_str() == "type"
+                        && call.arguments.args.len() == 3
+                        && !self.in_test =>
+                {
                     self.push(expr, RuntimeDef::TypeCall);
                 }
                 Expr::Name(n) if n.id.as_str() == "setattr" => match call.arguments.args.first() {
