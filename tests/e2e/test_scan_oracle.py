@@ -52,7 +52,7 @@ def pytest_view(suite: Path, out: Path) -> dict:
 def scan_view(suite: Path) -> dict:
     """What lane-scan reports for `suite`, by test id."""
     # The interpreter pytest runs on decides `if sys.version_info ...` and finds the installed
-    # plugins (pytest-asyncio's mode).
+    # plugins.
     run = run_tool("lane-scan", "--python", PYTHON, cwd=suite)
     assert run.code in (0, 1), f"lane-scan exit {run.code} in {suite}:\n{run.stderr}"
     try:
