@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, run_pytest, run_tool
+from conftest import PYTHON, REPO, run_pytest, run_tool
 
 E2E = Path(__file__).resolve().parent
 SUITES_DIR = REPO / "tests" / "suites"
@@ -25,7 +25,7 @@ SUITES_DIR = REPO / "tests" / "suites"
 REQUIRED = tuple(f"tests/suites/{name}" for name in (
     "tricky", "ini_style", "cfg_style", "toml_native", "pytest_ini", "pytest_toml",
     "addopts_ignore", "dot_pytest_ini", "collect_order", "collect_ignore",
-    "doctest_text", "fixture_params")) + ("examples/invoice",)
+    "doctest_text", "fixture_params", "module_branches")) + ("examples/invoice",)
 
 
 def suite_dirs() -> list[str]:
@@ -51,7 +51,9 @@ def pytest_view(suite: Path, out: Path) -> dict:
 
 def scan_view(suite: Path) -> dict:
     """What lane-scan reports for `suite`, by test id."""
-    run = run_tool("lane-scan", cwd=suite)
+    # The interpreter pytest runs on decides `if sys.version_info ...` and finds the installed
+    # plugins.
+    run = run_tool("lane-scan", "--python", PYTHON, cwd=suite)
     assert run.code in (0, 1), f"lane-scan exit {run.code} in {suite}:\n{run.stderr}"
     try:
         document = run.json()

@@ -31,6 +31,9 @@ pub struct TestFound<'a> {
     pub module_skip: Option<u64>,
     /// The parametrized fixtures it uses (issue 18 (fidelity)): their params' marks reach it.
     pub fixture_params: Vec<FixtureUse<'a>>,
+    /// Marks an installed plugin adds at collection (pytest-asyncio's `asyncio` in auto mode;
+    /// issue 18 (fid3)).
+    pub plugin_marks: &'static [&'static str],
 }
 
 impl<'a> TestFound<'a> {
@@ -84,6 +87,7 @@ pub fn collect_module<'a>(
         installed: lookups.installed,
         fixtures: lookups.fixtures,
         target: lookups.target,
+        asyncio_auto: lookups.asyncio_auto,
         home: m,
         module_marks: module_marks.into(),
         module_skip,
@@ -99,13 +103,33 @@ pub fn collect_module<'a>(
         problems,
     };
     for f in module.functions.iter().rev() {
-        if collector.names.insert(f.name.as_str()) {
+        if collector.names.contains(f.name.as_str()) {
+            continue;
+        }
+        let is_test = matches_prefix_or_glob(&config.python_functions, &f.name);
+        if collector.guarded(
+            &f.guards,
+            f.line,
+            || format!("test function {}", f.name),
+            is_test,
+        ) {
+            collector.names.insert(f.name.as_str());
             collector.function(f, m, &f.name);
         }
     }
     let rel: &str = &tree.modules[m].rel;
     for class in module.classes.iter().rev() {
-        if collector.class_names.insert(class.name.as_str()) {
+        if collector.class_names.contains(class.name.as_str()) {
+            continue;
+        }
+        let is_test = matches_prefix_or_glob(&config.python_classes, &class.name)
+            || class
+                .methods
+                .iter()
+                .any(|f| f.name.starts_with("test") || f.name == "runTest");
+        let what = || format!("test class {}", class.name);
+        if collector.guarded(&class.guards, class.line, what, is_test) {
+            collector.class_names.insert(class.name.as_str());
             let outer = Rc::clone(&collector.module_marks);
             collector.class(m, class, &node_id(rel, &class.name), &outer);
         }
@@ -120,6 +144,8 @@ pub struct Lookups<'t, 'a> {
     pub installed: &'t Installed,
     pub fixtures: &'t Fixtures<'a>,
     pub target: &'t (dyn Fn() -> Option<python::Target> + Sync),
+    /// pytest-asyncio is loaded in auto mode: it marks every async test function `asyncio`.
+    pub asyncio_auto: bool,
 }
 
 /// The class a method is collected in: its node id, its marks, its fixtures.
@@ -139,6 +165,8 @@ struct Collector<'t, 'a> {
     fixtures: &'t Fixtures<'a>,
     /// The interpreter the tests run on: decides `if` conditions in class bodies.
     target: &'t (dyn Fn() -> Option<python::Target> + Sync),
+    /// pytest-asyncio in auto mode (see [`Lookups::asyncio_auto`]).
+    asyncio_auto: bool,
     /// The test module collecting (a class or function may be defined in another).
     home: ModuleId,
     /// The module's `pytestmark` entries, shared by every test in it.
@@ -175,6 +203,7 @@ impl<'a> Collector<'_, 'a> {
             inherited: Rc::clone(&self.module_marks),
             module_skip: self.module_skip,
             fixture_params,
+            plugin_marks: self.plugin_marks(f, false),
         });
     }
 
@@ -404,38 +433,65 @@ impl<'a> Collector<'_, 'a> {
         if f.guards.is_empty() {
             return true;
         }
+        let is_test = if unittest {
+            f.name.starts_with("test") || f.name == "runTest"
+        } else {
+            matches_prefix_or_glob(&self.config.python_functions, &f.name)
+        };
+        let what = || format!("test method {}.{}", c.name, f.name);
+        self.decide(&f.guards, m, f.line, what, is_test)
+    }
+
+    /// Whether a function or class of the test module, defined under `guards` (the `if`
+    /// conditions around it at module level) on `line`, exists for the target interpreter
+    /// (issue 18 (fid3)); an undecided test (`is_test`) is kept and reported.
+    fn guarded(
+        &mut self,
+        guards: &[(python::Cond, bool)],
+        line: u64,
+        what: impl FnOnce() -> String,
+        is_test: bool,
+    ) -> bool {
+        self.decide(guards, self.home, line, what, is_test)
+    }
+
+    /// Decides `guards` for the target interpreter: false when one has the wrong truth value;
+    /// true otherwise, with `undecided-test-branch` on `what` (in module `m`, at `line`) when
+    /// one cannot be decided and it is a test.
+    fn decide(
+        &mut self,
+        guards: &[(python::Cond, bool)],
+        m: ModuleId,
+        line: u64,
+        what: impl FnOnce() -> String,
+        is_test: bool,
+    ) -> bool {
+        if guards.is_empty() {
+            return true;
+        }
         let target = (self.target)();
         let mut decided = Some(true);
-        for (cond, want) in &f.guards {
+        for (cond, want) in guards {
             match cond.eval(target.as_ref()) {
                 Some(v) if v != *want => return false,
                 Some(_) => {}
                 None => decided = None,
             }
         }
-        if decided.is_none() {
-            let is_test = if unittest {
-                f.name.starts_with("test") || f.name == "runTest"
-            } else {
-                matches_prefix_or_glob(&self.config.python_functions, &f.name)
-            };
-            if is_test {
-                let rel: &str = &self.tree.modules[m].rel;
-                let message = format!(
-                    "{rel}:{}: test method {}.{} is defined under an `if` lane-scan cannot \
-                     decide for the target interpreter{}: whether pytest collects it is unknown",
-                    f.line,
-                    c.name,
-                    f.name,
-                    if target.is_none() {
-                        " (no interpreter answered: give --python)"
-                    } else {
-                        ""
-                    },
-                );
-                self.problems
-                    .push(Problem::new(Rule::UndecidedTestBranch, message).at(rel, f.line));
-            }
+        if decided.is_none() && is_test {
+            let rel: &str = &self.tree.modules[m].rel;
+            let message = format!(
+                "{rel}:{line}: {} is defined under an `if` lane-scan cannot decide for the \
+                 target interpreter{}: whether pytest collects it is unknown",
+                what(),
+                if target.is_none() {
+                    " (no interpreter answered: give --python)"
+                } else {
+                    ""
+                },
+            );
+            self.problems
+                .push(Problem::new(Rule::UndecidedTestBranch, message).at(rel, line));
         }
         true
     }
@@ -579,7 +635,20 @@ impl<'a> Collector<'_, 'a> {
             inherited: Rc::clone(class_marks),
             module_skip: self.module_skip,
             fixture_params,
+            plugin_marks: self.plugin_marks(f, unittest),
         });
+    }
+
+    /// The marks installed plugins add to test `f` at collection: pytest-asyncio in auto
+    /// mode marks every `async def` test `asyncio` (its `pytest_pycollect_makeitem` wrapper,
+    /// which sees pytest's own function items; a unittest.TestCase's methods are collected
+    /// by the class, not by that hook, and are left alone).
+    fn plugin_marks(&self, f: &Function, unittest: bool) -> &'static [&'static str] {
+        if self.asyncio_auto && f.is_async && !unittest {
+            &["asyncio"]
+        } else {
+            &[]
+        }
     }
 }
 

@@ -36,6 +36,8 @@ pub struct Config {
     /// 1-based lines of `markers` and `addopts` in the config file, when known.
     pub markers_line: Option<u64>,
     pub addopts_line: Option<u64>,
+    /// pytest-asyncio's `asyncio_mode` ini value and its line (issue 18 (fid3)).
+    pub asyncio_mode: Option<(String, u64)>,
 }
 
 impl Config {
@@ -53,6 +55,7 @@ impl Config {
             addopts: Vec::new(),
             markers_line: None,
             addopts_line: None,
+            asyncio_mode: None,
         }
     }
 }
@@ -124,6 +127,9 @@ pub fn load(args: &[PathBuf], rootdir_flag: Option<&Path>, cwd: &Path) -> Result
             "addopts" => {
                 config.addopts = value.args();
                 config.addopts_line = Some(line);
+            }
+            "asyncio_mode" => {
+                config.asyncio_mode = Some((value.args().join(" "), line));
             }
             _ => {}
         }

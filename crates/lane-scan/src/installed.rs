@@ -75,6 +75,17 @@ impl Installed {
             .as_ref()
     }
 
+    /// Whether the environment's site-packages hold an importable top-level package or
+    /// module `name` (a folder or `name.py`); false when no interpreter answered.
+    pub fn has_package(&self, name: &str) -> bool {
+        self.environment().is_some_and(|env| {
+            env.site.iter().any(|site| {
+                site.join(name).join("__init__.py").is_file()
+                    || site.join(format!("{name}.py")).is_file()
+            })
+        })
+    }
+
     /// How many installed files were parsed (each once).
     pub fn files_parsed(&self) -> usize {
         lock(&self.files).len()

@@ -1,6 +1,7 @@
 //! lane-scan: finds pytest tests without importing or running the code it reads, gives each
 //! its lane, and reports every rule broken (DESIGN.md §4).
 
+pub mod asyncio;
 pub mod aware;
 pub mod collect;
 pub mod collect_ignore;
@@ -156,6 +157,7 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
     let profile = rules::weakened_search::loaded_profile(&tree, &all_modules);
     problems.extend(ignore_problems);
     let installed = installed::Installed::new(options.python.clone());
+    let asyncio_auto = asyncio::auto_mode(&config, &installed)?;
     let fixtures = fixtures::Fixtures::new(&tree, &plugins);
     let ctx = ModuleCtx {
         tree: &tree,
@@ -166,6 +168,7 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
         plugins: &plugins,
         profile: profile.as_ref(),
         target: &target,
+        asyncio_auto,
     };
     // Each module is collected and its tests checked on one core, so the intermediate
     // lists never exist for the whole tree at once. Test ids start with their module's path,
@@ -389,6 +392,7 @@ struct ModuleCtx<'a> {
     plugins: &'a HashSet<ModuleId>,
     profile: Option<&'a rules::weakened_search::Profile>,
     target: &'a (dyn Fn() -> Option<python::Target> + Sync),
+    asyncio_auto: bool,
 }
 
 /// The tree modules `-p NAME` in addopts names (`-p no:NAME` disables, and is not one),
@@ -470,6 +474,7 @@ fn module_tests(
                 installed: ctx.installed,
                 fixtures: ctx.fixtures,
                 target: ctx.target,
+                asyncio_auto: ctx.asyncio_auto,
             },
             i,
             &mut found,

@@ -136,8 +136,9 @@ pub struct Function {
     /// `NAME.snapshot_dir = VALUE` statements at the top level of the body (pytest-snapshot's
     /// folder override, issue 19): NAME, and VALUE when it is a string literal.
     pub snapshot_dirs: Vec<Located<(CompactString, Option<CompactString>)>>,
-    /// A method defined under `if` in a class body: each condition must have the given truth
-    /// value for the definition to run (empty: unconditional; issue 18).
+    /// A method defined under `if` in a class body, or a function under `if` at module level:
+    /// each condition must have the given truth value for the definition to run (empty:
+    /// unconditional; issue 18).
     pub guards: Vec<(Cond, bool)>,
     /// Every `return` of the body returns `F(PARAM)`: the call's function and which positional
     /// parameter it passes (a helper such as `def import_or_skip(name): return
@@ -188,6 +189,9 @@ pub struct Class {
     pub classes: Vec<Class>,
     /// Every binding of a name the class body binds more than once (see [`Binding`]).
     pub rebound: Vec<Binding>,
+    /// A class defined under `if` at module level: each condition must have the given truth
+    /// value for the definition to run (empty: unconditional; issue 18 (fid3)).
+    pub guards: Vec<(Cond, bool)>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -768,11 +772,12 @@ impl Summarizer<'_> {
         m.classes.reserve_exact(classes);
         m.imports.reserve_exact(imports);
         m.docstring = docstring(body);
-        self.module_stmts(body, &mut m, 0);
+        self.module_stmts(body, &mut m, &mut Vec::new(), 0);
         let mut dynamic = Dynamic {
             lines: self.lines,
             scope: Scope::Module,
             loops: 0,
+            in_test: false,
             depth: 0,
             out: Vec::new(),
             setattr_on: Vec::new(),
@@ -942,9 +947,17 @@ impl Summarizer<'_> {
     }
 
     /// Module-level statements, including those inside `if` / `try` blocks at module level
-    /// (pytest collects a test defined under `if sys.version_info >= ...`). Long for a reason:
-    /// one `match` arm per kind of statement, each a few lines, read best side by side.
-    fn module_stmts(&self, body: &[Stmt], m: &mut Module, depth: usize) {
+    /// (pytest collects a test defined under `if sys.version_info >= ...`). Functions and
+    /// classes under `if` keep the conditions (`guards`) they are defined under: the collector
+    /// decides them for the target interpreter (issue 18 (fid3)). Long for a reason: one
+    /// `match` arm per kind of statement, each a few lines, read best side by side.
+    fn module_stmts(
+        &self,
+        body: &[Stmt],
+        m: &mut Module,
+        guards: &mut Vec<(Cond, bool)>,
+        depth: usize,
+    ) {
         if depth > MAX_DEPTH {
             return;
         }
@@ -1012,10 +1025,14 @@ impl Summarizer<'_> {
                 }
                 // A test function is never a strategy: no definition kept for it.
                 Stmt::FunctionDef(f) if f.name.as_str().starts_with("test") => {
-                    m.functions.push(self.function(f));
+                    let mut function = self.function(f);
+                    function.guards = guards.clone();
+                    m.functions.push(function);
                 }
                 Stmt::FunctionDef(f) => {
-                    m.functions.push(self.function(f));
+                    let mut function = self.function(f);
+                    function.guards = guards.clone();
+                    m.functions.push(function);
                     let mut read = ReadNames::default();
                     for d in &f.decorator_list {
                         read.visit_decorator(d);
@@ -1030,7 +1047,11 @@ impl Summarizer<'_> {
                     );
                     self.define(m, f.name.as_str(), &text, read.0);
                 }
-                Stmt::ClassDef(c) => m.classes.push(self.class(c)),
+                Stmt::ClassDef(c) => {
+                    let mut class = self.class(c);
+                    class.guards = guards.clone();
+                    m.classes.push(class);
+                }
                 Stmt::Expr(e) => {
                     if let Expr::Call(_) = &*e.value {
                         m.calls.push(Located {
@@ -1040,19 +1061,33 @@ impl Summarizer<'_> {
                     }
                 }
                 Stmt::If(i) => {
-                    self.module_stmts(&i.body, m, depth + 1);
+                    let first = cond(&i.test, 0);
+                    let n = guards.len();
+                    guards.push((first.clone(), true));
+                    self.module_stmts(&i.body, m, guards, depth + 1);
+                    guards.truncate(n);
+                    let mut before = vec![(first, false)];
                     for clause in &i.elif_else_clauses {
-                        self.module_stmts(&clause.body, m, depth + 1);
+                        guards.extend(before.iter().cloned());
+                        let c = clause.test.as_ref().map(|t| cond(t, 0));
+                        if let Some(c) = &c {
+                            guards.push((c.clone(), true));
+                        }
+                        self.module_stmts(&clause.body, m, guards, depth + 1);
+                        guards.truncate(n);
+                        if let Some(c) = c {
+                            before.push((c, false));
+                        }
                     }
                 }
                 Stmt::Try(t) => {
-                    self.module_stmts(&t.body, m, depth + 1);
+                    self.module_stmts(&t.body, m, guards, depth + 1);
                     for handler in &t.handlers {
                         let ast::ExceptHandler::ExceptHandler(h) = handler;
-                        self.module_stmts(&h.body, m, depth + 1);
+                        self.module_stmts(&h.body, m, guards, depth + 1);
                     }
-                    self.module_stmts(&t.orelse, m, depth + 1);
-                    self.module_stmts(&t.finalbody, m, depth + 1);
+                    self.module_stmts(&t.orelse, m, guards, depth + 1);
+                    self.module_stmts(&t.finalbody, m, guards, depth + 1);
                 }
                 _ => {}
             }
@@ -1166,6 +1201,7 @@ impl Summarizer<'_> {
             ),
             classes: Vec::new(),
             rebound: self.rebound(&c.body),
+            guards: Vec::new(),
         };
         self.class_stmts(&c.body, &mut class, &mut Vec::new(), 0);
         class
@@ -1565,6 +1601,9 @@ struct Dynamic<'l> {
     scope: Scope,
     /// Loops around the statement at module level.
     loops: usize,
+    /// Inside the body of a function named `test*`: what it makes exists while the test
+    /// runs, after collection (a class from `type(...)` there is a local value; issue 18).
+    in_test: bool,
     depth: usize,
     out: Vec<Located<RuntimeDef>>,
     setattr_on: Vec<Located<CompactString>>,
@@ -1768,7 +1807,10 @@ impl<'a> ruff_python_ast::visitor::Visitor<'a> for Dynamic<'_> {
                 for d in &f.decorator_list {
                     self.visit_expr(&d.expression);
                 }
+                let outer = self.in_test;
+                self.in_test |= f.name.as_str().starts_with("test");
                 self.in_scope(Scope::Function, |v| v.visit_body(&f.body));
+                self.in_test = outer;
             }
             Stmt::ClassDef(c) => {
                 if self.scope == Scope::Module && self.loops > 0 {
@@ -1813,7 +1855,11 @@ impl<'a> ruff_python_ast::visitor::Visitor<'a> for Dynamic<'_> {
         }
         if let Expr::Call(call) = expr {
             match &*call.func {
-                Expr::Name(n) if n.id.as_str() == "type" && call.arguments.args.len() == 3 => {
+                Expr::Name(n)
+                    if n.id.as_str() == "type"
+                        && call.arguments.args.len() == 3
+                        && !self.in_test =>
+                {
                     self.push(expr, RuntimeDef::TypeCall);
                 }
                 Expr::Name(n) if n.id.as_str() == "setattr" => match call.arguments.args.first() {

@@ -412,3 +412,111 @@ fn methods_under_if_and_try_in_a_class_body_are_collected() {
     );
     assert!(found(&doc, "undecided-test-branch").is_empty(), "{doc:#}");
 }
+
+const ASYNC_TESTS: &str = "import unittest\nimport pytest\n\n\
+@pytest.mark.merge\nasync def test_coro():\n    assert 1\n\n\
+@pytest.mark.merge\ndef test_sync():\n    assert 1\n\n\
+@pytest.mark.merge\nclass TestC:\n    async def test_method(self):\n        assert 1\n\n\
+@pytest.mark.merge\nclass TestU(unittest.IsolatedAsyncioTestCase):\n    async def test_unit(self):\n        assert 1\n";
+
+/// The marks of each test, by id.
+fn marks_by_id(doc: &Value) -> Vec<(String, Vec<String>)> {
+    doc["scan"]["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let marks = t["marks"].as_array().unwrap();
+            (
+                t["id"].as_str().unwrap().to_string(),
+                marks
+                    .iter()
+                    .map(|m| m.as_str().unwrap().to_string())
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+/// Scans `tests/test_async.py` with `config` (a file name and its text) and `python`.
+fn scan_async(
+    dir: &std::path::Path,
+    config: (&str, &str),
+    python: &std::path::Path,
+) -> (i32, Value, String) {
+    let suite = dir.join("suite");
+    let _ = std::fs::remove_dir_all(&suite);
+    std::fs::create_dir_all(suite.join("tests")).unwrap();
+    std::fs::write(suite.join(config.0), config.1).unwrap();
+    std::fs::write(suite.join("tests/test_async.py"), ASYNC_TESTS).unwrap();
+    let run = lane_testkit::Cmd::new(env!("CARGO_BIN_EXE_lane-scan"))
+        .dir(&suite)
+        .args(["--python", python.to_str().unwrap()])
+        .run();
+    let doc = serde_json::from_str(&run.stdout).unwrap_or(Value::Null);
+    (run.code, doc, run.stderr)
+}
+
+fn asyncio_marked(doc: &Value) -> Vec<String> {
+    marks_by_id(doc)
+        .into_iter()
+        .filter(|(_, m)| m.iter().any(|m| m == "asyncio"))
+        .map(|(id, _)| id)
+        .collect()
+}
+
+#[test]
+fn pytest_asyncio_auto_mode_marks_async_tests() {
+    let dir = lane_testkit::Scratch::new("collect-more-asyncio");
+    let with = venv_with(dir.path(), &[("pytest_asyncio/__init__.py", "")]);
+    let ini_auto = format!("{INI}asyncio_mode = auto\n");
+    // Auto mode, plugin installed: async pytest functions and methods, not unittest's.
+    let (code, doc, err) = scan_async(dir.path(), ("pytest.ini", &ini_auto), &with);
+    assert!(code < 2, "{err}");
+    assert_eq!(
+        asyncio_marked(&doc),
+        [
+            "tests/test_async.py::TestC::test_method",
+            "tests/test_async.py::test_coro"
+        ],
+        "{doc:#}"
+    );
+    // The ids do not change.
+    assert_eq!(ids(&doc).len(), 4, "{doc:#}");
+    // Strict mode (the default), or the plugin turned off: no mark is added.
+    let (_, doc, _) = scan_async(dir.path(), ("pytest.ini", INI), &with);
+    assert!(asyncio_marked(&doc).is_empty(), "{doc:#}");
+    let strict = format!("{INI}asyncio_mode = strict\n");
+    let (_, doc, _) = scan_async(dir.path(), ("pytest.ini", &strict), &with);
+    assert!(asyncio_marked(&doc).is_empty(), "{doc:#}");
+    let off = format!("{INI}asyncio_mode = auto\naddopts = -p no:asyncio\n");
+    let (_, doc, _) = scan_async(dir.path(), ("pytest.ini", &off), &with);
+    assert!(asyncio_marked(&doc).is_empty(), "{doc:#}");
+    // addopts' --asyncio-mode overrides the ini value (pyproject.toml here).
+    let toml = "[tool.pytest.ini_options]\nmarkers = [\"merge: votes\"]\n\
+                asyncio_mode = \"strict\"\naddopts = \"--asyncio-mode=auto\"\n";
+    let (_, doc, _) = scan_async(dir.path(), ("pyproject.toml", toml), &with);
+    assert_eq!(asyncio_marked(&doc).len(), 2, "{doc:#}");
+    // A mode pytest-asyncio refuses is a usage error naming the config line.
+    let bad = format!("{INI}asyncio_mode = sometimes\n");
+    let (code, _, err) = scan_async(dir.path(), ("pytest.ini", &bad), &with);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("pytest.ini:6") && err.contains("\"sometimes\""),
+        "{err}"
+    );
+}
+
+#[test]
+fn asyncio_mode_without_the_plugin_adds_nothing() {
+    let dir = lane_testkit::Scratch::new("collect-more-asyncio-absent");
+    let without = venv_with(dir.path(), &[]);
+    let ini_auto = format!("{INI}asyncio_mode = auto\n");
+    let (code, doc, err) = scan_async(dir.path(), ("pytest.ini", &ini_auto), &without);
+    assert!(code < 2, "{err}");
+    assert!(asyncio_marked(&doc).is_empty(), "{doc:#}");
+    // required_plugins names it: pytest refuses to run without it, so it is loaded.
+    let required = format!("{INI}asyncio_mode = auto\nrequired_plugins = pytest-asyncio>=1\n");
+    let (_, doc, _) = scan_async(dir.path(), ("pytest.ini", &required), &without);
+    assert_eq!(asyncio_marked(&doc).len(), 2, "{doc:#}");
+}

@@ -205,3 +205,44 @@ fn class_body_conditions_are_decided_or_reported() {
     assert_eq!(undecided[0]["line"], 17);
     assert_eq!(undecided[0]["severity"], "error");
 }
+
+#[test]
+fn module_level_conditions_are_decided_or_reported() {
+    let module = "import os\nimport sys\nimport pytest\n\n\
+if sys.version_info < (3, 0):\n    @pytest.mark.merge\n    def test_py2():\n        assert 1\n\
+elif os.name == 'no-such-os':\n    @pytest.mark.merge\n    class TestOther:\n        def test_o(self):\n            assert 1\n\
+else:\n    @pytest.mark.merge\n    def test_here():\n        assert 1\n\n\
+@pytest.mark.merge\ndef test_one():\n    assert 1\n\n\
+if sys.platform == 'no-such-platform':\n    def test_one():\n        assert 1\n\n\
+if os.environ.get('FAST'):\n    @pytest.mark.merge\n    def test_env():\n        assert 1\n\n\
+\x20   @pytest.mark.merge\n    class TestEnv:\n        def test_e(self):\n            assert 1\n\n\
+\x20   def helper():\n        pass\n";
+    let doc = scan("module-if", &[("tests/test_m.py", module)]);
+    let ids: Vec<&str> = doc["scan"]["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "tests/test_m.py::TestEnv::test_e",
+            "tests/test_m.py::test_env",
+            "tests/test_m.py::test_here",
+            "tests/test_m.py::test_one",
+        ],
+        "{doc:#}"
+    );
+    // The branch not taken does not replace the earlier definition: its lane mark stays.
+    let (marks, _) = test(&doc, "tests/test_m.py::test_one");
+    assert_eq!(marks, ["merge"], "{doc:#}");
+    // Undecidable: kept, and reported at each test's line (not for the helper).
+    let undecided = problems(&doc, "undecided-test-branch");
+    let lines: Vec<u64> = undecided
+        .iter()
+        .map(|p| p["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, [29, 32], "{doc:#}");
+    assert!(undecided.iter().all(|p| p["file"] == "tests/test_m.py"));
+}

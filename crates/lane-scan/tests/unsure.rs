@@ -164,6 +164,12 @@ fn static_definitions_are_not_flagged() {
             "literals-and-aliases",
             "kind = type(1)\ntest_cases = [1, 2]\nclass TestA:\n    def test_a(self): pass\nTestB = TestA\n",
         ),
+        // type(name, bases, ns) in a test's own body makes a local class while the test runs,
+        // after collection (zipp's test_inheritance; issue 18 (fid3)).
+        (
+            "type-call-in-a-test",
+            "class TestT:\n    def test_made(self):\n        cls = type('Child', (object,), {})\n        assert cls\n\ndef test_local():\n    assert type('X', (), {})\n",
+        ),
         // abc.ABCMeta is modelled; a metaclass on a class that is not a test class.
         (
             "abc-meta",

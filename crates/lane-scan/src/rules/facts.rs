@@ -183,6 +183,9 @@ impl<'a> TestFacts<'a> {
         for u in &found.fixture_params {
             facts.fixture_param_sets(tree, u);
         }
+        facts
+            .marks
+            .extend(found.plugin_marks.iter().map(|m| m.to_string()));
         if facts.given {
             facts.search_domain(tree, found, profile);
         }
