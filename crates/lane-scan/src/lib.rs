@@ -204,7 +204,8 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
             .iter()
             .filter(|m| test_files.contains(&m.abs))
             .map(|m| m.rel.as_str()),
-    );
+    )
+    .with_class_names(snapshots::regression_class_names(&config.addopts));
     let mut snapshot_files: Vec<String> = pool.install(|| {
         modules
             .par_iter()
@@ -496,7 +497,12 @@ fn module_tests(
     // Two definitions of one test id: the last one written (found first) wins at import time.
     found.dedup_by(|later, earlier| later.id == earlier.id);
     found.reverse();
-    let snapshots = snapshots::for_module(&tree.root, module, &found);
+    let snapshots = snapshots::for_module(
+        &tree.root,
+        module,
+        &found,
+        snapshots::regression_class_names(&config.addopts),
+    );
     let tests = found
         .into_iter()
         .map(|t| {

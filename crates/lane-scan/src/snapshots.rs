@@ -10,6 +10,8 @@
 //! - pytest-regressions: the data folder named after the module, `<dir>/<module>/`, holding
 //!   `<name>.<ext>` with `<name>` the test's node name with every non-word character made `_`
 //!   (a parametrized test's files start with `<test>_`; the longest test name that fits wins).
+//!   With `--with-test-class-names` in the config's addopts (the library's option), a test
+//!   in a class is named `<Class>_<test>` (its innermost class, non-word characters made `_`).
 //!   A `check(basename="NAME")` names `<dir>/<module>/NAME.<ext>` instead, and a
 //!   `check(fullpath="PATH")` names PATH (relative to the rootdir, where the gate runs pytest);
 //!   a value that is not a string literal, or that leaves the root, is refused. Such a test
@@ -184,6 +186,21 @@ fn syrupy_name(name: &str) -> String {
     parts.join(".")
 }
 
+/// pytest-regressions' `--with-test-class-names` in the config's addopts: a data file of a
+/// test in a class is named `<Class>_<test>` (the innermost class).
+pub fn regression_class_names(addopts: &[String]) -> bool {
+    addopts.iter().any(|o| o == "--with-test-class-names")
+}
+
+/// The name pytest-regressions gives a test's data files: its node name, after its innermost
+/// class's name with `--with-test-class-names`, non-word characters made `_`.
+fn regression_name(classes: &[&str], name: &str, class_names: bool) -> String {
+    match classes.last() {
+        Some(class) if class_names => format!("{}_{}", word_chars(class), word_chars(name)),
+        _ => word_chars(name),
+    }
+}
+
 /// A collected test's classes and function name, from its id (`file::Class::test`).
 fn id_parts(id: &str) -> (Vec<&str>, &str) {
     let mut parts: Vec<&str> = id.split("::").skip(1).collect();
@@ -210,11 +227,13 @@ fn root_relative(p: &str) -> Option<String> {
 }
 
 /// The snapshot files of each test of one module (`found`, all collected from `module`), by
-/// test id. Tests that use no snapshot fixture are absent.
+/// test id. Tests that use no snapshot fixture are absent. `class_names`: pytest-regressions'
+/// `--with-test-class-names` is in addopts ([`regression_class_names`]).
 pub fn for_module(
     root: &Path,
     module: &ModuleFile,
     found: &[TestFound<'_>],
+    class_names: bool,
 ) -> HashMap<String, TestSnapshots> {
     let mut out: HashMap<String, TestSnapshots> = HashMap::new();
     if !found
@@ -235,7 +254,10 @@ pub fn for_module(
     let regression_names: Vec<(&str, String)> = found
         .iter()
         .filter(|t| uses_regression(t.func))
-        .map(|t| (t.id.as_str(), word_chars(id_parts(&t.id).1)))
+        .map(|t| {
+            let (classes, name) = id_parts(&t.id);
+            (t.id.as_str(), regression_name(&classes, name, class_names))
+        })
         .collect();
     for t in found {
         let (classes, name) = id_parts(&t.id);
@@ -301,7 +323,7 @@ pub fn for_module(
                     .any(|c| c.value.basename.is_none() && c.value.fullpath.is_none())
         };
         if default_regression_files {
-            let mine = word_chars(name);
+            let mine = regression_name(&classes, name, class_names);
             for f in &data_files {
                 let file = &f[data_dir.len() + 1..];
                 let best = regression_names
@@ -419,6 +441,9 @@ pub fn module_files(root: &Path, rel: &str, module: &Module) -> Vec<String> {
 #[derive(Debug, Default)]
 pub struct Folders {
     bare: std::collections::HashSet<String>,
+    /// pytest-regressions' `--with-test-class-names` is in addopts: a data file may start
+    /// with a class's name.
+    class_names: bool,
 }
 
 impl Folders {
@@ -435,7 +460,16 @@ impl Folders {
             })
             .map(str::to_string)
             .collect();
-        Folders { bare }
+        Folders {
+            bare,
+            class_names: false,
+        }
+    }
+
+    /// With pytest-regressions' `--with-test-class-names` in addopts (or not).
+    pub fn with_class_names(mut self, on: bool) -> Folders {
+        self.class_names = on;
+        self
     }
 }
 
@@ -461,9 +495,18 @@ pub fn module_files_in(root: &Path, rel: &str, module: &Module, folders: &Folder
     }
     if regression {
         let data_dir = join(dir, stem);
+        // With `--with-test-class-names`, a class's tests' files start with its name.
+        let mut classes = Vec::new();
+        if folders.class_names {
+            let mut todo: Vec<&crate::python::Class> = module.classes.iter().collect();
+            while let Some(c) = todo.pop() {
+                classes.push(format!("{}_", word_chars(&c.name)));
+                todo.extend(c.classes.iter());
+            }
+        }
         out.extend(files_under(root, &data_dir, false).into_iter().filter(|f| {
             let file = &f[data_dir.len() + 1..];
-            file.starts_with("test")
+            (file.starts_with("test") || classes.iter().any(|c| file.starts_with(c.as_str())))
                 && file
                     .rsplit_once('.')
                     .is_some_and(|(_, ext)| REGRESSION_EXTENSIONS.contains(&ext))
@@ -504,6 +547,20 @@ mod tests {
         assert!(regression_match("test_a_1_x_.yml", "test_a"));
         assert!(!regression_match("test_ab.yml", "test_a"));
         assert!(!regression_match("test_a_b", "test_a"));
+    }
+
+    #[test]
+    fn regression_names_with_test_class_names() {
+        let on = regression_class_names(&["-q".into(), "--with-test-class-names".into()]);
+        assert!(on);
+        assert!(!regression_class_names(&["--with-test-class".into()]));
+        // The innermost class only, as the library reads `request.node.cls.__name__`.
+        assert_eq!(
+            regression_name(&["A", "B-c"], "test_x[1]", true),
+            "B_c_test_x_1_"
+        );
+        assert_eq!(regression_name(&["A"], "test_x", false), "test_x");
+        assert_eq!(regression_name(&[], "test_x", true), "test_x");
     }
 
     #[test]

@@ -33,10 +33,53 @@ pub const SUMMARY_MAX_BYTES: usize = 1_000_000;
 /// One rule's problems by file, in the order given.
 type RuleGroup<'a> = (&'a str, Severity, Vec<(&'a str, Vec<&'a Problem>)>);
 
+/// At most this many problems are printed flat, one row each, in the order given: grouping a
+/// handful of problems by rule and file adds a summary table and a heading per rule that say
+/// less than the rows themselves. Beyond it they are grouped.
+pub const FLAT_MAX_PROBLEMS: usize = 5;
+
+/// The problems as a markdown table: flat (`| severity | rule | where | message |`, one row
+/// each) for at most [`FLAT_MAX_PROBLEMS`], grouped by rule and file with counts beyond.
+pub fn problem_table(problems: &[Problem]) -> String {
+    if problems.len() <= FLAT_MAX_PROBLEMS {
+        flat_table(problems)
+    } else {
+        grouped_table(problems)
+    }
+}
+
+/// `| severity | rule | where | message |` rows, in the order given.
+fn flat_table(problems: &[Problem]) -> String {
+    let mut out = String::from("| severity | rule | where | message |\n|---|---|---|---|\n");
+    for p in problems {
+        let mut place = String::new();
+        if let Some(file) = &p.file {
+            place.push_str(file);
+            if let Some(line) = p.line {
+                place.push_str(&format!(":{line}"));
+            }
+        }
+        if let Some(test) = &p.test {
+            if !place.is_empty() {
+                place.push_str("<br>");
+            }
+            place.push_str(&format!("`{test}`"));
+        }
+        out.push_str(&format!(
+            "| {} | `{}` | {} | {} |\n",
+            p.severity.as_str(),
+            p.rule,
+            cell(&place),
+            cell(&p.message)
+        ));
+    }
+    out
+}
+
 /// Problems grouped by rule (errors first, then by rule id) and, within a rule, by file, with
 /// counts (issue 19): a table of every rule with its number of problems and files, then one
 /// table per rule whose rows are each file (with its count) followed by its problems.
-pub fn problem_table(problems: &[Problem]) -> String {
+fn grouped_table(problems: &[Problem]) -> String {
     // rule -> file -> problems, in the order given.
     let mut rules: Vec<RuleGroup<'_>> = Vec::new();
     for p in problems {
@@ -153,22 +196,51 @@ mod tests {
             Problem::new(Rule::Unmarked, "u1").at("a.py", 1),
             Problem::new(Rule::Unmarked, "u3").at("b.py", 3),
             Problem::new(Rule::EmptyMergeLane, "none | at all"),
+            Problem::new(Rule::NoAssertion, "w2").at("c.py", 4),
         ];
         let text = problem_table(&problems);
+        assert_eq!(problems.len(), FLAT_MAX_PROBLEMS + 1);
         assert_eq!(
             text,
             "| rule | severity | problems | files |\n|---|---|---:|---:|\n\
              | `empty-merge-lane` | error | 1 | 0 |\n\
              | `unmarked` | error | 3 | 2 |\n\
-             | `no-assertion` | warning | 1 | 1 |\n\
+             | `no-assertion` | warning | 2 | 2 |\n\
              \n**`empty-merge-lane`** (error): 1 problem in 0 files\n\n| where | message |\n|---|---|\n\
              | **(no file)** (1) | |\n|  | none \\| at all |\n\
              \n**`unmarked`** (error): 3 problems in 2 files\n\n| where | message |\n|---|---|\n\
              | **a.py** (1) | |\n| line 1 | u1 |\n\
              | **b.py** (2) | |\n| line 9<br>`b.py::t` | u2 |\n| line 3 | u3 |\n\
-             \n**`no-assertion`** (warning): 1 problem in 1 file\n\n| where | message |\n|---|---|\n\
-             | **b.py** (1) | |\n| line 2 | w |\n"
+             \n**`no-assertion`** (warning): 2 problems in 2 files\n\n| where | message |\n|---|---|\n\
+             | **b.py** (1) | |\n| line 2 | w |\n\
+             | **c.py** (1) | |\n| line 4 | w2 |\n"
         );
+    }
+
+    #[test]
+    fn a_few_problems_are_flat_in_the_order_given() {
+        let problems = vec![
+            Problem::new(Rule::NoAssertion, "w").at("b.py", 2),
+            Problem::new(Rule::Unmarked, "u | 1")
+                .at("a.py", 9)
+                .test("a.py::t"),
+            Problem::new(Rule::EmptyMergeLane, "none"),
+        ];
+        assert_eq!(
+            problem_table(&problems),
+            "| severity | rule | where | message |\n|---|---|---|---|\n\
+             | warning | `no-assertion` | b.py:2 | w |\n\
+             | error | `unmarked` | a.py:9<br>`a.py::t` | u \\| 1 |\n\
+             | error | `empty-merge-lane` |  | none |\n"
+        );
+        let five: Vec<Problem> = (0..FLAT_MAX_PROBLEMS)
+            .map(|i| Problem::new(Rule::Unmarked, "u").at("a.py", i as u64))
+            .collect();
+        assert!(problem_table(&five).starts_with("| severity | rule |"));
+        let six: Vec<Problem> = (0..=FLAT_MAX_PROBLEMS)
+            .map(|i| Problem::new(Rule::Unmarked, "u").at("a.py", i as u64))
+            .collect();
+        assert!(problem_table(&six).starts_with("| rule | severity | problems | files |"));
     }
 
     #[test]

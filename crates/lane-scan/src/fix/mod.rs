@@ -173,7 +173,10 @@ pub fn fix(options: &FixOptions) -> Result<FixOutcome, Error> {
     }
     // The lane each test has after the fix (for owners).
     let mut lane_after: Vec<(&ScanTest, Option<Lane>)> = Vec::new();
-    let mut counts: BTreeMap<&'static str, usize> = BTreeMap::new();
+    // Tests a placed mark reaches, by the rule that decided their lane; and every freeze
+    // candidate listed (marked or not).
+    let mut given: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let mut candidates = 0usize;
     for (file, tests) in &by_file {
         let unmarked: Vec<&ScanTest> = tests
             .iter()
@@ -212,15 +215,28 @@ pub fn fix(options: &FixOptions) -> Result<FixOutcome, Error> {
             Decision::FreezeCandidate if options.mark_freeze => Some(Lane::Freeze),
             Decision::FreezeCandidate => None,
         };
-        for (t, d) in &decided {
+        let placements = place(tests, &decided, &lane_of, &files[*file].layout);
+        // Which of the decided tests a placed mark reaches: only they are given a lane.
+        let marked = apply_placements(
+            file,
+            &placements,
+            &mut files,
+            &mut lines,
+            &decided,
+            &lane_of,
+        );
+        for ((t, d), marked) in decided.iter().zip(&marked) {
             let rule = match d {
                 Decision::Lane(_, r) => *r,
                 Decision::FreezeCandidate => Rule::FixFreezeCandidate,
             };
-            *counts.entry(rule.id()).or_default() += 1;
-            lane_after.push((t, lane_of(*d)));
+            if *marked {
+                *given.entry(rule.id()).or_default() += 1;
+            }
+            lane_after.push((t, if *marked { lane_of(*d) } else { None }));
             if let Decision::FreezeCandidate = d {
-                let action = if options.mark_freeze {
+                candidates += 1;
+                let action = if *marked {
                     "marked freeze; write its ticket"
                 } else {
                     "not marked: if it is a known failure, write its ticket"
@@ -235,8 +251,6 @@ pub fn fix(options: &FixOptions) -> Result<FixOutcome, Error> {
                 ));
             }
         }
-        let placements = place(tests, &decided, &lane_of, &files[*file].layout);
-        apply_placements(file, &placements, &mut files, &mut lines, &decided);
     }
 
     let lacking = lacking(&lane_after);
@@ -290,20 +304,21 @@ pub fn fix(options: &FixOptions) -> Result<FixOutcome, Error> {
     if !report.is_empty() {
         report.push('\n');
     }
-    let given: usize = counts
-        .iter()
-        .filter(|(k, _)| **k != Rule::FixFreezeCandidate.id())
-        .map(|(_, v)| v)
-        .sum();
-    let candidates = counts
+    let frozen = given
         .get(Rule::FixFreezeCandidate.id())
         .copied()
         .unwrap_or(0);
+    let given: usize = given.values().sum();
     report.push_str(&format!(
-        "lane-scan --fix: {changed} file{} {}, {given} test{} given a lane, {candidates} freeze candidate{} listed{}\n",
+        "lane-scan --fix: {changed} file{} {}, {given} test{} given a lane{}, {candidates} freeze candidate{} listed{}\n",
         plural(changed),
         if options.write { "changed" } else { "would change" },
         plural(given),
+        if frozen == 0 {
+            String::new()
+        } else {
+            format!(" ({frozen} of them freeze, without a ticket)")
+        },
         plural(candidates),
         if out.unparsable.is_empty() {
             String::new()
@@ -399,6 +414,11 @@ enum Place {
     Function(String, u64, Lane),
     /// A test defined in another file under a class that is not uniform: not placed.
     Nowhere(String),
+    /// A test function (defining file, line, id without parameters) collected as several
+    /// tests that need different lanes (a base class's test inherited by a freeze class and a
+    /// class that is not uniform): one decorator would give some of them a wrong or second
+    /// lane, so none is placed and it is listed for a human.
+    Mixed(String, u64, String),
 }
 
 /// Where the marks of one collected file's unmarked tests go.
@@ -442,6 +462,23 @@ fn place(
                 continue;
             }
         }
+        // Every item of this function (same defining file and line) collected here: one
+        // decorator reaches them all, so it is placed only if they all get this lane.
+        let same_def = |x: &ScanTest| x.defining_file() == t.defining_file() && x.line == t.line;
+        let items = tests.iter().filter(|x| same_def(x)).count();
+        let agreeing = decided
+            .iter()
+            .zip(&lanes)
+            .filter(|((x, _), l)| same_def(x) && **l == Some(*lane))
+            .count();
+        if agreeing != items {
+            let id = t.id.split('[').next().unwrap_or(&t.id).to_string();
+            let place = Place::Mixed(t.defining_file().to_string(), t.line, id);
+            if !places.contains(&place) {
+                places.push(place);
+            }
+            continue;
+        }
         match &t.defined_in {
             None => places.push(Place::Function(t.file.clone(), t.line, *lane)),
             Some(_) if qual.is_empty() => places.push(Place::Function(
@@ -462,7 +499,17 @@ fn apply_placements(
     files: &mut BTreeMap<String, FileEdit>,
     lines: &mut Vec<String>,
     decided: &[(&ScanTest, Decision)],
-) {
+    lane_of: &dyn Fn(Decision) -> Option<Lane>,
+) -> Vec<bool> {
+    // Which decided tests a placed mark reaches.
+    let mut marked = vec![false; decided.len()];
+    let mut mark = |filter: &dyn Fn(&ScanTest) -> bool| {
+        for (m, (t, d)) in marked.iter_mut().zip(decided) {
+            if lane_of(*d).is_some() && filter(t) {
+                *m = true;
+            }
+        }
+    };
     let rules_of = |filter: &dyn Fn(&ScanTest) -> bool| -> String {
         let mut rules: BTreeMap<&str, usize> = BTreeMap::new();
         for (t, d) in decided {
@@ -486,6 +533,7 @@ fn apply_placements(
                 let Some(edit) = files.get_mut(file) else { continue };
                 let text = format!("pytestmark = pytest.mark.{}\n", lane.as_str());
                 module_mark(edit, text);
+                mark(&|_| true);
                 lines.push(format!(
                     "{file}: pytestmark = pytest.mark.{} ({})",
                     lane.as_str(),
@@ -509,6 +557,7 @@ fn apply_placements(
                 });
                 edit.needs_pytest = true;
                 let prefix = format!("{file}::{name}::");
+                mark(&|t| t.id.starts_with(&prefix));
                 lines.push(format!(
                     "{file}:{}: class {name}: @pytest.mark.{} ({})",
                     def.line,
@@ -528,6 +577,7 @@ fn apply_placements(
                     continue;
                 };
                 let text = format!("{}@pytest.mark.{}\n", def.indent, lane.as_str());
+                mark(&|t| t.defining_file() == def_file && t.line == *line);
                 if edit.inserts.iter().any(|i| i.at == def.start && i.text == text) {
                     continue;
                 }
@@ -543,8 +593,13 @@ fn apply_placements(
             Place::Nowhere(id) => lines.push(format!(
                 "{file}: {id}: not marked: it is defined in another file and its class here is not uniform; mark it by hand"
             )),
+            Place::Mixed(def_file, line, id) => lines.push(format!(
+                "{def_file}:{line}: {id}: not marked: its definition is collected as several tests that need different lanes ({}), and one decorator would reach them all; mark it by hand",
+                rules_of(&|t| t.defining_file() == def_file && t.line == *line)
+            )),
         }
     }
+    marked
 }
 
 /// Inserts a module's `pytestmark` after its imports (or where `import pytest` goes).

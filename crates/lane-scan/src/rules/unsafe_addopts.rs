@@ -87,6 +87,8 @@ const HARMLESS: &[(&str, bool)] = &[
     ("--hypothesis-show-statistics", false),
     ("--hypothesis-verbosity", true),
     ("--hypothesis-explain", false),
+    // pytest-regressions' data file names, which lane-scan follows (issue 19).
+    ("--with-test-class-names", false),
     // Retries have their own rule (retry-in-voting-lane).
     ("--reruns", true),
     ("--reruns-delay", true),

@@ -1,0 +1,266 @@
+"""Snapshot libraries' files under the gate, end to end (issue 19), for the layouts
+test_snapshots.py (syrupy's amber file) does not cover: pytest-regressions' data folder, by
+test name and with `--with-test-class-names` in addopts (the library then names a class's
+files `<Class>_<test>`), and syrupy's single-file layout. Each project's snapshot files are
+written by a real run of the library (`--force-regen` / `--snapshot-update`), never by hand;
+then lane-scan gives each witness test its files, lane-lock locks them, lane-gate approves,
+and a patch that rewrites a snapshot file without a lock edit, or one that changes the output
+the snapshot holds, is rejected; a snapshot file no test uses is reported by lane-lock verify.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from conftest import run_pytest, run_tool
+from test_gate import TODAY, gate, git, reason_rules
+
+pytest.importorskip("pytest_regressions", reason="pytest-regressions is pinned in requirements-dev.txt")
+pytest.importorskip("syrupy", reason="syrupy is pinned in requirements-dev.txt")
+
+PRODUCT = '''\
+def render(items):
+    """A report of (name, cents) pairs."""
+    return {"lines": [f"{n}: {c / 100:.2f}" for n, c in items],
+            "total": sum(c for _, c in items)}
+'''
+
+MERGE = '''\
+import pytest
+
+from report import render
+
+
+@pytest.mark.merge
+def test_total_is_the_sum():
+    """owner: billing-team"""
+    assert render([("a", 1), ("b", 2)])["total"] == 3
+'''
+
+REGRESSIONS = '''\
+import pytest
+
+from report import render
+
+
+@pytest.mark.witness
+def test_layout(data_regression):
+    data_regression.check(render([("tea", 250), ("cake", 1175)]))
+
+
+@pytest.mark.witness
+class TestRounding:
+    def test_small(self, data_regression):
+        data_regression.check(render([("x", 5)]))
+
+    @pytest.mark.parametrize("cents", [1, 99])
+    def test_cents(self, cents, data_regression):
+        data_regression.check(render([("y", cents)]))
+'''
+
+SINGLE_FILE = '''\
+import pytest
+from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
+
+from report import render
+
+
+class TextSnapshot(SingleFileSnapshotExtension):
+    _write_mode = WriteMode.TEXT
+    file_extension = "txt"
+
+
+@pytest.fixture
+def snapshot(snapshot):
+    return snapshot.use_extension(TextSnapshot)
+
+
+@pytest.mark.witness
+def test_layout(snapshot):
+    assert "\\n".join(render([("tea", 250), ("cake", 1175)])["lines"]) == snapshot
+
+
+@pytest.mark.witness
+class TestRounding:
+    def test_cents(self, snapshot):
+        assert "\\n".join(render([("x", 5)])["lines"]) == snapshot
+'''
+
+W = "tests/test_report_witness.py::"
+
+
+@dataclass(frozen=True)
+class Library:
+    name: str
+    witness: str
+    addopts: str
+    update: str
+    # What the project's requirements name: the gate loads only the plugins named there.
+    requirements: str
+    # Each witness test's snapshot files, as the library wrote them.
+    files: dict[str, list[str]]
+    # A file no test uses, beside the others, named as the library would name one.
+    orphan: str
+
+
+REGRESSIONS_REQ = "pytest==9.2.0\npytest-regressions==2.11.0\npytest-datadir==1.9.0\n"
+
+LIBRARIES = [
+    Library("regressions", REGRESSIONS, "", "--force-regen", REGRESSIONS_REQ, {
+        W + "test_layout": ["tests/test_report_witness/test_layout.yml"],
+        W + "TestRounding::test_small": ["tests/test_report_witness/test_small.yml"],
+        # The scan lists a parametrized test once, with every parameter's file.
+        W + "TestRounding::test_cents": ["tests/test_report_witness/test_cents_1_.yml",
+                                         "tests/test_report_witness/test_cents_99_.yml"],
+    }, "tests/test_report_witness/test_renamed_away.yml"),
+    Library("regressions-class-names", REGRESSIONS, " --with-test-class-names", "--force-regen",
+            REGRESSIONS_REQ, {
+        W + "test_layout": ["tests/test_report_witness/test_layout.yml"],
+        W + "TestRounding::test_small": ["tests/test_report_witness/TestRounding_test_small.yml"],
+        W + "TestRounding::test_cents": [
+            "tests/test_report_witness/TestRounding_test_cents_1_.yml",
+            "tests/test_report_witness/TestRounding_test_cents_99_.yml"],
+    }, "tests/test_report_witness/TestRounding_test_renamed_away.yml"),
+    Library("syrupy-single-file", SINGLE_FILE, "", "--snapshot-update",
+            "pytest==9.2.0\nsyrupy==7.0.3\n", {
+        W + "test_layout": ["tests/__snapshots__/test_report_witness/test_layout.txt"],
+        W + "TestRounding::test_cents": [
+            "tests/__snapshots__/test_report_witness/TestRounding.test_cents.txt"],
+    }, "tests/__snapshots__/test_report_witness/test_renamed_away.txt"),
+]
+
+
+def ini(addopts: str) -> str:
+    return f"""\
+[pytest]
+pythonpath = .
+testpaths = tests
+addopts = --strict-markers{addopts}
+markers =
+    merge: votes on the patch
+    witness(fixture=None, locked_on=None): hash-locked bytes
+    freeze: a known flake with a ledger ticket
+"""
+
+
+def all_files(lib: Library) -> list[str]:
+    return sorted({f for files in lib.files.values() for f in files})
+
+
+def project(root: Path, lib: Library) -> Path:
+    (root / "tests").mkdir(parents=True)
+    (root / "pytest.ini").write_text(ini(lib.addopts))
+    (root / "requirements.txt").write_text(lib.requirements)
+    (root / "report.py").write_text(PRODUCT)
+    (root / "tests" / "test_report_merge.py").write_text(MERGE)
+    (root / "tests" / "test_report_witness.py").write_text(lib.witness)
+    (root / "freeze_ledger.json").write_text("[]\n")
+    # The library writes its snapshot files (pytest-regressions fails each test whose file it
+    # had to write; the next plain run passes).
+    run_pytest(lib.update, "-q", cwd=root)
+    for name in all_files(lib):
+        assert (root / name).is_file(), (name, sorted(str(p.relative_to(root))
+                                                      for p in root.rglob("*") if p.is_file()))
+    plain = run_pytest("-q", cwd=root)
+    assert plain.returncode == 0, plain.stdout + plain.stderr
+    return root
+
+
+def scan(root: Path) -> dict:
+    run = run_tool("lane-scan", ".", cwd=root)
+    assert run.code == 0, run.stdout + run.stderr
+    return json.loads(run.stdout)
+
+
+def lock(root: Path, lib: Library) -> Path:
+    run = run_tool("lane-lock", "lock", *all_files(lib), "--today", TODAY, cwd=root)
+    assert run.code == 0, run.stdout + run.stderr
+    return root
+
+
+def verify(root: Path) -> tuple[int, dict]:
+    run = run_tool("lane-lock", "verify", stdin=json.dumps(scan(root)), cwd=root)
+    assert run.code in (0, 1), run.stderr
+    return run.code, json.loads(run.stdout)
+
+
+def base_repo(tmp_path: Path, lib: Library) -> Path:
+    root = lock(project(tmp_path / "p", lib), lib)
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    proc = gate(root, "--today", TODAY)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "**approve**" in proc.stdout
+    git(root, "clean", "-qfdx")
+    return root
+
+
+def verdict(root: Path) -> dict:
+    return json.loads((root / "out" / "lanes" / "verdict.json").read_text())
+
+
+@pytest.mark.parametrize("lib", LIBRARIES, ids=[lib.name for lib in LIBRARIES])
+def test_each_witness_test_gets_the_files_the_library_wrote(lib: Library, tmp_path: Path):
+    root = project(tmp_path / "p", lib)
+    doc = scan(root)
+    tests = {t["id"]: t for t in doc["scan"]["tests"]}
+    got = {tid: tests[tid]["attachments"].get("fixtures") for tid in lib.files}
+    assert got == lib.files
+    assert "fixtures" not in tests["tests/test_report_merge.py::test_total_is_the_sum"][
+        "attachments"]
+    assert doc["scan"]["snapshots"] == all_files(lib)
+    # Unlocked, they are unlocked fixtures; locked, verify is clean.
+    code, out = verify(root)
+    assert code == 1 and {p["rule"] for p in out["lock"]["problems"]} == {"unlocked-fixture"}
+    code, out = verify(lock(root, lib))
+    assert code == 0 and out["lock"]["problems"] == [], out["lock"]
+
+
+@pytest.mark.parametrize("lib", LIBRARIES, ids=[lib.name for lib in LIBRARIES])
+def test_a_snapshot_file_no_test_uses_is_reported(lib: Library, tmp_path: Path):
+    root = lock(project(tmp_path / "p", lib), lib)
+    first = all_files(lib)[0]
+    (root / lib.orphan).write_bytes((root / first).read_bytes())
+    code, out = verify(root)
+    orphans = [p for p in out["lock"]["problems"] if p["rule"] == "orphan-snapshot"]
+    assert [p["file"] for p in orphans] == [lib.orphan], out["lock"]
+    assert code == 0 and orphans[0]["severity"] == "warning"
+
+
+@pytest.mark.parametrize("lib", LIBRARIES, ids=[lib.name for lib in LIBRARIES])
+def test_the_gate_rejects_a_snapshot_rewritten_without_a_lock_edit(lib: Library, tmp_path: Path):
+    root = base_repo(tmp_path, lib)
+    # The agent changes the output and has the library rewrite the snapshots to match.
+    report = root / "report.py"
+    report.write_text(report.read_text().replace(":.2f", ":.3f"))
+    run_pytest(lib.update, "-q", cwd=root)
+    moved_files = git(root, "status", "--porcelain", "--", "tests").split()
+    assert moved_files, "the library rewrote no snapshot"
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "agent")
+    proc = gate(root, "--base", "HEAD~1", "--today", TODAY)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    reasons = verdict(root)["tally"]["reasons"]
+    moved = {p.get("file") for p in reasons if p["rule"] == "digest-moved"}
+    assert moved == set(all_files(lib)), reasons
+
+
+@pytest.mark.parametrize("lib", LIBRARIES, ids=[lib.name for lib in LIBRARIES])
+def test_the_witness_fails_a_patch_that_changes_the_output(lib: Library, tmp_path: Path):
+    root = base_repo(tmp_path, lib)
+    report = root / "report.py"
+    report.write_text(report.read_text().replace(":.2f", ":.3f"))
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "agent")
+    proc = gate(root, "--base", "HEAD~1", "--today", TODAY)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    reasons = verdict(root)["tally"]["reasons"]
+    # Every witness test failed (a parametrized one as its parameters, or as itself).
+    failed = {r["test"].split("[")[0] for r in reasons if r["rule"] == "witness-failed"}
+    assert failed == set(lib.files), reasons
+    assert "witness-failed" in reason_rules(verdict(root))
