@@ -49,12 +49,13 @@ def run_tool(name: str, *args: str, stdin: str | bytes = b"", cwd: Path | None =
                proc.stderr.decode("utf-8", "replace"))
 
 
-def run_pytest(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
-    """Real pytest (the venv's), with a pinned hash seed and no cache folder."""
+def run_pytest(*args: str, cwd: Path, env: dict | None = None,
+               python: str = PYTHON) -> subprocess.CompletedProcess:
+    """Real pytest (the venv's, or `python`'s), with a pinned hash seed and no cache folder."""
     full_env = dict(os.environ)
     full_env.update({"PYTHONHASHSEED": "0", "TZ": "UTC", "PYTHONDONTWRITEBYTECODE": "1"})
     full_env.update(env or {})
-    return subprocess.run([PYTHON, "-m", "pytest", "-p", "no:cacheprovider", *args], cwd=cwd,
+    return subprocess.run([python, "-m", "pytest", "-p", "no:cacheprovider", *args], cwd=cwd,
                           capture_output=True, text=True, env=full_env, timeout=600)
 
 

@@ -1,8 +1,10 @@
 """Snapshot libraries' files under the gate, end to end (issue 19), for the layouts
 test_snapshots.py (syrupy's amber file) does not cover: pytest-regressions' data folder, by
 test name and with `--with-test-class-names` in addopts (the library then names a class's
-files `<Class>_<test>`), and syrupy's single-file layout. Each project's snapshot files are
-written by a real run of the library (`--force-regen` / `--snapshot-update`), never by hand;
+files `<Class>_<test>`), syrupy's single-file layout, and pytest-snapshot's folders (its
+default `snapshots/<module>/<test>[/<params>]/` and a `snapshot_dir` the test sets). Each
+project's snapshot files are written by a real run of the library (`--force-regen` /
+`--snapshot-update`), never by hand;
 then lane-scan gives each witness test its files, lane-lock locks them, lane-gate approves,
 and a patch that rewrites a snapshot file without a lock edit, or one that changes the output
 the snapshot holds, is rejected; a snapshot file no test uses is reported by lane-lock verify.
@@ -10,13 +12,19 @@ the snapshot holds, is rejected; a snapshot file no test uses is reported by lan
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import json
+import os
+import shutil
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from conftest import run_pytest, run_tool
+from conftest import PYTHON, REPO, run_pytest, run_tool
 from test_gate import TODAY, gate, git, reason_rules
 
 pytest.importorskip("pytest_regressions", reason="pytest-regressions is pinned in requirements-dev.txt")
@@ -90,7 +98,47 @@ class TestRounding:
         assert "\\n".join(render([("x", 5)])["lines"]) == snapshot
 '''
 
+# pytest-snapshot: each test's files are named by the test (`lines.txt` in its own folder);
+# one test points `snapshot_dir` at a folder of its own, relative to the rootdir.
+PYTEST_SNAPSHOT = '''\
+import pytest
+
+from report import render
+
+
+def lines(items):
+    return "\\n".join(render(items)["lines"]) + "\\n"
+
+
+@pytest.mark.witness
+def test_layout(snapshot):
+    snapshot.assert_match(lines([("tea", 250), ("cake", 1175)]), "lines.txt")
+
+
+@pytest.mark.witness
+def test_own_folder(snapshot):
+    snapshot.snapshot_dir = "tests/golden/receipt"
+    snapshot.assert_match(lines([("bun", 90)]), "lines.txt")
+
+
+@pytest.mark.witness
+class TestRounding:
+    def test_small(self, snapshot):
+        snapshot.assert_match(lines([("x", 5)]), "lines.txt")
+
+    @pytest.mark.parametrize("cents", [1, 99])
+    def test_cents(self, cents, snapshot):
+        snapshot.assert_match(lines([("y", cents)]), "lines.txt")
+'''
+
 W = "tests/test_report_witness.py::"
+PYTEST_SNAPSHOT_VENV = "requirements-pytest-snapshot.txt"
+
+
+def pins(requirements: str) -> str:
+    """A requirements file beside this one, without its comments."""
+    lines = Path(__file__).with_name(requirements).read_text().splitlines()
+    return "".join(f"{line}\n" for line in lines if line and not line.startswith("#"))
 
 
 @dataclass(frozen=True)
@@ -105,6 +153,15 @@ class Library:
     files: dict[str, list[str]]
     # A file no test uses, beside the others, named as the library would name one.
     orphan: str
+    # The library cannot be installed in the dev venv: it runs in a venv of its own, built
+    # from this requirements file under tests/e2e/ (see own_venv).
+    venv: str | None = None
+    # Files in a folder a test names itself (`snapshot_dir`): attached to that test, but outside
+    # the layouts whose every file the scan lists (`snapshots`).
+    named: tuple[str, ...] = ()
+
+    def python(self) -> str:
+        return PYTHON if self.venv is None else own_venv(self.venv)
 
 
 REGRESSIONS_REQ = "pytest==9.2.0\npytest-regressions==2.11.0\npytest-datadir==1.9.0\n"
@@ -131,7 +188,55 @@ LIBRARIES = [
         W + "TestRounding::test_cents": [
             "tests/__snapshots__/test_report_witness/TestRounding.test_cents.txt"],
     }, "tests/__snapshots__/test_report_witness/test_renamed_away.txt"),
+    Library("pytest-snapshot", PYTEST_SNAPSHOT, "", "--snapshot-update",
+            pins(PYTEST_SNAPSHOT_VENV), {
+        W + "test_layout": ["tests/snapshots/test_report_witness/test_layout/lines.txt"],
+        W + "test_own_folder": ["tests/golden/receipt/lines.txt"],
+        # pytest-snapshot names a class's test by the test alone, a parameter by a folder.
+        W + "TestRounding::test_small": [
+            "tests/snapshots/test_report_witness/test_small/lines.txt"],
+        W + "TestRounding::test_cents": [
+            "tests/snapshots/test_report_witness/test_cents/1/lines.txt",
+            "tests/snapshots/test_report_witness/test_cents/99/lines.txt"],
+    }, "tests/snapshots/test_report_witness/test_renamed_away/lines.txt",
+            venv=PYTEST_SNAPSHOT_VENV, named=("tests/golden/receipt/lines.txt",)),
 ]
+
+VENVS = REPO / "target" / "e2e-venvs"
+
+
+def own_venv(requirements: str) -> str:
+    """The interpreter of a venv with `requirements` (a file beside this one) installed: built
+    once, cached under target/e2e-venvs by the file's digest (so a rerun is offline and an
+    edited pin builds a new one), locked so that xdist workers build it once."""
+    req = Path(__file__).with_name(requirements)
+    text = req.read_text()
+    dev_pytest = [line for line in (REPO / "requirements-dev.txt").read_text().splitlines()
+                  if line.startswith("pytest==")]
+    assert dev_pytest and dev_pytest[0] in text.splitlines(), \
+        f"{req.name} must pin the dev venv's {dev_pytest}"
+    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+    venv = VENVS / f"{req.stem}-{digest}"
+    python = venv / "bin" / "python"
+    VENVS.mkdir(parents=True, exist_ok=True)
+    with open(VENVS / f"{venv.name}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if python.exists():
+            return str(python)
+        # Built beside its final place, then renamed: a half-built venv is never used.
+        partial = VENVS / f"{venv.name}.partial-{os.getpid()}"
+        shutil.rmtree(partial, ignore_errors=True)
+        subprocess.run([sys.executable, "-m", "venv", str(partial)], check=True, timeout=300)
+        proc = subprocess.run(
+            [str(partial / "bin" / "python"), "-m", "pip", "install", "--quiet",
+             "--disable-pip-version-check", "-r", str(req)],
+            capture_output=True, text=True, timeout=900)
+        if proc.returncode != 0:
+            shutil.rmtree(partial, ignore_errors=True)
+            pytest.fail(f"cannot install {req.name} (needed once, then cached under "
+                        f"target/e2e-venvs):\n{proc.stderr}")
+        partial.rename(venv)
+    return str(python)
 
 
 def ini(addopts: str) -> str:
@@ -161,11 +266,11 @@ def project(root: Path, lib: Library) -> Path:
     (root / "freeze_ledger.json").write_text("[]\n")
     # The library writes its snapshot files (pytest-regressions fails each test whose file it
     # had to write; the next plain run passes).
-    run_pytest(lib.update, "-q", cwd=root)
+    run_pytest(lib.update, "-q", cwd=root, python=lib.python())
     for name in all_files(lib):
         assert (root / name).is_file(), (name, sorted(str(p.relative_to(root))
                                                       for p in root.rglob("*") if p.is_file()))
-    plain = run_pytest("-q", cwd=root)
+    plain = run_pytest("-q", cwd=root, python=lib.python())
     assert plain.returncode == 0, plain.stdout + plain.stderr
     return root
 
@@ -193,11 +298,16 @@ def base_repo(tmp_path: Path, lib: Library) -> Path:
     git(root, "init", "-q")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "base")
-    proc = gate(root, "--today", TODAY)
+    proc = lib_gate(root, lib)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "**approve**" in proc.stdout
     git(root, "clean", "-qfdx")
     return root
+
+
+def lib_gate(root: Path, lib: Library, *args: str) -> subprocess.CompletedProcess:
+    """lane-gate on the project, running pytest with the library's interpreter."""
+    return gate(root, *args, "--today", TODAY, "--python", lib.python())
 
 
 def verdict(root: Path) -> dict:
@@ -213,7 +323,7 @@ def test_each_witness_test_gets_the_files_the_library_wrote(lib: Library, tmp_pa
     assert got == lib.files
     assert "fixtures" not in tests["tests/test_report_merge.py::test_total_is_the_sum"][
         "attachments"]
-    assert doc["scan"]["snapshots"] == all_files(lib)
+    assert doc["scan"]["snapshots"] == [f for f in all_files(lib) if f not in lib.named]
     # Unlocked, they are unlocked fixtures; locked, verify is clean.
     code, out = verify(root)
     assert code == 1 and {p["rule"] for p in out["lock"]["problems"]} == {"unlocked-fixture"}
@@ -225,6 +335,7 @@ def test_each_witness_test_gets_the_files_the_library_wrote(lib: Library, tmp_pa
 def test_a_snapshot_file_no_test_uses_is_reported(lib: Library, tmp_path: Path):
     root = lock(project(tmp_path / "p", lib), lib)
     first = all_files(lib)[0]
+    (root / lib.orphan).parent.mkdir(parents=True, exist_ok=True)
     (root / lib.orphan).write_bytes((root / first).read_bytes())
     code, out = verify(root)
     orphans = [p for p in out["lock"]["problems"] if p["rule"] == "orphan-snapshot"]
@@ -238,12 +349,12 @@ def test_the_gate_rejects_a_snapshot_rewritten_without_a_lock_edit(lib: Library,
     # The agent changes the output and has the library rewrite the snapshots to match.
     report = root / "report.py"
     report.write_text(report.read_text().replace(":.2f", ":.3f"))
-    run_pytest(lib.update, "-q", cwd=root)
+    run_pytest(lib.update, "-q", cwd=root, python=lib.python())
     moved_files = git(root, "status", "--porcelain", "--", "tests").split()
     assert moved_files, "the library rewrote no snapshot"
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "agent")
-    proc = gate(root, "--base", "HEAD~1", "--today", TODAY)
+    proc = lib_gate(root, lib, "--base", "HEAD~1")
     assert proc.returncode == 1, proc.stdout + proc.stderr
     reasons = verdict(root)["tally"]["reasons"]
     moved = {p.get("file") for p in reasons if p["rule"] == "digest-moved"}
@@ -257,7 +368,7 @@ def test_the_witness_fails_a_patch_that_changes_the_output(lib: Library, tmp_pat
     report.write_text(report.read_text().replace(":.2f", ":.3f"))
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "agent")
-    proc = gate(root, "--base", "HEAD~1", "--today", TODAY)
+    proc = lib_gate(root, lib, "--base", "HEAD~1")
     assert proc.returncode == 1, proc.stdout + proc.stderr
     reasons = verdict(root)["tally"]["reasons"]
     # Every witness test failed (a parametrized one as its parameters, or as itself).
