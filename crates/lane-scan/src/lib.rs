@@ -20,7 +20,7 @@ pub mod rules;
 pub mod shell_split;
 pub mod snapshots;
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use lane_core::rule::SOURCE_MAX_BYTES;
@@ -174,7 +174,7 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
     // lists never exist for the whole tree at once. Test ids start with their module's path,
     // so two modules never share one; each module's list is sorted by id, and the lists are
     // put in id order (`in_id_order`), whatever the scheduling.
-    let per_module: Vec<(Vec<ScanTest>, Vec<Problem>)> = pool.install(|| {
+    let per_module: Vec<ModuleTests> = pool.install(|| {
         modules
             .par_iter()
             .enumerate()
@@ -182,11 +182,13 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
             .collect()
     });
     let mut runs = Vec::with_capacity(per_module.len());
-    for (module_tests, module_problems) in per_module {
+    let mut param_only_marks = BTreeMap::new();
+    for (module_tests, module_problems, param_only) in per_module {
         if !module_tests.is_empty() {
             runs.push(module_tests);
         }
         problems.extend(module_problems);
+        param_only_marks.extend(param_only);
     }
     // Doctest text files: one test each, with no lane (issue 18 (2)).
     for abs in &found.doctest_files {
@@ -237,6 +239,7 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
             snapshots: snapshot_files,
         },
         runs,
+        param_only_marks,
         _modules: modules,
     })
 }
@@ -457,12 +460,12 @@ fn plugin_modules(tree: &SourceTree, cli_plugins: &[PathBuf]) -> HashSet<ModuleI
     out
 }
 
+/// One module's tests (sorted by id, checked), its problems, and the marks that reach a test
+/// only through a parameter set, by test id (tests with none absent).
+type ModuleTests = (Vec<ScanTest>, Vec<Problem>, Vec<(String, Vec<String>)>);
+
 /// The tests of module `i`, sorted by id and checked, and the problems found in it.
-fn module_tests(
-    ctx: &ModuleCtx,
-    i: ModuleId,
-    module: &ModuleFile,
-) -> (Vec<ScanTest>, Vec<Problem>) {
+fn module_tests(ctx: &ModuleCtx, i: ModuleId, module: &ModuleFile) -> ModuleTests {
     let (tree, config) = (ctx.tree, ctx.config);
     let mut found = Vec::new();
     let mut found_problems = Vec::new();
@@ -503,14 +506,19 @@ fn module_tests(
         &found,
         snapshots::regression_class_names(&config.addopts),
     );
+    let mut param_only = Vec::new();
     let tests = found
         .into_iter()
         .map(|t| {
             let snaps = snapshots.get(&t.id);
-            rules::check_test(tree, t, ctx.profile, snaps, &mut found_problems)
+            let (test, marks) = rules::check_test(tree, t, ctx.profile, snaps, &mut found_problems);
+            if !marks.is_empty() {
+                param_only.push((test.id.clone(), marks));
+            }
+            test
         })
         .collect();
-    (tests, found_problems)
+    (tests, found_problems, param_only)
 }
 
 /// A scan's result: the section, and its tests apart, as runs that are in id order one after
@@ -522,6 +530,10 @@ pub struct Scan {
     pub section: ScanSection,
     /// The tests, sorted by id across the runs.
     pub runs: Vec<Vec<ScanTest>>,
+    /// The marks that reach a test only through one parameter set's
+    /// `pytest.param(..., marks=...)`, not the test as a whole, by test id (tests with none
+    /// absent). Not part of the scan document: `--fix` decides by them.
+    pub param_only_marks: BTreeMap<String, Vec<String>>,
     /// The module summaries the tests were found in, kept with the result so that freeing
     /// them is the caller's choice (a process about to exit need not).
     _modules: Vec<ModuleFile>,

@@ -7,7 +7,10 @@
 //!   `snapshot`, pytest-regressions' `*_regression`) compares golden bytes: witness;
 //! - `fix-freeze-candidate`: an `xfail` / `expectedFailure` or skipped test is listed for a
 //!   human (a freeze ticket is a human's decision); `--mark-freeze` marks it freeze, still
-//!   without a ticket, so freeze-ledger check keeps asking for one;
+//!   without a ticket, so freeze-ledger check keeps asking for one. An xfail or skip that
+//!   reaches only one parameter set (`pytest.param(..., marks=...)`) is that parameter's, not
+//!   the test's: the test gets the lane the other rules give it (its other parameters vote)
+//!   and is listed as a candidate `--mark-freeze` does not mark;
 //! - `fix-merge`: any other test: merge.
 //!
 //! A module whose tests are all unmarked and get one lane gets one `pytestmark`; otherwise each
@@ -207,7 +210,8 @@ pub fn fix(options: &FixOptions) -> Result<FixOutcome, Error> {
                 None
             };
             let class_decorators = class_decorators(&files[*file].layout, class_qual(t));
-            let d = decide(t, def.as_ref(), &class_decorators);
+            let param_only = scan.param_only_marks.get(&t.id).map_or(&[][..], |m| &m[..]);
+            let d = decide(t, param_only, def.as_ref(), &class_decorators);
             decided.push((t, d));
         }
         let lane_of = |d: Decision| match d {
@@ -234,6 +238,26 @@ pub fn fix(options: &FixOptions) -> Result<FixOutcome, Error> {
                 *given.entry(rule.id()).or_default() += 1;
             }
             lane_after.push((t, if *marked { lane_of(*d) } else { None }));
+            let param_candidate = scan.param_only_marks.get(&t.id).and_then(|marks| {
+                marks
+                    .iter()
+                    .find(|m| FREEZE_CANDIDATE_MARKS.contains(&m.as_str()))
+            });
+            if let (Decision::Lane(lane, _), Some(mark)) = (d, param_candidate) {
+                candidates += 1;
+                let given = if *marked {
+                    format!("given {lane} as its other parameters vote")
+                } else {
+                    "given no lane".to_string()
+                };
+                lines.push(format!(
+                    "{}:{}: {} is a freeze candidate ({}) for a parameter set only (pytest.param(..., marks=pytest.mark.{mark})): not marked freeze, {given}; move that parameter to a test of its own and write its ticket with `freeze-ledger add TEST_ID ...`, or fix it so it passes",
+                    t.defining_file(),
+                    t.line,
+                    t.id,
+                    Rule::FixFreezeCandidate.id(),
+                ));
+            }
             if let Decision::FreezeCandidate = d {
                 candidates += 1;
                 let action = if *marked {
@@ -373,9 +397,19 @@ fn class_decorators(layout: &Layout, qual: Vec<String>) -> Vec<String> {
     out
 }
 
-/// The rule that gives an unmarked test its lane.
-fn decide(t: &ScanTest, def: Option<&Def>, class_decorators: &[String]) -> Decision {
-    let marks = |name: &str| t.marks.iter().any(|m| m == name);
+/// The marks that make a test a freeze candidate.
+const FREEZE_CANDIDATE_MARKS: [&str; 2] = ["xfail", "skip"];
+
+/// The rule that gives an unmarked test its lane. `param_only`: the marks that reach it only
+/// through one parameter set: a parameter's xfail or skip is not the test's.
+fn decide(
+    t: &ScanTest,
+    param_only: &[String],
+    def: Option<&Def>,
+    class_decorators: &[String],
+) -> Decision {
+    let marks =
+        |name: &str| t.marks.iter().any(|m| m == name) && !param_only.iter().any(|m| m == name);
     let decorators = def
         .map(|d| d.decorators.as_slice())
         .unwrap_or_default()
@@ -385,7 +419,7 @@ fn decide(t: &ScanTest, def: Option<&Def>, class_decorators: &[String]) -> Decis
         let last = d.rsplit('.').next().unwrap_or(d);
         last == "expectedFailure" || d == "unittest.skip" || d == "unittest.case.skip"
     });
-    if marks("xfail") || marks("skip") || unittest_skip_or_xfail {
+    if FREEZE_CANDIDATE_MARKS.into_iter().any(marks) || unittest_skip_or_xfail {
         return Decision::FreezeCandidate;
     }
     if marks("hypothesis") {

@@ -65,6 +65,9 @@ pub struct TestFacts<'a> {
     /// Every lane reaching it, sorted and unique.
     pub lanes: Vec<Lane>,
     pub marks: Vec<String>,
+    /// The marks that reach it only through a `pytest.param(..., marks=...)` (one parameter
+    /// set's, not the test's as a whole), sorted and unique.
+    pub param_only_marks: Vec<String>,
     pub parametrized: bool,
     /// `@hypothesis.given` reaches it.
     pub given: bool,
@@ -164,6 +167,7 @@ impl<'a> TestFacts<'a> {
             lane: None,
             lanes: Vec::with_capacity(reaching),
             marks: Vec::with_capacity(reaching),
+            param_only_marks: Vec::new(),
             parametrized: false,
             given: false,
             attachments: Attachments::default(),
@@ -186,6 +190,16 @@ impl<'a> TestFacts<'a> {
         facts
             .marks
             .extend(found.plugin_marks.iter().map(|m| m.to_string()));
+        // The parameter sets' marks (noted apart so far): those no other source gives.
+        let mut from_params = std::mem::take(&mut facts.param_only_marks);
+        from_params.sort_unstable();
+        from_params.dedup();
+        facts.param_only_marks = from_params
+            .iter()
+            .filter(|m| !facts.marks.contains(m))
+            .cloned()
+            .collect();
+        facts.marks.extend(from_params);
         if facts.given {
             facts.search_domain(tree, found, profile);
         }
@@ -390,7 +404,8 @@ impl<'a> TestFacts<'a> {
             for v in vals {
                 let what = match &v {
                     Val::Mark(mark) => {
-                        self.marks.push(mark.name.to_string());
+                        // Joined to `marks` once every other source is known.
+                        self.param_only_marks.push(mark.name.to_string());
                         if let Some(lane) = Lane::from_name(&mark.name) {
                             self.lanes.push(lane);
                             Some(ParamMark::Lane(mark.name.to_string()))

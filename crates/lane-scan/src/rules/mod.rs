@@ -62,15 +62,16 @@ const SUITE_DETECTORS: &[SuiteDetector] = &[
     unsafe_addopts::check,
 ];
 
-/// Checks one collected test: its record, and its problems pushed to `problems`.
+/// Checks one collected test: its record, and its problems pushed to `problems`; with the
+/// marks that reach it only through one parameter set's `pytest.param(..., marks=...)`.
 pub fn check_test(
     tree: &SourceTree,
     found: TestFound,
     profile: Option<&weakened_search::Profile>,
     snapshots: Option<&crate::snapshots::TestSnapshots>,
     problems: &mut Vec<Problem>,
-) -> ScanTest {
-    let test = {
+) -> (ScanTest, Vec<String>) {
+    let (test, param_only) = {
         let mut facts = TestFacts::gather(tree, &found, profile);
         if let Some(s) = snapshots {
             facts.snapshot_fixtures(s);
@@ -78,7 +79,7 @@ pub fn check_test(
         for detect in TEST_DETECTORS {
             detect(&facts, problems);
         }
-        ScanTest {
+        let test = ScanTest {
             id: String::new(),
             defined_in: (facts.func_file != facts.file).then(|| facts.func_file.to_string()),
             file: facts.file.to_string(),
@@ -88,12 +89,16 @@ pub fn check_test(
             marks: facts.marks,
             parametrized: facts.parametrized,
             attachments: facts.attachments,
-        }
+        };
+        (test, facts.param_only_marks)
     };
-    ScanTest {
-        id: found.id,
-        ..test
-    }
+    (
+        ScanTest {
+            id: found.id,
+            ..test
+        },
+        param_only,
+    )
 }
 
 /// A conftest.py's problems of its own (hooks that act at run time).
@@ -207,6 +212,7 @@ mod tests {
             },
             lanes: lanes.to_vec(),
             marks: Vec::new(),
+            param_only_marks: Vec::new(),
             parametrized: false,
             given: false,
             attachments: Default::default(),
