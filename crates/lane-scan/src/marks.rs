@@ -281,27 +281,7 @@ impl<'a> SourceTree<'a> {
         }
         let modules: &'a [ModuleFile] = self.modules;
         match ex {
-            Ex::Name(n) => {
-                let module = &modules[m].module;
-                if let Some(f) = module.functions.iter().rev().find(|f| f.name == *n) {
-                    return Some((m, f));
-                }
-                let (k, import) = module
-                    .imports
-                    .iter()
-                    .enumerate()
-                    .rev()
-                    .find(|(_, i)| i.binds == *n)?;
-                let item = import.name.as_deref()?;
-                let i = self.import_target(m, k)?;
-                let f = modules[i]
-                    .module
-                    .functions
-                    .iter()
-                    .rev()
-                    .find(|f| f.name == item)?;
-                Some((i, f))
-            }
+            Ex::Name(n) => self.named_function(n, m, hops),
             Ex::Attr(base, attr) => match self.eval_hops(base, m, hops + 1) {
                 Val::Module(i) => modules[i]
                     .module
@@ -328,23 +308,9 @@ impl<'a> SourceTree<'a> {
         m: ModuleId,
         hops: usize,
     ) -> Option<&'a crate::python::Function> {
-        if hops > MAX_HOPS {
-            return None;
-        }
-        let modules: &'a [ModuleFile] = self.modules;
         match ex {
-            Ex::Call(call) => self.function_hops(&call.func, m, hops + 1),
-            Ex::Name(n) => self.named_function(n, m, hops),
-            Ex::Attr(base, attr) => match self.eval_hops(base, m, hops + 1) {
-                Val::Module(i) => modules[i]
-                    .module
-                    .functions
-                    .iter()
-                    .rev()
-                    .find(|f| f.name == *attr),
-                _ => None,
-            },
-            _ => None,
+            Ex::Call(call) if hops <= MAX_HOPS => self.function_hops(&call.func, m, hops + 1),
+            _ => self.function_and_module(ex, m, hops).map(|(_, f)| f),
         }
     }
 
@@ -353,14 +319,14 @@ impl<'a> SourceTree<'a> {
         name: &str,
         m: ModuleId,
         hops: usize,
-    ) -> Option<&'a crate::python::Function> {
+    ) -> Option<(ModuleId, &'a crate::python::Function)> {
         if hops > MAX_HOPS {
             return None;
         }
         let modules: &'a [ModuleFile] = self.modules;
         let module = &modules[m].module;
         if let Some(f) = module.functions.iter().rev().find(|f| f.name == name) {
-            return Some(f);
+            return Some((m, f));
         }
         let (k, import) = module
             .imports
