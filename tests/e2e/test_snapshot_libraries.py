@@ -26,28 +26,10 @@ import pytest
 
 from conftest import PYTHON, REPO, run_pytest, run_tool
 from test_gate import TODAY, gate, git, reason_rules
+from test_snapshots import MERGE, PRODUCT, scan, verify
 
 pytest.importorskip("pytest_regressions", reason="pytest-regressions is pinned in requirements-dev.txt")
 pytest.importorskip("syrupy", reason="syrupy is pinned in requirements-dev.txt")
-
-PRODUCT = '''\
-def render(items):
-    """A report of (name, cents) pairs."""
-    return {"lines": [f"{n}: {c / 100:.2f}" for n, c in items],
-            "total": sum(c for _, c in items)}
-'''
-
-MERGE = '''\
-import pytest
-
-from report import render
-
-
-@pytest.mark.merge
-def test_total_is_the_sum():
-    """owner: billing-team"""
-    assert render([("a", 1), ("b", 2)])["total"] == 3
-'''
 
 REGRESSIONS = '''\
 import pytest
@@ -275,22 +257,10 @@ def project(root: Path, lib: Library) -> Path:
     return root
 
 
-def scan(root: Path) -> dict:
-    run = run_tool("lane-scan", ".", cwd=root)
-    assert run.code == 0, run.stdout + run.stderr
-    return json.loads(run.stdout)
-
-
 def lock(root: Path, lib: Library) -> Path:
     run = run_tool("lane-lock", "lock", *all_files(lib), "--today", TODAY, cwd=root)
     assert run.code == 0, run.stdout + run.stderr
     return root
-
-
-def verify(root: Path) -> tuple[int, dict]:
-    run = run_tool("lane-lock", "verify", stdin=json.dumps(scan(root)), cwd=root)
-    assert run.code in (0, 1), run.stderr
-    return run.code, json.loads(run.stdout)
 
 
 def base_repo(tmp_path: Path, lib: Library) -> Path:
