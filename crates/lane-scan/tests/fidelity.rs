@@ -42,6 +42,16 @@ fn test<'d>(doc: &'d Value, id: &str) -> (Vec<&'d str>, bool) {
     (marks, t["parametrized"].as_bool().unwrap())
 }
 
+/// Every test id the scan lists, in its order.
+fn ids(doc: &Value) -> Vec<&str> {
+    doc["scan"]["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap())
+        .collect()
+}
+
 fn problems<'d>(doc: &'d Value, rule: &str) -> Vec<&'d Value> {
     doc["scan"]["problems"]
         .as_array()
@@ -179,12 +189,7 @@ fn class_body_conditions_are_decided_or_reported() {
 \x20   if os.environ.get('FAST'):\n        def test_env(self):\n            assert 1\n\
 \x20       def helper(self):\n            pass\n";
     let doc = scan("class-if", &[("tests/test_v.py", module)]);
-    let ids: Vec<&str> = doc["scan"]["tests"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["id"].as_str().unwrap())
-        .collect();
+    let ids = ids(&doc);
     assert!(
         ids.contains(&"tests/test_v.py::TestV::test_here"),
         "{doc:#}"
@@ -218,12 +223,7 @@ if os.environ.get('FAST'):\n    @pytest.mark.merge\n    def test_env():\n       
 \x20   @pytest.mark.merge\n    class TestEnv:\n        def test_e(self):\n            assert 1\n\n\
 \x20   def helper():\n        pass\n";
     let doc = scan("module-if", &[("tests/test_m.py", module)]);
-    let ids: Vec<&str> = doc["scan"]["tests"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["id"].as_str().unwrap())
-        .collect();
+    let ids = ids(&doc);
     assert_eq!(
         ids,
         [
