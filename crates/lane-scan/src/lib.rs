@@ -182,14 +182,18 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
             .collect()
     });
     let mut runs = Vec::with_capacity(per_module.len());
-    let mut param_only_marks = BTreeMap::new();
-    for (module_tests, module_problems, param_only) in per_module {
+    let mut param_only = Vec::new();
+    for (module_tests, module_problems, module_param_only) in per_module {
         if !module_tests.is_empty() {
             runs.push(module_tests);
         }
         problems.extend(module_problems);
-        param_only_marks.extend(param_only);
+        param_only.extend(module_param_only);
     }
+    // Built at once from the (nearly sorted) list rather than inserted one by one: on this
+    // sequential step, tens of thousands of entries cost a sort's run detection, not as many
+    // tree descents. A key given twice keeps its last value, as inserting would.
+    let param_only_marks: BTreeMap<String, Vec<String>> = param_only.into_iter().collect();
     // Doctest text files: one test each, with no lane (issue 18 (2)).
     for abs in &found.doctest_files {
         if let Some(test) = doctest::text_file(abs, &rel_path(abs, root), &mut problems) {

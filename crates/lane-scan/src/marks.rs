@@ -527,7 +527,14 @@ fn attr_val<'a>(base: &str, attr: &'a str) -> Val<'a> {
             call: None,
         }),
         ("pytest", "mark") => Val::Path(Cow::Borrowed("pytest.mark")),
-        _ => path_val(format!("{base}.{attr}")),
+        _ => {
+            // Joined without `format!`: this runs for every `pytest.param(...)` of every test.
+            let mut path = String::with_capacity(base.len() + 1 + attr.len());
+            path.push_str(base);
+            path.push('.');
+            path.push_str(attr);
+            path_val(path)
+        }
     }
 }
 

@@ -612,6 +612,9 @@ impl Summarizer<'_> {
                 .collect();
             let mut twice = twice.into_iter();
             all.retain(|_| twice.next().unwrap_or(false));
+            // Kept with the module for the whole scan: without the room of the bindings left
+            // out (usually all of them).
+            all.shrink_to_fit();
             return all;
         }
         let mut counts: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
@@ -624,6 +627,7 @@ impl Summarizer<'_> {
             .map(|(name, _)| CompactString::new(name))
             .collect();
         all.retain(|b| twice.contains(&b.name));
+        all.shrink_to_fit();
         all
     }
 
