@@ -149,6 +149,7 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
         modules,
         mut problems,
     } = parse_tree(&pool, &found, &cli_plugins, &test_files, root, &imports);
+    let is_test = test_flags(&modules, &found.test_files);
 
     let mut tree = SourceTree::new(&modules, root, &imports);
     tree.codeowners = owners::CodeOwners::load(root)?;
@@ -164,7 +165,7 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
         config: &config,
         installed: &installed,
         fixtures: &fixtures,
-        test_files: &test_files,
+        is_test: &is_test,
         plugins: &plugins,
         profile: profile.as_ref(),
         target: &target,
@@ -208,15 +209,17 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
         root,
         modules
             .iter()
-            .filter(|m| test_files.contains(&m.abs))
-            .map(|m| m.rel.as_str()),
+            .zip(&is_test)
+            .filter(|(_, t)| **t)
+            .map(|(m, _)| m.rel.as_str()),
     )
     .with_class_names(snapshots::regression_class_names(&config.addopts));
     let mut snapshot_files: Vec<String> = pool.install(|| {
         modules
             .par_iter()
-            .filter(|m| test_files.contains(&m.abs))
-            .flat_map_iter(|m| snapshots::module_files_in(root, &m.rel, &m.module, &folders))
+            .zip(&is_test)
+            .filter(|(_, t)| **t)
+            .flat_map_iter(|(m, _)| snapshots::module_files_in(root, &m.rel, &m.module, &folders))
             .collect()
     });
     snapshot_files.sort();
@@ -396,11 +399,26 @@ struct ModuleCtx<'a> {
     config: &'a Config,
     installed: &'a installed::Installed,
     fixtures: &'a fixtures::Fixtures<'a>,
-    test_files: &'a HashSet<&'a PathBuf>,
+    /// Per module (by [`ModuleId`]): whether it is one of the test files (see [`test_flags`]).
+    is_test: &'a [bool],
     plugins: &'a HashSet<ModuleId>,
     profile: Option<&'a rules::weakened_search::Profile>,
     target: &'a (dyn Fn() -> Option<python::Target> + Sync),
     asyncio_auto: bool,
+}
+
+/// Per module, whether it is one of `test_files`: one merge walk of the two lists, both sorted
+/// by path (the modules by [`parse_tree`], the test files by discovery), instead of hashing
+/// every path (a path hashes component by component) once per phase that asks.
+fn test_flags(modules: &[ModuleFile], test_files: &[PathBuf]) -> Vec<bool> {
+    let mut files = test_files.iter().peekable();
+    modules
+        .iter()
+        .map(|m| {
+            while files.next_if(|f| **f < m.abs).is_some() {}
+            files.peek().is_some_and(|f| **f == m.abs)
+        })
+        .collect()
 }
 
 /// The tree modules `-p NAME` in addopts names (`-p no:NAME` disables, and is not one),
@@ -473,7 +491,7 @@ fn module_tests(ctx: &ModuleCtx, i: ModuleId, module: &ModuleFile) -> ModuleTest
     let (tree, config) = (ctx.tree, ctx.config);
     let mut found = Vec::new();
     let mut found_problems = Vec::new();
-    let is_test_file = ctx.test_files.contains(&module.abs);
+    let is_test_file = ctx.is_test[i.0];
     if is_test_file {
         collect::collect_module(
             tree,
@@ -892,6 +910,33 @@ mod tests {
                 vec!["t/a/b.py::test_1", "t/a/b.py::test_2"],
             ]
         );
+    }
+
+    #[test]
+    fn test_flags_mark_exactly_the_test_files() {
+        let module = |abs: &str| ModuleFile {
+            abs: PathBuf::from(abs),
+            rel: abs.trim_start_matches('/').to_string(),
+            module: Default::default(),
+        };
+        // Sorted by path as parse_tree sorts them (component-wise: `a/b.py` before `a0.py`);
+        // the test files leave out the helpers and name one file that was not parsed.
+        let modules = [
+            module("/r/a/b.py"),
+            module("/r/a/conftest.py"),
+            module("/r/a0.py"),
+            module("/r/helper.py"),
+            module("/r/z.py"),
+        ];
+        let test_files: Vec<PathBuf> = ["/r/a/b.py", "/r/a0.py", "/r/missing.py", "/r/z.py"]
+            .iter()
+            .map(PathBuf::from)
+            .collect();
+        assert_eq!(
+            test_flags(&modules, &test_files),
+            [true, false, true, false, true]
+        );
+        assert_eq!(test_flags(&modules, &[]), [false; 5]);
     }
 
     #[test]
