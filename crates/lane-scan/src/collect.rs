@@ -87,6 +87,7 @@ pub fn collect_module<'a>(
         installed: lookups.installed,
         fixtures: lookups.fixtures,
         target: lookups.target,
+        cond_names: lookups.names,
         asyncio_auto: lookups.asyncio_auto,
         home: m,
         module_marks: module_marks.into(),
@@ -144,6 +145,8 @@ pub struct Lookups<'t, 'a> {
     pub installed: &'t Installed,
     pub fixtures: &'t Fixtures<'a>,
     pub target: &'t (dyn Fn() -> Option<python::Target> + Sync),
+    /// Names read by conditions, followed to their modules (issue 18 (fid4)).
+    pub names: &'t crate::names::Names<'t>,
     /// pytest-asyncio is loaded in auto mode: it marks every async test function `asyncio`.
     pub asyncio_auto: bool,
 }
@@ -165,6 +168,8 @@ struct Collector<'t, 'a> {
     fixtures: &'t Fixtures<'a>,
     /// The interpreter the tests run on: decides `if` conditions in class bodies.
     target: &'t (dyn Fn() -> Option<python::Target> + Sync),
+    /// Follows the names conditions read (see [`Lookups::names`]).
+    cond_names: &'t crate::names::Names<'t>,
     /// pytest-asyncio in auto mode (see [`Lookups::asyncio_auto`]).
     asyncio_auto: bool,
     /// The test module collecting (a class or function may be defined in another).
@@ -470,9 +475,10 @@ impl<'a> Collector<'_, 'a> {
             return true;
         }
         let target = (self.target)();
+        let file = &self.tree.modules[m];
         let mut decided = Some(true);
         for (cond, want) in guards {
-            match cond.eval(target.as_ref()) {
+            match self.cond_names.decide(cond, &file.abs, &file.module) {
                 Some(v) if v != *want => return false,
                 Some(_) => {}
                 None => decided = None,
