@@ -34,6 +34,28 @@ pub struct TestFound<'a> {
     /// Marks an installed plugin adds at collection (pytest-asyncio's `asyncio` in auto mode;
     /// issue 18 (fid3)).
     pub plugin_marks: &'static [&'static str],
+    /// What pytest gives a test parametrized over an empty list (see
+    /// [`empty_parameter_set_mark`]; issue 18 (fid4)).
+    pub empty_set_mark: EmptySetMark,
+}
+
+/// The `empty_parameter_set_mark` ini key, as pytest reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EmptySetMark {
+    Skip,
+    Xfail,
+    /// `fail_at_collect`, or a value pytest does not accept (both fail the module's
+    /// collection).
+    FailAtCollect,
+}
+
+/// `empty_parameter_set_mark` of `config` (empty or absent: `skip`).
+pub fn empty_parameter_set_mark(config: &Config) -> EmptySetMark {
+    match config.empty_parameter_set_mark.trim() {
+        "" | "skip" => EmptySetMark::Skip,
+        "xfail" => EmptySetMark::Xfail,
+        _ => EmptySetMark::FailAtCollect,
+    }
 }
 
 impl<'a> TestFound<'a> {
@@ -209,6 +231,7 @@ impl<'a> Collector<'_, 'a> {
             module_skip: self.module_skip,
             fixture_params,
             plugin_marks: self.plugin_marks(f, false),
+            empty_set_mark: empty_parameter_set_mark(self.config),
         });
     }
 
@@ -642,6 +665,7 @@ impl<'a> Collector<'_, 'a> {
             module_skip: self.module_skip,
             fixture_params,
             plugin_marks: self.plugin_marks(f, unittest),
+            empty_set_mark: empty_parameter_set_mark(self.config),
         });
     }
 

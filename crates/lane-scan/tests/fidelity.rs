@@ -333,3 +333,42 @@ if UNKNOWN:\n    collect_ignore.append('test_maybe.py')\n";
     assert_eq!(unsure[0]["file"], "tests/conftest.py");
     assert_eq!(unsure[0]["line"], 6);
 }
+
+/// Issue 18 (fid4): a parametrize over a literal empty list gets the mark of
+/// `empty_parameter_set_mark` (xfail here), or fails the module's collection.
+#[test]
+fn empty_parameter_sets_follow_the_ini_key() {
+    let module = "import pytest\n\n@pytest.mark.merge\n@pytest.mark.parametrize('a', [])\n\
+def test_empty(a):\n    assert a\n\n@pytest.mark.merge\n@pytest.mark.parametrize('a', CASES)\n\
+def test_computed(a):\n    assert a\n\nCASES = []\n";
+    for (mark, want) in [("xfail", Some("xfail")), ("fail_at_collect", None)] {
+        let dir = lane_testkit::Scratch::new(&format!("fidelity-empty-{mark}"));
+        std::fs::create_dir_all(dir.path().join("tests")).unwrap();
+        std::fs::write(dir.path().join("tests/test_e.py"), module).unwrap();
+        std::fs::write(
+            dir.path().join("pytest.ini"),
+            format!("{INI}empty_parameter_set_mark = {mark}\n"),
+        )
+        .unwrap();
+        let run = lane_testkit::Cmd::new(env!("CARGO_BIN_EXE_lane-scan"))
+            .dir(dir.path())
+            .run();
+        let doc: Value = serde_json::from_str(&run.stdout).unwrap();
+        let (marks, parametrized) = test(&doc, "tests/test_e.py::test_empty");
+        assert!(parametrized);
+        assert_eq!(marks.contains(&"xfail"), want.is_some(), "{mark}: {doc:#}");
+        assert!(!marks.contains(&"skip"), "{mark}: {doc:#}");
+        // A name is not read (often filled later): no mark, no problem of its own.
+        let (computed, _) = test(&doc, "tests/test_e.py::test_computed");
+        assert_eq!(computed, ["merge", "parametrize"], "{mark}: {doc:#}");
+        let failing = problems(&doc, "empty-parameter-set");
+        if want.is_some() {
+            assert!(failing.is_empty(), "{doc:#}");
+            assert_eq!(problems(&doc, "xfail-in-voting-lane").len(), 1, "{doc:#}");
+        } else {
+            assert_eq!(failing.len(), 1, "{doc:#}");
+            assert_eq!(failing[0]["line"], 4);
+            assert_eq!(failing[0]["severity"], "error");
+        }
+    }
+}
