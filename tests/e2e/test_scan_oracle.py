@@ -25,7 +25,7 @@ SUITES_DIR = REPO / "tests" / "suites"
 REQUIRED = tuple(f"tests/suites/{name}" for name in (
     "tricky", "ini_style", "cfg_style", "toml_native", "pytest_ini", "pytest_toml",
     "addopts_ignore", "dot_pytest_ini", "collect_order", "collect_ignore",
-    "doctest_text", "fixture_params", "module_branches")) + ("examples/invoice",)
+    "doctest_text", "fixture_params", "module_branches", "cond_names", "empty_params")) + ("examples/invoice",)
 
 
 def suite_dirs() -> list[str]:

@@ -34,6 +34,28 @@ pub struct TestFound<'a> {
     /// Marks an installed plugin adds at collection (pytest-asyncio's `asyncio` in auto mode;
     /// issue 18 (fid3)).
     pub plugin_marks: &'static [&'static str],
+    /// What pytest gives a test parametrized over an empty list (see
+    /// [`empty_parameter_set_mark`]; issue 18 (fid4)).
+    pub empty_set_mark: EmptySetMark,
+}
+
+/// The `empty_parameter_set_mark` ini key, as pytest reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EmptySetMark {
+    Skip,
+    Xfail,
+    /// `fail_at_collect`, or a value pytest does not accept (both fail the module's
+    /// collection).
+    FailAtCollect,
+}
+
+/// `empty_parameter_set_mark` of `config` (empty or absent: `skip`).
+pub fn empty_parameter_set_mark(config: &Config) -> EmptySetMark {
+    match config.empty_parameter_set_mark.trim() {
+        "" | "skip" => EmptySetMark::Skip,
+        "xfail" => EmptySetMark::Xfail,
+        _ => EmptySetMark::FailAtCollect,
+    }
 }
 
 impl<'a> TestFound<'a> {
@@ -87,6 +109,7 @@ pub fn collect_module<'a>(
         installed: lookups.installed,
         fixtures: lookups.fixtures,
         target: lookups.target,
+        cond_names: lookups.names,
         asyncio_auto: lookups.asyncio_auto,
         home: m,
         module_marks: module_marks.into(),
@@ -144,6 +167,8 @@ pub struct Lookups<'t, 'a> {
     pub installed: &'t Installed,
     pub fixtures: &'t Fixtures<'a>,
     pub target: &'t (dyn Fn() -> Option<python::Target> + Sync),
+    /// Names read by conditions, followed to their modules (issue 18 (fid4)).
+    pub names: &'t crate::names::Names<'t>,
     /// pytest-asyncio is loaded in auto mode: it marks every async test function `asyncio`.
     pub asyncio_auto: bool,
 }
@@ -165,6 +190,8 @@ struct Collector<'t, 'a> {
     fixtures: &'t Fixtures<'a>,
     /// The interpreter the tests run on: decides `if` conditions in class bodies.
     target: &'t (dyn Fn() -> Option<python::Target> + Sync),
+    /// Follows the names conditions read (see [`Lookups::names`]).
+    cond_names: &'t crate::names::Names<'t>,
     /// pytest-asyncio in auto mode (see [`Lookups::asyncio_auto`]).
     asyncio_auto: bool,
     /// The test module collecting (a class or function may be defined in another).
@@ -204,6 +231,7 @@ impl<'a> Collector<'_, 'a> {
             module_skip: self.module_skip,
             fixture_params,
             plugin_marks: self.plugin_marks(f, false),
+            empty_set_mark: empty_parameter_set_mark(self.config),
         });
     }
 
@@ -470,9 +498,10 @@ impl<'a> Collector<'_, 'a> {
             return true;
         }
         let target = (self.target)();
+        let file = &self.tree.modules[m];
         let mut decided = Some(true);
         for (cond, want) in guards {
-            match cond.eval(target.as_ref()) {
+            match self.cond_names.decide(cond, &file.abs, &file.module) {
                 Some(v) if v != *want => return false,
                 Some(_) => {}
                 None => decided = None,
@@ -636,6 +665,7 @@ impl<'a> Collector<'_, 'a> {
             module_skip: self.module_skip,
             fixture_params,
             plugin_marks: self.plugin_marks(f, unittest),
+            empty_set_mark: empty_parameter_set_mark(self.config),
         });
     }
 

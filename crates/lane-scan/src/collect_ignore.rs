@@ -4,8 +4,8 @@
 //! conftest's folder; a path in `collect_ignore`, or matching a pattern of
 //! `collect_ignore_glob` (fnmatch against the whole path), is not collected, nor anything
 //! under it. The lists are read statically: literal lists, `+`, `+=`, `.append` and
-//! `.extend`, under `if` conditions decided for the target interpreter as test-redefined
-//! decides them. Anything else is an `unresolved-collect-ignore` error naming the line.
+//! `.extend`, under `if` conditions decided for the target interpreter (names they read followed to
+//! their modules, issue 18 (fid4)). Anything else is an `unresolved-collect-ignore` error naming the line.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -14,7 +14,7 @@ use lane_core::{Problem, Rule};
 
 use crate::config::normalize;
 use crate::fnmatch::fnmatch;
-use crate::python::{IgnoreKind, IgnoreList, IgnorePiece, Module, Target};
+use crate::python::{IgnoreKind, IgnoreList, IgnorePiece, Module};
 
 /// The lists a conftest ends with (`None`: it does not define one).
 #[derive(Debug, Default)]
@@ -35,7 +35,7 @@ impl CollectIgnore {
     /// could read (the error stops the gate, so what is collected is never trusted silently).
     pub fn read<'a>(
         conftests: impl IntoIterator<Item = (&'a Path, &'a str, &'a Module)>,
-        target: &dyn Fn() -> Option<Target>,
+        names: &crate::names::Names,
         problems: &mut Vec<Problem>,
     ) -> CollectIgnore {
         let mut out = CollectIgnore::default();
@@ -60,10 +60,9 @@ impl CollectIgnore {
                     )
                     .at(rel, op.line)
                 };
-                let target_now = if op.guards.is_empty() { None } else { target() };
                 let mut runs = Some(true);
                 for (cond, want) in &op.guards {
-                    match cond.eval(target_now.as_ref()) {
+                    match names.decide(cond, abs, module) {
                         Some(v) if v != *want => {
                             runs = Some(false);
                             break;

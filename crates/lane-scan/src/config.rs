@@ -38,6 +38,9 @@ pub struct Config {
     pub addopts_line: Option<u64>,
     /// pytest-asyncio's `asyncio_mode` ini value and its line (issue 18 (fid3)).
     pub asyncio_mode: Option<(String, u64)>,
+    /// `empty_parameter_set_mark`: the mark pytest gives a test parametrized over an empty
+    /// list (`skip`, `xfail`, `fail_at_collect`; empty: `skip`) (issue 18 (fid4)).
+    pub empty_parameter_set_mark: String,
 }
 
 impl Config {
@@ -56,6 +59,7 @@ impl Config {
             markers_line: None,
             addopts_line: None,
             asyncio_mode: None,
+            empty_parameter_set_mark: String::new(),
         }
     }
 }
@@ -130,6 +134,9 @@ pub fn load(args: &[PathBuf], rootdir_flag: Option<&Path>, cwd: &Path) -> Result
             }
             "asyncio_mode" => {
                 config.asyncio_mode = Some((value.args().join(" "), line));
+            }
+            "empty_parameter_set_mark" => {
+                config.empty_parameter_set_mark = value.args().join(" ");
             }
             _ => {}
         }

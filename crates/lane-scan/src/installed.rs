@@ -40,7 +40,7 @@ pub struct Environment {
     pub site: Vec<PathBuf>,
 }
 
-type Parsed = Arc<OnceLock<Option<Module>>>;
+pub(crate) type Parsed = Arc<OnceLock<Option<Module>>>;
 
 /// Installed sources read for one scan.
 pub struct Installed {
@@ -269,7 +269,7 @@ impl Installed {
 
     /// The file of an absolute module name in the standard library or site-packages, and
     /// whether it is a package (`__init__.py`).
-    fn find_module(&self, name: &str) -> Option<(PathBuf, bool)> {
+    pub(crate) fn find_module(&self, name: &str) -> Option<(PathBuf, bool)> {
         let env = self.environment()?;
         let rel: PathBuf = name.split('.').collect();
         for dir in env.stdlib.iter().chain(env.site.iter()) {
@@ -289,7 +289,7 @@ impl Installed {
     }
 
     /// Parses `file` once per run (a file that cannot be read or parsed is `None`).
-    fn parse(&self, file: &Path) -> Parsed {
+    pub(crate) fn parse(&self, file: &Path) -> Parsed {
         let cell = Arc::clone(lock(&self.files).entry(file.to_path_buf()).or_default());
         cell.get_or_init(|| {
             let size = std::fs::metadata(file).map(|m| m.len()).ok()?;

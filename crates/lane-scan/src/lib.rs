@@ -14,6 +14,7 @@ pub mod fnmatch;
 pub mod ini;
 pub mod installed;
 pub mod marks;
+pub mod names;
 pub mod owners;
 pub mod python;
 pub mod rules;
@@ -63,15 +64,17 @@ pub struct Options {
 /// in isolated mode without site (nothing of the project is imported). `None` when none answers:
 /// version and platform conditions then stay undecided, which fails closed.
 pub fn probe_target(python: Option<&Path>) -> Option<python::Target> {
-    const PROBE: &str = "import sys; print(*sys.version_info[:3], sys.platform)";
+    const PROBE: &str =
+        "import sys; print(*sys.version_info[:3], sys.platform, sys.implementation.name)";
     ask_python(python, PROBE, |text| {
         let parts: Vec<&str> = text.split_whitespace().collect();
-        if let [a, b, c, platform] = parts[..]
+        if let [a, b, c, platform, implementation] = parts[..]
             && let (Ok(a), Ok(b), Ok(c)) = (a.parse(), b.parse(), c.parse())
         {
             return Some(python::Target {
                 version: (a, b, c),
                 platform: platform.to_string(),
+                implementation: implementation.to_string(),
             });
         }
         None
@@ -134,7 +137,13 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
             })
             .clone()
     };
-    let ignore_problems = apply_collect_ignore(&mut found, root, &args, &target);
+    // Installed sources (bases, names conditions read) are parsed once per run, shared by
+    // both passes.
+    let installed = installed::Installed::new(options.python.clone());
+    let ignore_problems = {
+        let names = names::Names::new(&installed, root, &target);
+        apply_collect_ignore(&mut found, root, &args, &names)
+    };
 
     let pool = rayon::ThreadPoolBuilder::new()
         .stack_size(PARSER_STACK)
@@ -157,7 +166,7 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
     let all_modules: Vec<ModuleId> = (0..modules.len()).map(ModuleId).collect();
     let profile = rules::weakened_search::loaded_profile(&tree, &all_modules);
     problems.extend(ignore_problems);
-    let installed = installed::Installed::new(options.python.clone());
+    let names = names::Names::new(&installed, root, &target).with_tree(&modules, &tree.by_path);
     let asyncio_auto = asyncio::auto_mode(&config, &installed)?;
     let fixtures = fixtures::Fixtures::new(&tree, &plugins);
     let ctx = ModuleCtx {
@@ -169,6 +178,7 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
         plugins: &plugins,
         profile: profile.as_ref(),
         target: &target,
+        names: &names,
         asyncio_auto,
     };
     // Each module is collected and its tests checked on one core, so the intermediate
@@ -258,7 +268,7 @@ fn apply_collect_ignore(
     found: &mut discover::Found,
     root: &Path,
     args: &[PathBuf],
-    target: &dyn Fn() -> Option<python::Target>,
+    names: &names::Names,
 ) -> Vec<Problem> {
     let mut problems = Vec::new();
     let parsed: Vec<(PathBuf, String, python::Module)> = found
@@ -279,7 +289,7 @@ fn apply_collect_ignore(
     }
     let ignores = collect_ignore::CollectIgnore::read(
         parsed.iter().map(|(a, r, m)| (a.as_path(), r.as_str(), m)),
-        target,
+        names,
         &mut problems,
     );
     if !ignores.is_empty() {
@@ -404,6 +414,7 @@ struct ModuleCtx<'a> {
     plugins: &'a HashSet<ModuleId>,
     profile: Option<&'a rules::weakened_search::Profile>,
     target: &'a (dyn Fn() -> Option<python::Target> + Sync),
+    names: &'a names::Names<'a>,
     asyncio_auto: bool,
 }
 
@@ -500,6 +511,7 @@ fn module_tests(ctx: &ModuleCtx, i: ModuleId, module: &ModuleFile) -> ModuleTest
                 installed: ctx.installed,
                 fixtures: ctx.fixtures,
                 target: ctx.target,
+                names: ctx.names,
                 asyncio_auto: ctx.asyncio_auto,
             },
             i,

@@ -227,6 +227,33 @@ pub struct Module {
     /// Module-level assignments to a name and `def`s (the last binding of each name), for a
     /// property's domain.
     pub definitions: Vec<Definition>,
+    /// Module-level bindings of names other than by `def` and `class`, in source order, for
+    /// following a name a condition reads (issue 18 (fid4)).
+    pub names: Vec<NameBinding>,
+}
+
+/// One module-level binding of a name (assignment, import, loop or `with` target ...), under
+/// the `if` conditions around it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NameBinding {
+    pub name: CompactString,
+    pub line: u64,
+    pub guards: Vec<(Cond, bool)>,
+    /// Inside a `try` (body, handler, `else`) or a loop: it may or may not run.
+    pub maybe: bool,
+    pub value: Bound,
+}
+
+/// What a [`NameBinding`] binds its name to, as far as a condition needs it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Bound {
+    /// A value whose truth is this condition (`PY3 = sys.version_info[0] == 3`, `X = True`,
+    /// `Y = X`).
+    Cond(Cond),
+    /// An import of the module's [`Module::imports`] on the same line binding the name.
+    Import,
+    /// Anything else: its truth is unknown.
+    Other,
 }
 
 /// The two conftest lists pytest's `pytest_ignore_collect` reads.
@@ -351,10 +378,35 @@ pub enum Cond {
         eq: bool,
         value: CompactString,
     },
+    /// `platform.python_implementation()`, `sys.implementation.name` or `platform.system()`
+    /// `== / !=` a string (issue 18 (fid4)).
+    Implementation {
+        eq: bool,
+        how: Implementation,
+        value: CompactString,
+    },
+    /// A name or attribute chain (`PY3`, `compat.PY3`) read at `line`: its truth is the value
+    /// the name is bound to there, followed into the module it comes from by the caller's
+    /// resolver (issue 18 (fid4)).
+    Ref {
+        path: Vec<CompactString>,
+        line: u64,
+    },
     Not(Box<Cond>),
     And(Vec<Cond>),
     Or(Vec<Cond>),
     Unknown,
+}
+
+/// Which of the interpreter's names a [`Cond::Implementation`] compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Implementation {
+    /// `platform.python_implementation()`: `CPython`, `PyPy` ...
+    Platform,
+    /// `sys.implementation.name`: `cpython`, `pypy` ...
+    Sys,
+    /// `platform.system()`: `Linux`, `Darwin`, `Windows` (from `sys.platform`).
+    System,
 }
 
 /// The interpreter that will run the code: what version and platform conditions are decided
@@ -364,19 +416,56 @@ pub struct Target {
     pub version: (u64, u64, u64),
     /// `sys.platform`: `linux`, `darwin`, `win32` ...
     pub platform: String,
+    /// `sys.implementation.name`: `cpython`, `pypy` ... (empty: not known).
+    pub implementation: String,
+}
+
+impl Target {
+    /// What `how` reads on this interpreter, when it can be known.
+    fn implementation(&self, how: Implementation) -> Option<&str> {
+        match how {
+            Implementation::Sys if !self.implementation.is_empty() => Some(&self.implementation),
+            Implementation::Sys => None,
+            Implementation::Platform => match self.implementation.as_str() {
+                "cpython" => Some("CPython"),
+                "pypy" => Some("PyPy"),
+                "ironpython" => Some("IronPython"),
+                "jython" => Some("Jython"),
+                _ => None,
+            },
+            Implementation::System => match self.platform.as_str() {
+                "linux" => Some("Linux"),
+                "darwin" => Some("Darwin"),
+                "win32" => Some("Windows"),
+                _ => None,
+            },
+        }
+    }
 }
 
 impl Cond {
-    /// The condition's truth for `target` (`None`: undecidable, or no target known).
+    /// The condition's truth for `target` (`None`: undecidable, or no target known); a
+    /// [`Cond::Ref`] is undecided.
     pub fn eval(&self, target: Option<&Target>) -> Option<bool> {
+        self.eval_with(target, &mut |_, _| None)
+    }
+
+    /// The condition's truth for `target`, `refs` giving the truth of a name or attribute
+    /// chain read at a line (`None`: unknown).
+    pub fn eval_with(
+        &self,
+        target: Option<&Target>,
+        refs: &mut dyn FnMut(&[CompactString], u64) -> Option<bool>,
+    ) -> Option<bool> {
         match self {
             Cond::Const(b) => Some(*b),
             Cond::Unknown => None,
-            Cond::Not(c) => c.eval(target).map(|b| !b),
+            Cond::Ref { path, line } => refs(path, *line),
+            Cond::Not(c) => c.eval_with(target, refs).map(|b| !b),
             Cond::And(cs) => {
                 let mut all = Some(true);
                 for c in cs {
-                    match c.eval(target) {
+                    match c.eval_with(target, refs) {
                         Some(false) => return Some(false),
                         None => all = None,
                         Some(true) => {}
@@ -387,7 +476,7 @@ impl Cond {
             Cond::Or(cs) => {
                 let mut any = Some(false);
                 for c in cs {
-                    match c.eval(target) {
+                    match c.eval_with(target, refs) {
                         Some(true) => return Some(true),
                         None => any = None,
                         Some(false) => {}
@@ -422,6 +511,9 @@ impl Cond {
             Cond::PlatformStarts(prefixes) => {
                 let t = target?;
                 Some(prefixes.iter().any(|p| t.platform.starts_with(p.as_str())))
+            }
+            Cond::Implementation { eq, how, value } => {
+                Some((target?.implementation(*how)? == value.as_str()) == *eq)
             }
             Cond::OsName { eq, value } => {
                 let name = if target?.platform == "win32" {
@@ -582,6 +674,152 @@ impl Summarizer<'_> {
         self.lines.line(node.start())
     }
 
+    /// An `if` condition (see [`cond`]).
+    fn cond(&self, expr: &Expr, shadow: &[CompactString]) -> Cond {
+        cond(expr, 0, self.lines, shadow)
+    }
+
+    /// The module-level name bindings of `body` (see [`Module::names`]), under `guards`;
+    /// `maybe` inside a `try` or a loop.
+    fn names(
+        &self,
+        body: &[Stmt],
+        guards: &mut Vec<(Cond, bool)>,
+        maybe: bool,
+        out: &mut Vec<NameBinding>,
+        depth: usize,
+    ) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        let push =
+            |out: &mut Vec<NameBinding>, guards: &[(Cond, bool)], name: &str, line, value| {
+                out.push(NameBinding {
+                    name: CompactString::new(name),
+                    line,
+                    guards: guards.to_vec(),
+                    maybe,
+                    value,
+                })
+            };
+        for stmt in body {
+            let line = self.line_of(stmt);
+            match stmt {
+                Stmt::Import(i) => {
+                    for a in &i.names {
+                        let name = match &a.asname {
+                            Some(n) => n.as_str(),
+                            None => a.name.as_str().split('.').next().unwrap_or(""),
+                        };
+                        push(out, guards, name, line, Bound::Import);
+                    }
+                }
+                Stmt::ImportFrom(i) => {
+                    for a in &i.names {
+                        let name = a.asname.as_ref().unwrap_or(&a.name).as_str();
+                        push(out, guards, name, line, Bound::Import);
+                    }
+                }
+                Stmt::Assign(a) => {
+                    for t in &a.targets {
+                        self.name_assign(t, Some(&a.value), &mut |n, v| {
+                            push(out, guards, n, line, v)
+                        });
+                    }
+                }
+                Stmt::AnnAssign(a) if a.value.is_some() => {
+                    self.name_assign(&a.target, a.value.as_deref(), &mut |n, v| {
+                        push(out, guards, n, line, v)
+                    });
+                }
+                Stmt::AugAssign(a) => {
+                    self.name_assign(&a.target, None, &mut |n, v| push(out, guards, n, line, v));
+                }
+                Stmt::Delete(d) => {
+                    for t in &d.targets {
+                        self.name_assign(t, None, &mut |n, v| push(out, guards, n, line, v));
+                    }
+                }
+                Stmt::For(_) | Stmt::While(_) | Stmt::With(_) | Stmt::Match(_) => {
+                    // Whatever a loop, `with` or `match` binds may or may not be bound after it
+                    // (a `with` may swallow an exception): every binding in it is unknown.
+                    let mut all = Vec::new();
+                    self.bindings(std::slice::from_ref(stmt), &mut Vec::new(), &mut all, depth);
+                    for b in all {
+                        out.push(NameBinding {
+                            name: b.name,
+                            line: b.line,
+                            guards: guards.clone(),
+                            maybe: true,
+                            value: Bound::Other,
+                        });
+                    }
+                }
+                Stmt::If(i) => {
+                    let first = self.cond(&i.test, &[]);
+                    let n = guards.len();
+                    guards.push((first.clone(), true));
+                    self.names(&i.body, guards, maybe, out, depth + 1);
+                    guards.truncate(n);
+                    let mut before = vec![(first, false)];
+                    for clause in &i.elif_else_clauses {
+                        guards.extend(before.iter().cloned());
+                        let c = clause.test.as_ref().map(|t| self.cond(t, &[]));
+                        if let Some(c) = &c {
+                            guards.push((c.clone(), true));
+                        }
+                        self.names(&clause.body, guards, maybe, out, depth + 1);
+                        guards.truncate(n);
+                        if let Some(c) = c {
+                            before.push((c, false));
+                        }
+                    }
+                }
+                Stmt::Try(t) => {
+                    self.names(&t.body, guards, true, out, depth + 1);
+                    for handler in &t.handlers {
+                        let ast::ExceptHandler::ExceptHandler(h) = handler;
+                        if let Some(name) = &h.name {
+                            push(out, guards, name.as_str(), self.line_of(h), Bound::Other);
+                        }
+                        self.names(&h.body, guards, true, out, depth + 1);
+                    }
+                    self.names(&t.orelse, guards, true, out, depth + 1);
+                    self.names(&t.finalbody, guards, maybe, out, depth + 1);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The names an assignment target binds, each with what it binds (`value`: the assigned
+    /// expression; `None` for `+=`, `del` and the like).
+    fn name_assign(&self, target: &Expr, value: Option<&Expr>, bind: &mut dyn FnMut(&str, Bound)) {
+        match (target, value) {
+            (Expr::Name(n), Some(v)) => {
+                let c = self.cond(v, &[]);
+                let bound = if matches!(c, Cond::Unknown) {
+                    Bound::Other
+                } else {
+                    Bound::Cond(c)
+                };
+                bind(n.id.as_str(), bound);
+            }
+            (Expr::Tuple(t), Some(Expr::Tuple(v))) if t.elts.len() == v.elts.len() => {
+                for (t, v) in t.elts.iter().zip(v.elts.iter()) {
+                    self.name_assign(t, Some(v), bind);
+                }
+            }
+            _ => {
+                let mut names = Vec::new();
+                target_names(target, &mut names, 0);
+                for n in names {
+                    bind(n, Bound::Other);
+                }
+            }
+        }
+    }
+
     /// The source text of `node`.
     fn text(&self, node: &impl Ranged) -> &str {
         self.source
@@ -594,41 +832,7 @@ impl Summarizer<'_> {
     fn rebound(&self, body: &[Stmt]) -> Vec<Binding> {
         let mut all = Vec::new();
         self.bindings(body, &mut Vec::new(), &mut all, 0);
-        all.retain(|b: &Binding| {
-            b.guards
-                .iter()
-                .all(|(c, want)| c.eval(None).is_none_or(|v| v == *want))
-        });
-        // Most bodies bind a few names: compared pairwise, without hashing or copying them.
-        if all.len() <= REBOUND_PAIRWISE {
-            let twice: Vec<bool> = all
-                .iter()
-                .enumerate()
-                .map(|(i, b)| {
-                    all.iter()
-                        .enumerate()
-                        .any(|(j, o)| j != i && o.name == b.name)
-                })
-                .collect();
-            let mut twice = twice.into_iter();
-            all.retain(|_| twice.next().unwrap_or(false));
-            // Kept with the module for the whole scan: without the room of the bindings left
-            // out (usually all of them).
-            all.shrink_to_fit();
-            return all;
-        }
-        let mut counts: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
-        for b in &all {
-            *counts.entry(b.name.as_str()).or_default() += 1;
-        }
-        let twice: std::collections::HashSet<CompactString> = counts
-            .into_iter()
-            .filter(|(_, n)| *n > 1)
-            .map(|(name, _)| CompactString::new(name))
-            .collect();
-        all.retain(|b| twice.contains(&b.name));
-        all.shrink_to_fit();
-        all
+        rebound_of(all)
     }
 
     /// The bindings of one body, under `guards`.
@@ -722,7 +926,7 @@ impl Summarizer<'_> {
                     self.bindings(&w.body, guards, out, depth + 1);
                 }
                 Stmt::If(i) => {
-                    let first = cond(&i.test, 0);
+                    let first = self.cond(&i.test, &[]);
                     guards.push((first.clone(), true));
                     self.bindings(&i.body, guards, out, depth + 1);
                     guards.pop();
@@ -730,7 +934,7 @@ impl Summarizer<'_> {
                     for clause in &i.elif_else_clauses {
                         let n = guards.len();
                         guards.extend(before.iter().cloned());
-                        let c = clause.test.as_ref().map(|t| cond(t, 0));
+                        let c = clause.test.as_ref().map(|t| self.cond(t, &[]));
                         if let Some(c) = &c {
                             guards.push((c.clone(), true));
                         }
@@ -777,6 +981,7 @@ impl Summarizer<'_> {
         m.imports.reserve_exact(imports);
         m.docstring = docstring(body);
         self.module_stmts(body, &mut m, &mut Vec::new(), 0);
+        self.names(body, &mut Vec::new(), false, &mut m.names, 0);
         let mut dynamic = Dynamic {
             lines: self.lines,
             scope: Scope::Module,
@@ -875,7 +1080,7 @@ impl Summarizer<'_> {
                     }
                 }
                 Stmt::If(i) if depth < MAX_DEPTH && !mentions_ignore_lists_expr(&i.test) => {
-                    let first = cond(&i.test, 0);
+                    let first = self.cond(&i.test, &[]);
                     guards.push((first.clone(), true));
                     self.ignore_ops(&i.body, guards, out, depth + 1);
                     guards.pop();
@@ -883,7 +1088,7 @@ impl Summarizer<'_> {
                     for clause in &i.elif_else_clauses {
                         let n = guards.len();
                         guards.extend(before.iter().cloned());
-                        let c = clause.test.as_ref().map(|t| cond(t, 0));
+                        let c = clause.test.as_ref().map(|t| self.cond(t, &[]));
                         if let Some(c) = &c {
                             guards.push((c.clone(), true));
                         }
@@ -1065,7 +1270,7 @@ impl Summarizer<'_> {
                     }
                 }
                 Stmt::If(i) => {
-                    let first = cond(&i.test, 0);
+                    let first = self.cond(&i.test, &[]);
                     let n = guards.len();
                     guards.push((first.clone(), true));
                     self.module_stmts(&i.body, m, guards, depth + 1);
@@ -1073,7 +1278,7 @@ impl Summarizer<'_> {
                     let mut before = vec![(first, false)];
                     for clause in &i.elif_else_clauses {
                         guards.extend(before.iter().cloned());
-                        let c = clause.test.as_ref().map(|t| cond(t, 0));
+                        let c = clause.test.as_ref().map(|t| self.cond(t, &[]));
                         if let Some(c) = &c {
                             guards.push((c.clone(), true));
                         }
@@ -1204,10 +1409,16 @@ impl Summarizer<'_> {
                     .count(),
             ),
             classes: Vec::new(),
-            rebound: self.rebound(&c.body),
+            rebound: Vec::new(),
             guards: Vec::new(),
         };
-        self.class_stmts(&c.body, &mut class, &mut Vec::new(), 0);
+        // Names the class body binds shadow the module's in its `if` conditions: such a
+        // condition is not followed to the module's binding (issue 18 (fid4)).
+        let mut bound = Vec::new();
+        self.bindings(&c.body, &mut Vec::new(), &mut bound, 0);
+        let shadow: Vec<CompactString> = bound.iter().map(|b| b.name.clone()).collect();
+        class.rebound = rebound_of(bound);
+        self.class_stmts(&c.body, &mut class, &mut Vec::new(), &shadow, 0);
         class
     }
 
@@ -1220,6 +1431,7 @@ impl Summarizer<'_> {
         body: &[Stmt],
         class: &mut Class,
         guards: &mut Vec<(Cond, bool)>,
+        shadow: &[CompactString],
         depth: usize,
     ) {
         if depth > MAX_DEPTH {
@@ -1253,19 +1465,19 @@ impl Summarizer<'_> {
                     }
                 }
                 Stmt::If(i) => {
-                    let first = cond(&i.test, 0);
+                    let first = self.cond(&i.test, shadow);
                     let n = guards.len();
                     guards.push((first.clone(), true));
-                    self.class_stmts(&i.body, class, guards, depth + 1);
+                    self.class_stmts(&i.body, class, guards, shadow, depth + 1);
                     guards.truncate(n);
                     let mut before = vec![(first, false)];
                     for clause in &i.elif_else_clauses {
                         guards.extend(before.iter().cloned());
-                        let c = clause.test.as_ref().map(|t| cond(t, 0));
+                        let c = clause.test.as_ref().map(|t| self.cond(t, shadow));
                         if let Some(c) = &c {
                             guards.push((c.clone(), true));
                         }
-                        self.class_stmts(&clause.body, class, guards, depth + 1);
+                        self.class_stmts(&clause.body, class, guards, shadow, depth + 1);
                         guards.truncate(n);
                         if let Some(c) = c {
                             before.push((c, false));
@@ -1273,13 +1485,13 @@ impl Summarizer<'_> {
                     }
                 }
                 Stmt::Try(t) => {
-                    self.class_stmts(&t.body, class, guards, depth + 1);
+                    self.class_stmts(&t.body, class, guards, shadow, depth + 1);
                     for handler in &t.handlers {
                         let ast::ExceptHandler::ExceptHandler(h) = handler;
-                        self.class_stmts(&h.body, class, guards, depth + 1);
+                        self.class_stmts(&h.body, class, guards, shadow, depth + 1);
                     }
-                    self.class_stmts(&t.orelse, class, guards, depth + 1);
-                    self.class_stmts(&t.finalbody, class, guards, depth + 1);
+                    self.class_stmts(&t.orelse, class, guards, shadow, depth + 1);
+                    self.class_stmts(&t.finalbody, class, guards, shadow, depth + 1);
                 }
                 _ => {}
             }
@@ -2103,6 +2315,46 @@ fn target_names<'e>(target: &'e Expr, out: &mut Vec<&'e str>, depth: usize) {
     }
 }
 
+/// Every binding (of `all`, one body's) of each name bound more than once on paths that can
+/// run (a branch whose condition is a constant false is left out).
+fn rebound_of(mut all: Vec<Binding>) -> Vec<Binding> {
+    all.retain(|b: &Binding| {
+        b.guards
+            .iter()
+            .all(|(c, want)| c.eval(None).is_none_or(|v| v == *want))
+    });
+    // Most bodies bind a few names: compared pairwise, without hashing or copying them.
+    if all.len() <= REBOUND_PAIRWISE {
+        let twice: Vec<bool> = all
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                all.iter()
+                    .enumerate()
+                    .any(|(j, o)| j != i && o.name == b.name)
+            })
+            .collect();
+        let mut twice = twice.into_iter();
+        all.retain(|_| twice.next().unwrap_or(false));
+        // Kept with the module for the whole scan: without the room of the bindings left
+        // out (usually all of them).
+        all.shrink_to_fit();
+        return all;
+    }
+    let mut counts: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+    for b in &all {
+        *counts.entry(b.name.as_str()).or_default() += 1;
+    }
+    let twice: std::collections::HashSet<CompactString> = counts
+        .into_iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|(name, _)| CompactString::new(name))
+        .collect();
+    all.retain(|b| twice.contains(&b.name));
+    all.shrink_to_fit();
+    all
+}
+
 /// `sys.X` or a bare `X` (imported from sys).
 fn is_sys(expr: &Expr, attr: &str) -> bool {
     match expr {
@@ -2163,8 +2415,10 @@ fn flipped(op: CmpOp) -> CmpOp {
     }
 }
 
-/// An `if` condition as a [`Cond`].
-fn cond(expr: &Expr, depth: usize) -> Cond {
+/// An `if` condition as a [`Cond`]. A name or attribute chain of names (`PY3`,
+/// `compat.PY3`) is a [`Cond::Ref`] at its line, unless its first name is in `shadow` (bound
+/// in the class body the condition is written in).
+fn cond(expr: &Expr, depth: usize, lines: &Lines, shadow: &[CompactString]) -> Cond {
     if depth > MAX_DEPTH {
         return Cond::Unknown;
     }
@@ -2173,10 +2427,14 @@ fn cond(expr: &Expr, depth: usize) -> Cond {
     }
     match expr {
         Expr::UnaryOp(u) if u.op == ast::UnaryOp::Not => {
-            Cond::Not(Box::new(cond(&u.operand, depth + 1)))
+            Cond::Not(Box::new(cond(&u.operand, depth + 1, lines, shadow)))
         }
         Expr::BoolOp(b) => {
-            let parts = b.values.iter().map(|v| cond(v, depth + 1)).collect();
+            let parts = b
+                .values
+                .iter()
+                .map(|v| cond(v, depth + 1, lines, shadow))
+                .collect();
             match b.op {
                 ast::BoolOp::And => Cond::And(parts),
                 ast::BoolOp::Or => Cond::Or(parts),
@@ -2222,6 +2480,8 @@ fn cond(expr: &Expr, depth: usize) -> Cond {
             };
             if is_sys(subject, "platform") {
                 Cond::Platform { eq, value }
+            } else if let Some(how) = implementation_subject(subject) {
+                Cond::Implementation { eq, how, value }
             } else if matches!(subject, Expr::Attribute(a) if a.attr.as_str() == "name"
                 && matches!(&*a.value, Expr::Name(n) if n.id.as_str() == "os"))
             {
@@ -2250,7 +2510,52 @@ fn cond(expr: &Expr, depth: usize) -> Cond {
             };
             prefixes.map_or(Cond::Unknown, Cond::PlatformStarts)
         }
+        Expr::Name(_) | Expr::Attribute(_) => match name_path(expr, 0) {
+            Some(path) if !shadow.contains(&path[0]) => Cond::Ref {
+                path,
+                line: lines.line(expr.start()),
+            },
+            _ => Cond::Unknown,
+        },
         _ => Cond::Unknown,
+    }
+}
+
+/// `platform.python_implementation()`, `sys.implementation.name` or `platform.system()`.
+fn implementation_subject(expr: &Expr) -> Option<Implementation> {
+    match expr {
+        Expr::Call(c) if c.arguments.args.is_empty() && c.arguments.keywords.is_empty() => {
+            match &*c.func {
+                Expr::Attribute(a) if matches!(&*a.value, Expr::Name(n) if n.id.as_str() == "platform") => {
+                    match a.attr.as_str() {
+                        "python_implementation" => Some(Implementation::Platform),
+                        "system" => Some(Implementation::System),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            }
+        }
+        Expr::Attribute(a) if a.attr.as_str() == "name" && is_sys(&a.value, "implementation") => {
+            Some(Implementation::Sys)
+        }
+        _ => None,
+    }
+}
+
+/// `a`, `a.b.c` as its names, when every part is a plain name.
+fn name_path(expr: &Expr, depth: usize) -> Option<Vec<CompactString>> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    match expr {
+        Expr::Name(n) => Some(vec![CompactString::new(n.id.as_str())]),
+        Expr::Attribute(a) => {
+            let mut path = name_path(&a.value, depth + 1)?;
+            path.push(CompactString::new(a.attr.as_str()));
+            Some(path)
+        }
+        _ => None,
     }
 }
 

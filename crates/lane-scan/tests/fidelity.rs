@@ -246,3 +246,129 @@ if os.environ.get('FAST'):\n    @pytest.mark.merge\n    def test_env():\n       
     assert_eq!(lines, [29, 32], "{doc:#}");
     assert!(undecided.iter().all(|p| p["file"] == "tests/test_m.py"));
 }
+
+/// Issue 18 (fid4): a name a condition reads is followed to the module it comes from and
+/// decided there when its value is built from what the scan decides; anything else stays
+/// `undecided-test-branch` at the test's line.
+#[test]
+fn names_in_conditions_are_followed_or_reported() {
+    let compat = "import os\nimport sys\n\n\
+PY3 = sys.version_info[0] == 3\n\
+NOT_PY3 = not PY3\n\
+if os.environ.get('X'):\n    SAME = True\nelse:\n    SAME = True\n\
+if os.environ.get('X'):\n    DIFFERS = True\nelse:\n    DIFFERS = False\n\
+try:\n    import json\n    HAS_JSON = True\nexcept ImportError:\n    HAS_JSON = False\n\
+CALLED = bool(os.environ.get('Y'))\n\
+for _ in range(2):\n    LOOPED = True\n";
+    let module = "import pytest\nfrom helpers import compat as c\n\
+from helpers.compat import DIFFERS, HAS_JSON, NOT_PY3, SAME\n\n\
+if c.PY3 and SAME:\n    @pytest.mark.merge\n    def test_followed():\n        assert 1\n\n\
+if NOT_PY3:\n    @pytest.mark.merge\n    def test_not_taken():\n        assert 1\n\n\
+if DIFFERS:\n    @pytest.mark.merge\n    def test_differs():\n        assert 1\n\n\
+if HAS_JSON:\n    @pytest.mark.merge\n    def test_try():\n        assert 1\n\n\
+if c.CALLED or c.LOOPED:\n    @pytest.mark.merge\n    def test_called():\n        assert 1\n\n\
+if LATER:\n    @pytest.mark.merge\n    def test_later():\n        assert 1\n\n\
+LATER = True\n\n\
+@pytest.mark.merge\nclass TestShadow:\n    PY3 = False\n\
+\x20   if c.PY3:\n        def test_attr(self):\n            assert 1\n\
+\x20   if PY3:\n        def test_shadowed(self):\n            assert 1\n";
+    let doc = scan(
+        "names",
+        &[
+            ("tests/helpers/__init__.py", ""),
+            ("tests/helpers/compat.py", compat),
+            ("tests/test_n.py", module),
+        ],
+    );
+    let ids = ids(&doc);
+    assert_eq!(
+        ids,
+        [
+            "tests/test_n.py::TestShadow::test_attr",
+            "tests/test_n.py::TestShadow::test_shadowed",
+            "tests/test_n.py::test_called",
+            "tests/test_n.py::test_differs",
+            "tests/test_n.py::test_followed",
+            "tests/test_n.py::test_later",
+            "tests/test_n.py::test_try",
+        ],
+        "{doc:#}"
+    );
+    let undecided = problems(&doc, "undecided-test-branch");
+    let lines: Vec<u64> = undecided
+        .iter()
+        .map(|p| p["line"].as_u64().unwrap())
+        .collect();
+    // test_differs, test_try, test_called, test_later (read above its binding), and the class
+    // body's `PY3`, which is the class's own name, not the module's.
+    assert_eq!(lines, [17, 22, 27, 32, 44], "{doc:#}");
+}
+
+/// Issue 18 (fid4): a conftest's ignore list changed under a condition on an imported name.
+#[test]
+fn collect_ignore_conditions_follow_imported_names() {
+    let conftest = "from helpers.compat import PY3, UNKNOWN\n\
+collect_ignore = []\n\
+if PY3:\n    collect_ignore.append('test_py2.py')\n\
+if UNKNOWN:\n    collect_ignore.append('test_maybe.py')\n";
+    let compat =
+        "import os\nimport sys\nPY3 = sys.version_info >= (3,)\nUNKNOWN = os.environ.get('Z')\n";
+    let test = "import pytest\n\n@pytest.mark.merge\ndef test_a():\n    assert 1\n";
+    let doc = scan(
+        "names-ignore",
+        &[
+            ("tests/conftest.py", conftest),
+            ("tests/helpers/__init__.py", ""),
+            ("tests/helpers/compat.py", compat),
+            ("tests/test_py2.py", test),
+            ("tests/test_maybe.py", test),
+            ("tests/test_kept.py", test),
+        ],
+    );
+    let ids = ids(&doc);
+    assert!(!ids.contains(&"tests/test_py2.py::test_a"), "{doc:#}");
+    assert!(ids.contains(&"tests/test_kept.py::test_a"), "{doc:#}");
+    let unsure = problems(&doc, "unresolved-collect-ignore");
+    assert_eq!(unsure.len(), 1, "{doc:#}");
+    assert_eq!(unsure[0]["file"], "tests/conftest.py");
+    assert_eq!(unsure[0]["line"], 6);
+}
+
+/// Issue 18 (fid4): a parametrize over a literal empty list gets the mark of
+/// `empty_parameter_set_mark` (xfail here), or fails the module's collection.
+#[test]
+fn empty_parameter_sets_follow_the_ini_key() {
+    let module = "import pytest\n\n@pytest.mark.merge\n@pytest.mark.parametrize('a', [])\n\
+def test_empty(a):\n    assert a\n\n@pytest.mark.merge\n@pytest.mark.parametrize('a', CASES)\n\
+def test_computed(a):\n    assert a\n\nCASES = []\n";
+    for (mark, want) in [("xfail", Some("xfail")), ("fail_at_collect", None)] {
+        let dir = lane_testkit::Scratch::new(&format!("fidelity-empty-{mark}"));
+        std::fs::create_dir_all(dir.path().join("tests")).unwrap();
+        std::fs::write(dir.path().join("tests/test_e.py"), module).unwrap();
+        std::fs::write(
+            dir.path().join("pytest.ini"),
+            format!("{INI}empty_parameter_set_mark = {mark}\n"),
+        )
+        .unwrap();
+        let run = lane_testkit::Cmd::new(env!("CARGO_BIN_EXE_lane-scan"))
+            .dir(dir.path())
+            .run();
+        let doc: Value = serde_json::from_str(&run.stdout).unwrap();
+        let (marks, parametrized) = test(&doc, "tests/test_e.py::test_empty");
+        assert!(parametrized);
+        assert_eq!(marks.contains(&"xfail"), want.is_some(), "{mark}: {doc:#}");
+        assert!(!marks.contains(&"skip"), "{mark}: {doc:#}");
+        // A name is not read (often filled later): no mark, no problem of its own.
+        let (computed, _) = test(&doc, "tests/test_e.py::test_computed");
+        assert_eq!(computed, ["merge", "parametrize"], "{mark}: {doc:#}");
+        let failing = problems(&doc, "empty-parameter-set");
+        if want.is_some() {
+            assert!(failing.is_empty(), "{doc:#}");
+            assert_eq!(problems(&doc, "xfail-in-voting-lane").len(), 1, "{doc:#}");
+        } else {
+            assert_eq!(failing.len(), 1, "{doc:#}");
+            assert_eq!(failing[0]["line"], 4);
+            assert_eq!(failing[0]["severity"], "error");
+        }
+    }
+}

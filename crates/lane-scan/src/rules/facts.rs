@@ -3,7 +3,7 @@
 
 use lane_core::scan::{Attachments, Lane};
 
-use crate::collect::{Applied, TestFound};
+use crate::collect::{Applied, EmptySetMark, TestFound};
 use crate::fixtures::FixtureUse;
 use crate::marks::{ModuleId, SourceTree, Val};
 use crate::python::{Call, Ex, Function};
@@ -27,6 +27,9 @@ pub enum ParamMark {
     Unresolved,
     /// The `params` of the fixture named cannot be read (issue 18 (fidelity)).
     UnresolvedFixture(String),
+    /// A parametrize over an empty list under `empty_parameter_set_mark = fail_at_collect`
+    /// (or a value pytest does not accept): the module fails collection (issue 18 (fid4)).
+    EmptySetFailsCollection,
 }
 
 /// A witness mark's argument that gives no attachment, and why.
@@ -80,6 +83,17 @@ pub struct TestFacts<'a> {
     pub body_skips: Vec<At<'a, String>>,
     /// A `pytest.skip()` at module level, by line.
     pub module_skip: Option<u64>,
+    /// What a parametrize over an empty list gives the test (issue 18 (fid4)).
+    pub empty_set_mark: EmptySetMark,
+}
+
+/// A parametrize whose argvalues are written as an empty list or tuple. Only the literal is
+/// read: a name bound to `[]` is often filled later (`CASES.append(...)`), and values computed
+/// at run time are unknown (an empty one shows at run time as pytest's `got empty parameter
+/// set` skip, which lane-tally reports for the test).
+fn empty_argvalues(call: &Call) -> bool {
+    let values = call.args.get(1).or_else(|| kwarg(call, "argvalues"));
+    matches!(values, Some(Ex::List(items) | Ex::Tuple(items)) if items.is_empty())
 }
 
 /// The most module-level definitions a domain records.
@@ -176,6 +190,7 @@ impl<'a> TestFacts<'a> {
             bad_witness_args: Vec::new(),
             body_skips: Vec::new(),
             module_skip: found.module_skip,
+            empty_set_mark: found.empty_set_mark,
         };
         for a in found.applied() {
             match facts.effect_of(tree, a) {
@@ -267,10 +282,33 @@ impl<'a> TestFacts<'a> {
                 match &*mark.name {
                     "parametrize" => {
                         self.parametrized = true;
-                        if let Some(call) = mark.call {
-                            self.param_sets(tree, a, call);
+                        let Some(call) = mark.call else {
+                            return Effect::None;
+                        };
+                        self.param_sets(tree, a, call);
+                        if !empty_argvalues(call) {
+                            return Effect::None;
                         }
-                        Effect::None
+                        // pytest gives the test one item with the empty_parameter_set_mark
+                        // (issue 18 (fid4)).
+                        match self.empty_set_mark {
+                            EmptySetMark::Skip => {
+                                self.marks.push("skip".to_string());
+                                Effect::Skip
+                            }
+                            EmptySetMark::Xfail => {
+                                self.marks.push("xfail".to_string());
+                                Effect::Xfail
+                            }
+                            EmptySetMark::FailAtCollect => {
+                                self.param_marks.push(At {
+                                    what: ParamMark::EmptySetFailsCollection,
+                                    file: a.file,
+                                    line: a.line,
+                                });
+                                Effect::None
+                            }
+                        }
                     }
                     "witness" => Effect::Lane(Lane::Witness),
                     "skip" => Effect::Skip,

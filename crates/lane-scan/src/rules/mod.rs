@@ -221,6 +221,7 @@ mod tests {
             bad_witness_args: Vec::new(),
             body_skips: Vec::new(),
             module_skip: None,
+            empty_set_mark: crate::collect::EmptySetMark::Skip,
         }
     }
 

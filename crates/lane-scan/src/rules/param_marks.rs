@@ -23,6 +23,15 @@ pub fn check(t: &TestFacts, problems: &mut Vec<Problem>) {
                 Rule::UnresolvedMarker,
                 format!("{id}: pytest.param(marks=...) cannot be resolved statically"),
             ),
+            ParamMark::EmptySetFailsCollection => (
+                Rule::EmptyParameterSet,
+                format!(
+                    "{id}: parametrized over an empty list with empty_parameter_set_mark = \
+                     fail_at_collect (or a value pytest does not accept): pytest fails \
+                     collecting {}, and none of its tests run",
+                    mark.file
+                ),
+            ),
             ParamMark::UnresolvedFixture(name) => (
                 Rule::UnresolvedMarker,
                 format!(

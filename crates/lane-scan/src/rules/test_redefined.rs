@@ -115,6 +115,7 @@ mod tests {
         Target {
             version: (3, minor, 0),
             platform: platform.to_string(),
+            implementation: "cpython".to_string(),
         }
     }
 
