@@ -38,6 +38,9 @@ pub struct Config {
     pub addopts_line: Option<u64>,
     /// pytest-asyncio's `asyncio_mode` ini value and its line (issue 18 (fid3)).
     pub asyncio_mode: Option<(String, u64)>,
+    /// pytest-lanes-gate's `lanes_doctest_lane` ini value and its line: the lane of every
+    /// doctest item (issue 18 (doc)).
+    pub doctest_lane: Option<(String, u64)>,
 }
 
 impl Config {
@@ -56,6 +59,7 @@ impl Config {
             markers_line: None,
             addopts_line: None,
             asyncio_mode: None,
+            doctest_lane: None,
         }
     }
 }
@@ -130,6 +134,9 @@ pub fn load(args: &[PathBuf], rootdir_flag: Option<&Path>, cwd: &Path) -> Result
             }
             "asyncio_mode" => {
                 config.asyncio_mode = Some((value.args().join(" "), line));
+            }
+            "lanes_doctest_lane" => {
+                config.doctest_lane = Some((value.args().join(" "), line));
             }
             _ => {}
         }
