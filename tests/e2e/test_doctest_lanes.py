@@ -12,7 +12,8 @@ from conftest import PYTHON, run_tool
 from test_gate import git
 from test_plugin import cases, gate, plugin_python, pytest_run, write  # noqa: F401
 
-INI = ("[pytest]\naddopts = --doctest-modules\ntestpaths = calc tests\n"
+INI = ("[pytest]\naddopts = --doctest-modules\n"
+       "markers =\n    merge: votes\n    witness: locked bytes\n    freeze: known flakes\n"
        "lanes_doctest_lane = merge\n")
 OPS = '''"""Arithmetic.
 
@@ -128,12 +129,17 @@ def test_a_patch_moving_the_doctests_out_of_merge_is_not_silent(tmp_path, plugin
     rules = {r["rule"] for r in reasons(verdict)}
     # The config is test surface: the base's config votes, the doctest stays merge and fails.
     assert {"test-surface-changed", "merge-failed"} <= rules, reasons(verdict)
-    # Acknowledged, the patch's own tree votes: the doctest left the merge lane.
+    # Acknowledged, the patch's own tree votes, and the verdict still names the doctest that
+    # left the merge lane (lane-changed, acknowledged), beside the failing freeze case.
     proc = gate(root, plugin_python, "--base", "HEAD~1", "--ack", ACK)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     verdict = verdict_of(root)
-    changed = [r for r in reasons(verdict) if r["rule"] == "lane-changed"]
-    assert [r.get("test") for r in changed] == [DOCTEST_ID], reasons(verdict)
+    tally = verdict["tally"]
+    changed = [r for r in tally["reasons"] + tally["problems"] if r["rule"] == "lane-changed"]
+    assert [(r.get("test"), r["severity"]) for r in changed] == [(DOCTEST_ID, "warning")], tally
+    assert ACK in changed[0]["message"]
+    scan = {t["id"]: t for t in verdict["scan"]["tests"]}
+    assert scan[DOCTEST_ID]["lane"] == "freeze"
 
 
 def test_lane_tally_counts_doctest_items_like_any_test_of_their_lane(tmp_path, plugin_python):
@@ -176,4 +182,4 @@ def test_the_plugin_refuses_an_invalid_lane(tmp_path, plugin_python):
     assert "lanes_doctest_lane is 'voting'" in proc.stderr
     scan = run_tool("lane-scan", cwd=root)
     assert scan.code == 2, scan.stdout
-    assert "pytest.ini:4" in scan.stderr
+    assert "pytest.ini:7" in scan.stderr
