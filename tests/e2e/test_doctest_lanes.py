@@ -103,6 +103,27 @@ def test_a_patch_that_breaks_the_documented_function_is_rejected(tmp_path, plugi
     assert [r.get("test") for r in failed] == [DOCTEST_ID], reasons(verdict)
 
 
+def test_a_patch_that_rewrites_the_doctest_with_the_function_is_rejected(tmp_path,
+                                                                          plugin_python):
+    root = project(tmp_path)
+    # The expected output follows the broken code: the doctest passes, but it is a test the
+    # patch rewrote in a product file.
+    (root / "calc" / "ops.py").write_text(OPS.replace("    42\n", "    43\n"))
+    commit(root, "calc/ops.py", "return 2 * x", "return 2 * x + 1")
+    proc = gate(root, plugin_python, "--base", "HEAD~1")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    verdict = verdict_of(root)
+    problems = [p for p in verdict["scan"]["problems"] if p["rule"] == "doctest-changed"]
+    assert [(p["file"], p["line"], p["test"]) for p in problems] == [
+        ("calc/ops.py", 11, DOCTEST_ID)], verdict["scan"]["problems"]
+    assert "merge-failed" not in {r["rule"] for r in reasons(verdict)}
+    # A maintainer's acknowledgment turns it into a reviewed warning.
+    proc = gate(root, plugin_python, "--base", "HEAD~1", "--ack", ACK)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    acked = [p for p in verdict_of(root)["scan"]["problems"] if p["rule"] == "doctest-changed"]
+    assert [p["severity"] for p in acked] == ["warning"]
+
+
 def test_without_the_key_the_gate_rejects_naming_each_doctest_item(tmp_path, plugin_python):
     files = dict(PROJECT, **{"pytest.ini": INI.replace("lanes_doctest_lane = merge\n", "")})
     root = project(tmp_path, files)

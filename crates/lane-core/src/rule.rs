@@ -458,6 +458,11 @@ rules! {
         summary: "a test is defined under an if (in a class body or at module level) that lane-scan cannot decide",
         explanation: "A module body and a class body run once, at import: of `if COND: def test_a ... else: def test_b ...` only one branch defines its tests (methods, module-level test functions, test classes). lane-scan decides conditions on sys.version_info, sys.platform and os.name (and constants, not / and / or of them) for the target interpreter (--python, or the python on PATH, asked in isolated mode), and collects only the tests of the branch taken. Any other condition (an import that may have failed, an environment variable, a module attribute) leaves it unknown whether the test exists: the scan keeps it and reports it here, since it may list a test pytest never collects, or give it the wrong definition.",
         fix: "Make the condition one lane-scan can decide (sys.version_info, sys.platform, os.name), or define the test unconditionally and skip inside it with @pytest.mark.skipif(COND, reason=...) so the test always exists and its skip is visible. If no interpreter answered, pass --python PATH.";
+    // ---- issue 18 (doc): doctest items in product files ----
+    DoctestChanged = "doctest-changed", Error, "lane-scan", acknowledgeable: true,
+        summary: "the patch changes the text of a doctest item",
+        explanation: "With --doctest-modules (or a doctest text file) the examples in a docstring are a test, and they live in a product file: a patch that changes a function and the expected output of its examples together would pass its own doctest, and the file is product code, so the base's test surface does not replace it. lane-scan (with the lines a patch changed: --changed DIFF, or lane-gate --base) reports every doctest item whose docstring or text file the patch changed, so that a human reviews the test change.",
+        fix: "Send changes to doctest examples as their own reviewed change (the base's examples then judge the code change), or have a maintainer acknowledge them (`--ack TEXT`).";
 }
 
 impl std::fmt::Display for Rule {
@@ -645,7 +650,8 @@ mod tests {
                 "lock-entry-added",
                 "witness-test-removed",
                 "witness-fixture-changed",
-                "domain-changed"
+                "domain-changed",
+                "doctest-changed"
             ]
         );
     }

@@ -39,6 +39,8 @@ pub struct DocItem {
     pub owner_docs: Vec<(String, &'static str)>,
     /// Every example of the docstring carries `+SKIP`: pytest reports the item skipped.
     pub all_skipped: bool,
+    /// The first and last line of the docstring (the test's text).
+    pub doc_lines: (u64, u64),
 }
 
 /// Something that makes the module's items uncertain, at a line.
@@ -317,6 +319,12 @@ pub fn find(source: &str, body: &[Stmt], module_name: &str) -> Finding {
 impl<'a> Reader<'a> {
     fn line(&self, node: &impl Ranged) -> u64 {
         self.lines.line(node.range().start().to_usize()) as u64
+    }
+
+    /// The first and last line of a string literal.
+    fn span(&self, s: &ast::ExprStringLiteral) -> (u64, u64) {
+        let end = s.range.end().to_usize().saturating_sub(1);
+        (self.line(s), self.lines.line(end) as u64)
     }
 
     fn unsure(&mut self, line: u64, why: String) {
@@ -858,6 +866,7 @@ impl<'a> Reader<'a> {
                     line: 1,
                     owner_docs: module_docs.clone(),
                     all_skipped: ex.skipped == ex.count,
+                    doc_lines: self.span(doc),
                 });
             }
         }
@@ -902,6 +911,7 @@ impl<'a> Reader<'a> {
                             line: self.line(s),
                             owner_docs: docs,
                             all_skipped: ex.skipped == ex.count,
+                            doc_lines: self.span(s),
                         });
                     }
                 }
@@ -945,6 +955,7 @@ impl<'a> Reader<'a> {
                     line,
                     owner_docs: docs.clone(),
                     all_skipped: ex.skipped == ex.count,
+                    doc_lines: self.span(d),
                 });
             }
         }

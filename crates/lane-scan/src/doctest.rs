@@ -105,18 +105,56 @@ pub struct Ctx<'a> {
     /// The configuration file (root-relative), for messages.
     pub config_file: String,
     pub codeowners: Option<&'a crate::owners::CodeOwners>,
+    /// The lines a patch changed, by root-relative file (`--changed`, lane-gate's `--base`):
+    /// a doctest's text among them is a changed test (`doctest-changed`).
+    pub changed: Option<&'a std::collections::BTreeMap<String, crate::aware::Ranges>>,
 }
 
 impl<'a> Ctx<'a> {
     pub fn new(
         config: &Config,
         codeowners: Option<&'a crate::owners::CodeOwners>,
+        changed: Option<&'a crate::aware::Changed>,
     ) -> Result<Self, Error> {
         Ok(Ctx {
             lane: lane(config)?,
             config_file: config_name(config),
             codeowners,
+            changed: match changed {
+                Some(crate::aware::Changed::Lines(lines)) => Some(lines),
+                _ => None,
+            },
         })
+    }
+
+    /// `doctest-changed` when the patch changed a line of the doctest's text (`lines`, first
+    /// and last): its examples are a test the patch rewrote in a file the gate counts as
+    /// product code.
+    fn changed_text(&self, id: &str, file: &str, lines: (u64, u64), problems: &mut Vec<Problem>) {
+        let Some(touched) = self.changed.and_then(|c| c.get(file)) else {
+            return;
+        };
+        let Some(first) = touched
+            .iter()
+            .filter(|(a, b)| *a <= lines.1 && *b >= lines.0)
+            .map(|(a, _)| (*a).max(lines.0))
+            .min()
+        else {
+            return;
+        };
+        problems.push(
+            Problem::new(
+                Rule::DoctestChanged,
+                format!(
+                    "the patch changes the text of doctest {id} (lines {}-{} of {file}): its \
+                     examples are a test, and a patch that rewrites a test beside the code it \
+                     checks could approve itself",
+                    lines.0, lines.1
+                ),
+            )
+            .at(file, first)
+            .test(id),
+        );
     }
 
     /// The test of one doctest item and its problems: no lane without the key; in a lane,
@@ -261,6 +299,8 @@ pub fn text_file(
         owner_docs: vec![(text.clone(), crate::owners::FROM_TEST)],
         all_skipped: found.skipped == found.count,
     };
+    let last = text.lines().count().max(1) as u64;
+    ctx.changed_text(&item.id, rel, (1, last), problems);
     Some(ctx.item(item, problems))
 }
 
@@ -411,6 +451,7 @@ pub fn module(
                 owner_docs: found.owner_docs,
                 all_skipped: found.all_skipped,
             };
+            ctx.changed_text(&item.id, rel, found.doc_lines, problems);
             ctx.item(item, problems)
         })
         .collect()

@@ -193,7 +193,7 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
     }
     // Doctest items: one per text file, one per docstring with examples of every module with
     // --doctest-modules, in the lane the config gives them (issue 18 (2), issue 18 (doc)).
-    let doctests = doctest::Ctx::new(&config, tree.codeowners.as_ref())?;
+    let doctests = doctest::Ctx::new(&config, tree.codeowners.as_ref(), options.changed.as_ref())?;
     for abs in &found.doctest_files {
         if let Some(test) = doctest::text_file(&doctests, abs, &rel_path(abs, root), &mut problems)
         {
