@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from _pytest.doctest import DoctestItem
 
 __version__ = "0.1.0"
 
@@ -47,6 +48,10 @@ REPLAY_DIR = Path(".lanes") / "replay"
 #: The names ``-p`` may give this plugin (its module and its entry point).
 PLUGIN_NAMES = ("pytest_lanes_gate",)
 
+#: The ini key giving every doctest item (module docstrings and text files) its lane: a
+#: docstring cannot carry a decorator, so the project chooses one lane for all of them.
+DOCTEST_LANE_KEY = "lanes_doctest_lane"
+
 _STATE = pytest.StashKey["_State"]()
 
 
@@ -56,6 +61,8 @@ class _State:
         self.adopted = False
         # file -> {first line of a definition (decorator or def): the def's own line}
         self.def_lines: dict[str, dict[int, int]] = {}
+        # The lane of doctest items (``lanes_doctest_lane``), or None.
+        self.doctest_lane: str | None = None
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -68,12 +75,28 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "record: only record each test's runtime lanes (lane-gate's mode: its static scan "
         "judges the contract)",
     )
+    parser.addini(
+        DOCTEST_LANE_KEY,
+        help="the lane (merge, witness or freeze) of every doctest item: pytest-lanes-gate adds "
+        "its mark to each at collection, and lane-scan reads the same key (lanes)",
+        type="string",
+        default="",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     for lane in LANES:
         config.addinivalue_line("markers", f"{lane}: {MARKER_HELP[lane]}")
     state = _State()
+    value = (config.getini(DOCTEST_LANE_KEY) or "").strip()
+    if value:
+        if value not in LANES:
+            where = config.inipath if config.inipath is not None else "the configuration"
+            raise pytest.UsageError(
+                f"{where}: {DOCTEST_LANE_KEY} is {value!r}: the lane of the project's doctest "
+                f"items is one of {', '.join(LANES)}"
+            )
+        state.doctest_lane = value
     plugins = getattr(config.option, "plugins", None) or []
     state.adopted = any(p in PLUGIN_NAMES for p in plugins)
     config.stash[_STATE] = state
@@ -103,9 +126,19 @@ def runtime_lanes(item: pytest.Item) -> list[str]:
 
 
 def _is_test_function(item: pytest.Item) -> bool:
-    # Python test functions and methods (unittest's included); doctests and items of other
-    # plugins have no lane marks of their own.
-    return isinstance(item, pytest.Function)
+    # Python test functions and methods (unittest's included), and doctest items (their lane
+    # comes from ``lanes_doctest_lane``); items of other plugins have no lane marks of their own.
+    return isinstance(item, (pytest.Function, DoctestItem))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_itemcollected(item: pytest.Item) -> None:
+    # Before any ``pytest_collection_modifyitems`` (``-m`` deselection included) sees the item.
+    if not isinstance(item, DoctestItem):
+        return
+    state = item.config.stash.get(_STATE, None)
+    if state is not None and state.doctest_lane is not None:
+        item.add_marker(state.doctest_lane)
 
 
 def _root_relative(config: pytest.Config, path: Path) -> str:
@@ -164,7 +197,13 @@ def contract_problems(items) -> list[tuple[str, int, str, str]]:
         seen.add(tid)
         file, line = location(item)
         lanes = runtime_lanes(item)
-        if not lanes:
+        if not lanes and isinstance(item, DoctestItem):
+            problems.append(
+                (file, line, "unmarked", f"doctest {tid} has no lane: give every doctest item "
+                 f"its lane with `{DOCTEST_LANE_KEY} = merge` (or witness, freeze) in the pytest "
+                 "configuration")
+            )
+        elif not lanes:
             problems.append(
                 (file, line, "unmarked", f"{tid} has no lane: mark it merge, witness or freeze")
             )

@@ -21,11 +21,13 @@ from conftest import PYTHON, REPO, run_pytest, run_tool
 
 E2E = Path(__file__).resolve().parent
 SUITES_DIR = REPO / "tests" / "suites"
+PLUGIN_DIR = REPO / "python" / "pytest-lanes-gate"
 # The suites this oracle must cover; a missing one fails (never skips).
 REQUIRED = tuple(f"tests/suites/{name}" for name in (
     "tricky", "ini_style", "cfg_style", "toml_native", "pytest_ini", "pytest_toml",
     "addopts_ignore", "dot_pytest_ini", "collect_order", "collect_ignore",
-    "doctest_text", "fixture_params", "module_branches", "cond_names", "empty_params")) + ("examples/invoice",)
+    "doctest_text", "fixture_params", "module_branches", "cond_names", "empty_params",
+    "doctest_modules")) + ("examples/invoice",)
 
 
 def suite_dirs() -> list[str]:
@@ -36,8 +38,12 @@ def suite_dirs() -> list[str]:
 
 def pytest_view(suite: Path, out: Path) -> dict:
     """What the real pytest collects in `suite`, through collect_plugin."""
-    pythonpath = os.pathsep.join(p for p in (str(E2E), os.environ.get("PYTHONPATH", "")) if p)
-    proc = run_pytest("--collect-only", "-q", "-p", "collect_plugin", cwd=suite,
+    # pytest-lanes-gate is loaded as lane-gate loads it (recording only): it gives doctest
+    # items the lane of `lanes_doctest_lane`, which lane-scan reads from the same config.
+    pythonpath = os.pathsep.join(p for p in (str(E2E), str(PLUGIN_DIR),
+                                             os.environ.get("PYTHONPATH", "")) if p)
+    proc = run_pytest("--collect-only", "-q", "-p", "collect_plugin", "-p", "pytest_lanes_gate",
+                      "--lanes-contract=record", cwd=suite,
                       env={"PYTHONPATH": pythonpath, "COLLECT_PLUGIN_OUT": str(out)})
     assert proc.returncode == 0, (
         f"pytest could not collect {suite} cleanly (exit {proc.returncode}):\n"

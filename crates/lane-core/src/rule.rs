@@ -83,8 +83,8 @@ rules! {
     // ---- lane-scan ----
     Unmarked = "unmarked", Error, "lane-scan", acknowledgeable: false,
         summary: "a collected test has no lane",
-        explanation: "Every test pytest collects must carry exactly one of the marks merge, witness or freeze. A test without a lane is not a default merge vote: the gate cannot know what it is evidence of.",
-        fix: "add @pytest.mark.merge (a property or a human-written oracle), @pytest.mark.witness (locked bytes) or @pytest.mark.freeze (a known flake with a ledger row), or delete the test.";
+        explanation: "Every test pytest collects must carry exactly one of the marks merge, witness or freeze. A test without a lane is not a default merge vote: the gate cannot know what it is evidence of. Doctest items (text files, and module docstrings with --doctest-modules) cannot carry a mark: they take the lane of the ini key `lanes_doctest_lane`, and without it each is unmarked.",
+        fix: "add @pytest.mark.merge (a property or a human-written oracle), @pytest.mark.witness (locked bytes) or @pytest.mark.freeze (a known flake with a ledger row), or delete the test. For doctest items set `lanes_doctest_lane = merge` (or freeze) in the pytest configuration (pytest-lanes-gate adds that mark to every doctest item at collection).";
     MultipleLanes = "multiple-lanes", Error, "lane-scan", acknowledgeable: false,
         summary: "more than one distinct lane reaches a test",
         explanation: "Lanes are exclusive. Marks from the function, its classes, base classes and pytestmark all reach a test; when two different lanes arrive the test would both vote and not vote.",
@@ -407,9 +407,9 @@ rules! {
         explanation: "pytest leaves out of collection the paths a conftest lists in collect_ignore and the patterns in collect_ignore_glob (relative to the conftest's folder; the nearest conftest defining the list decides). lane-scan reads literal lists of strings, + of them, +=, .append and .extend at module level, under if conditions on sys.version_info, sys.platform and os.name decided for the target interpreter. A value computed at run time (a call, a comprehension, a variable), a change inside a function, a loop or a try block, or a condition it cannot decide (an import that may fail, an environment variable) leaves it unsure which files pytest collects under that folder: tests would be reported that pytest never runs, or missed.",
         fix: "Write the lists as literals at module level of the conftest, and make the variation a condition on sys.version_info or sys.platform; to skip tests when an optional dependency is missing, use pytest.importorskip in the test module (its tests then stay visible and get their lanes).";
     UnseenDoctests = "unseen-doctests", Error, "lane-scan", acknowledgeable: false,
-        summary: "addopts has --doctest-modules: pytest collects docstring examples lane-scan does not list",
-        explanation: "With --doctest-modules pytest collects, from every Python module it walks (not only test files), one test per docstring holding examples (`path.py::module.name`). Those tests carry no lane mark (a docstring's examples run outside the marks of what they document), and lane-scan does not list them: they would reach the tally as unknown tests. Doctest text files (--doctest-glob, default test*.txt) are listed under pytest's ids (`path::name`) with no lane, so each is reported unmarked naming its file.",
-        fix: "Run doctests from a marked test instead: a test module with `@pytest.mark.witness` (or merge) tests that call doctest.testmod(module) or doctest.testfile(path) and assert no failures; then drop --doctest-modules from addopts.";
+        summary: "with --doctest-modules, a module's doctest items cannot all be read statically",
+        explanation: "With --doctest-modules pytest imports every Python module it walks (conftest.py included; not __main__.py or a setuptools setup.py) and collects, through doctest.DocTestFinder, one test per docstring holding examples: the module's, and those of the functions, classes, methods, static and class methods, properties and nested classes defined in it, and the entries of its __test__ dict, named `path.py::module.Class.name`. lane-scan reads these from the source and gives them the lane of `lanes_doctest_lane`. It cannot read a docstring set at run time (`__doc__ = ...` computed, `f.__doc__ = ...`, `setattr(x, \"__doc__\", ...)`, a `__doc__` key given to type()), a decorator it does not know on an object whose docstrings hold examples (it may replace the object, rename it, or drop its docstring: a cached_property's examples are collected on some Python versions only), an object with examples bound under if/try/a loop (whether it exists depends on run time), a function or class made by a call from one with examples, a string with examples that is no docstring it can place (a nested function's), or a __test__ entry that is not a string or a function or class of the module. Those items would reach the tally as unknown tests or be missed.",
+        fix: "Make the docstrings literal and the objects plain definitions at module or class level: write the docstring in the def (not assigned afterwards), use decorators that keep the function (functools.wraps inside, or staticmethod, classmethod, property, functools.lru_cache), define the object unconditionally (choose the implementation inside it), or move the examples into a doctest text file or a marked test that runs doctest.testmod.";
     // ---- issue 21: the vote across CI shards, bound to one scan ----
     StaleReport = "stale-report", Error, "lane-tally", acknowledgeable: false,
         summary: "a report does not answer this evidence document: its run manifest names another document's digest, or it has none where one is required",
@@ -463,6 +463,11 @@ rules! {
         summary: "a parametrize with an empty list of values fails collection (empty_parameter_set_mark = fail_at_collect)",
         explanation: "pytest gives a test parametrized over an empty list one item with the mark the ini key empty_parameter_set_mark names: skip (the default; lane-scan reports unconditional-skip), xfail (lane-scan reports the xfail), or fail_at_collect, which makes the whole module a collection error: none of its tests run. lane-scan reads empty lists and tuples written in the parametrize call; a name bound to [] is not read (it is often filled later, CASES.append(...)). Values computed at run time (a generator reading data files) are not read: if such a set comes out empty, the test is skipped (or xfailed) at run time with pytest's reason `got empty parameter set`, which lane-tally reports as merge-skipped or witness-skipped for that test.",
         fix: "Give the parametrize at least one parameter set, or remove the test; do not ship a parametrize over an empty list.";
+    // ---- issue 18 (doc): doctest items in product files ----
+    DoctestChanged = "doctest-changed", Error, "lane-scan", acknowledgeable: true,
+        summary: "the patch changes the text of a doctest item",
+        explanation: "With --doctest-modules (or a doctest text file) the examples in a docstring are a test, and they live in a product file: a patch that changes a function and the expected output of its examples together would pass its own doctest, and the file is product code, so the base's test surface does not replace it. lane-scan (with the lines a patch changed: --changed DIFF, or lane-gate --base) reports every doctest item whose docstring or text file the patch changed, so that a human reviews the test change.",
+        fix: "Send changes to doctest examples as their own reviewed change (the base's examples then judge the code change), or have a maintainer acknowledge them (`--ack TEXT`).";
 }
 
 impl std::fmt::Display for Rule {
@@ -650,7 +655,8 @@ mod tests {
                 "lock-entry-added",
                 "witness-test-removed",
                 "witness-fixture-changed",
-                "domain-changed"
+                "domain-changed",
+                "doctest-changed"
             ]
         );
     }

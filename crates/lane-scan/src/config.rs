@@ -41,6 +41,9 @@ pub struct Config {
     /// `empty_parameter_set_mark`: the mark pytest gives a test parametrized over an empty
     /// list (`skip`, `xfail`, `fail_at_collect`; empty: `skip`) (issue 18 (fid4)).
     pub empty_parameter_set_mark: String,
+    /// pytest-lanes-gate's `lanes_doctest_lane` ini value and its line: the lane of every
+    /// doctest item (issue 18 (doc)).
+    pub doctest_lane: Option<(String, u64)>,
 }
 
 impl Config {
@@ -60,6 +63,7 @@ impl Config {
             addopts_line: None,
             asyncio_mode: None,
             empty_parameter_set_mark: String::new(),
+            doctest_lane: None,
         }
     }
 }
@@ -137,6 +141,9 @@ pub fn load(args: &[PathBuf], rootdir_flag: Option<&Path>, cwd: &Path) -> Result
             }
             "empty_parameter_set_mark" => {
                 config.empty_parameter_set_mark = value.args().join(" ");
+            }
+            "lanes_doctest_lane" => {
+                config.doctest_lane = Some((value.args().join(" "), line));
             }
             _ => {}
         }

@@ -18,6 +18,10 @@ pub struct Found {
     /// Text files pytest collects as doctests (`--doctest-glob`, default `test*.txt`, or a
     /// `.txt` / `.rst` file given as an argument), sorted, unique (issue 18 (2)).
     pub doctest_files: Vec<PathBuf>,
+    /// With `--doctest-modules`: every Python file pytest imports for its docstring examples
+    /// (conftest.py included; not `__main__.py` or a setuptools `setup.py`), sorted, unique
+    /// (issue 18 (doc)).
+    pub doctest_modules: Vec<PathBuf>,
 }
 
 /// `--ignore` / `--ignore-glob` from addopts, made absolute against the invocation folder.
@@ -72,6 +76,7 @@ pub fn discover(config: &Config, args: &[PathBuf], cwd: &Path) -> Result<Found, 
     let mut found = Found::default();
     let ignores = Ignores::from_addopts(&config.addopts, cwd);
     let doctest_globs = crate::doctest::globs(&config.addopts);
+    let doctest_modules = crate::doctest::modules_enabled(config);
     for arg in args {
         let meta = std::fs::metadata(arg).map_err(|e| Error::io(arg, e))?;
         if meta.is_file() {
@@ -80,6 +85,13 @@ pub fn discover(config: &Config, args: &[PathBuf], cwd: &Path) -> Result<Found, 
             }
             // An explicit file is collected whatever python_files says, as pytest does.
             if arg.extension().is_some_and(|e| e == "py") {
+                let name = arg
+                    .file_name()
+                    .map(|n| n.to_string_lossy())
+                    .unwrap_or_default();
+                if doctest_modules && !crate::doctest::skipped_module(arg, &name) {
+                    found.doctest_modules.push(arg.clone());
+                }
                 if arg.file_name().is_some_and(|n| n == "conftest.py") {
                     found.conftests.push(arg.clone());
                 } else {
@@ -135,6 +147,9 @@ pub fn discover(config: &Config, args: &[PathBuf], cwd: &Path) -> Result<Found, 
             if !is_file {
                 continue;
             }
+            if doctest_modules && !crate::doctest::skipped_module(path, &name) {
+                found.doctest_modules.push(path.to_path_buf());
+            }
             if name == "conftest.py" {
                 found.conftests.push(path.to_path_buf());
             } else if config
@@ -152,6 +167,8 @@ pub fn discover(config: &Config, args: &[PathBuf], cwd: &Path) -> Result<Found, 
     found.conftests.dedup();
     found.doctest_files.sort();
     found.doctest_files.dedup();
+    found.doctest_modules.sort();
+    found.doctest_modules.dedup();
     Ok(found)
 }
 

@@ -1,18 +1,20 @@
-//! Doctests (issue 18 (2)). pytest collects every text file matching `--doctest-glob`
-//! (default `test*.txt`; the option replaces the default, and may be given more than once) as
-//! one test, `path::name`, when it holds an example (`>>>`); with `--doctest-modules`, the
-//! examples in the docstrings of every Python module become tests too.
+//! Doctests (issue 18 (2), issue 18 (doc)). pytest collects every text file matching
+//! `--doctest-glob` (default `test*.txt`; the option replaces the default, and may be given
+//! more than once) as one test, `path::name`, when it holds an example (`>>>`); with
+//! `--doctest-modules`, every Python module it walks (not `setup.py` or `__main__.py`) gives
+//! one test per docstring holding examples, `path.py::module.name` ([`crate::docfinder`]).
 //!
 //! A doctest has no place for a lane mark: a text file carries no decorator, and a docstring's
-//! examples run outside the marks of the function they document. lane-scan lists text-file
-//! doctests under pytest's ids with no lane, so each is `unmarked` naming its file (the gate
-//! fails closed instead of meeting an unknown test at tally time); module doctests it cannot
-//! list yet, and says so (`unseen-doctests` on the configuration line).
+//! examples run outside the marks of the function they document. The project gives all its
+//! doctest items one lane in its pytest configuration, `lanes_doctest_lane = merge|witness|
+//! freeze` (pytest-lanes-gate registers the key and adds that lane's mark to every doctest
+//! item at collection). Without the key each doctest item is `unmarked`, naming its file and
+//! line; an invalid value is a usage error naming the configuration line.
 
 use std::path::Path;
 
-use lane_core::scan::{Attachments, ScanTest};
-use lane_core::{Problem, Rule};
+use lane_core::scan::{Attachments, Lane, ScanTest};
+use lane_core::{Error, Problem, Rule};
 
 use crate::config::Config;
 use crate::fnmatch::fnmatch;
@@ -51,7 +53,7 @@ pub fn matches(glob: &str, path: &Path, name: &str) -> bool {
     }
 }
 
-/// The line of the first example (`>>>` after spaces, tabs expanded as doctest does), if any.
+/// The line of the first `>>>` line (after spaces, tabs expanded as doctest does), if any.
 pub fn first_example(text: &str) -> Option<u64> {
     text.lines().enumerate().find_map(|(i, line)| {
         let expanded = line.replace('\t', "        ");
@@ -62,9 +64,211 @@ pub fn first_example(text: &str) -> Option<u64> {
     })
 }
 
+/// The ini key pytest-lanes-gate registers for the lane of every doctest item.
+pub const LANE_KEY: &str = "lanes_doctest_lane";
+
+/// The lane `lanes_doctest_lane` gives doctest items (none without the key); a value that is
+/// not a lane is a usage error naming the configuration file and line (exit 2).
+pub fn lane(config: &Config) -> Result<Option<Lane>, Error> {
+    let Some((value, line)) = &config.doctest_lane else {
+        return Ok(None);
+    };
+    match Lane::from_name(value) {
+        Some(lane) => Ok(Some(lane)),
+        None => Err(Error::parse(
+            config_name(config),
+            *line as usize,
+            0,
+            format!(
+                "{LANE_KEY} is {value:?}: the lane of the project's doctest items is one of \
+                 merge, witness or freeze"
+            ),
+        )),
+    }
+}
+
+/// The configuration file, root-relative when it lies under the rootdir.
+fn config_name(config: &Config) -> String {
+    config
+        .file
+        .as_ref()
+        .map(|f| {
+            lane_core::paths::relative_to(f, &config.rootdir)
+                .unwrap_or_else(|| lane_core::paths::to_slash(f))
+        })
+        .unwrap_or_else(|| "the pytest configuration".to_string())
+}
+
+/// What every doctest item of one scan shares.
+pub struct Ctx<'a> {
+    pub lane: Option<Lane>,
+    /// The configuration file (root-relative), for messages.
+    pub config_file: String,
+    pub codeowners: Option<&'a crate::owners::CodeOwners>,
+    /// The lines a patch changed, by root-relative file (`--changed`, lane-gate's `--base`):
+    /// a doctest's text among them is a changed test (`doctest-changed`).
+    pub changed: Option<&'a std::collections::BTreeMap<String, crate::aware::Ranges>>,
+}
+
+impl<'a> Ctx<'a> {
+    pub fn new(
+        config: &Config,
+        codeowners: Option<&'a crate::owners::CodeOwners>,
+        changed: Option<&'a crate::aware::Changed>,
+    ) -> Result<Self, Error> {
+        Ok(Ctx {
+            lane: lane(config)?,
+            config_file: config_name(config),
+            codeowners,
+            changed: match changed {
+                Some(crate::aware::Changed::Lines(lines)) => Some(lines),
+                _ => None,
+            },
+        })
+    }
+
+    /// `doctest-changed` when the patch changed a line of the doctest's text (`lines`, first
+    /// and last): its examples are a test the patch rewrote in a file the gate counts as
+    /// product code.
+    fn changed_text(&self, id: &str, file: &str, lines: (u64, u64), problems: &mut Vec<Problem>) {
+        let Some(touched) = self.changed.and_then(|c| c.get(file)) else {
+            return;
+        };
+        let Some(first) = touched
+            .iter()
+            .filter(|(a, b)| *a <= lines.1 && *b >= lines.0)
+            .map(|(a, _)| (*a).max(lines.0))
+            .min()
+        else {
+            return;
+        };
+        problems.push(
+            Problem::new(
+                Rule::DoctestChanged,
+                format!(
+                    "the patch changes the text of doctest {id} (lines {}-{} of {file}): its \
+                     examples are a test, and a patch that rewrites a test beside the code it \
+                     checks could approve itself",
+                    lines.0, lines.1
+                ),
+            )
+            .at(file, first)
+            .test(id),
+        );
+    }
+
+    /// The test of one doctest item and its problems: no lane without the key; in a lane,
+    /// what that lane needs (an owner in merge, locked bytes in witness) and no skip of every
+    /// example.
+    fn item(&self, one: Item<'_>, problems: &mut Vec<Problem>) -> ScanTest {
+        let Item {
+            id,
+            file,
+            line,
+            owner_docs,
+            all_skipped,
+        } = one;
+        let mut attachments = Attachments::default();
+        let Some(lane) = self.lane else {
+            problems.push(
+                Problem::new(
+                    Rule::Unmarked,
+                    format!(
+                        "doctest {id} has no lane: pytest runs its examples as a test, and a \
+                         docstring or text file cannot carry a lane mark; give every doctest \
+                         item its lane with `{LANE_KEY} = merge` (or witness, freeze) in \
+                         {}, or take the examples out of pytest's reach",
+                        self.config_file
+                    ),
+                )
+                .at(file, line)
+                .test(&id),
+            );
+            return ScanTest {
+                attachments,
+                defined_in: None,
+                file: file.to_string(),
+                id,
+                lane: None,
+                lanes: Vec::new(),
+                line,
+                marks: Vec::new(),
+                parametrized: false,
+            };
+        };
+        let from_docs = owner_docs.iter().find_map(|(doc, from)| {
+            let [owner] = crate::rules::facts::docstring_fields(doc, ["owner"]);
+            owner.map(|o| (o, from.to_string()))
+        });
+        let owner = from_docs.or_else(|| self.codeowners.and_then(|c| c.owner_of(file)));
+        if let Some((owner, from)) = owner {
+            attachments.owner = Some(owner);
+            attachments.owner_from = Some(from);
+        }
+        let needs = match lane {
+            Lane::Merge if attachments.owner.is_none() => Some(format!(
+                "merge test {id} needs an 'owner:' line in its docstring (or an enclosing \
+                 class's or the module's, or a CODEOWNERS entry for {file})"
+            )),
+            Lane::Witness => Some(format!(
+                "witness test {id} needs fixture= (locked golden bytes) or locked_on= (a lock \
+                 date), which a doctest item cannot carry: give doctests ({LANE_KEY} in {}) \
+                 the merge or freeze lane",
+                self.config_file
+            )),
+            _ => None,
+        };
+        if let Some(msg) = needs {
+            problems.push(
+                Problem::new(Rule::MissingAttachment, msg)
+                    .at(file, line)
+                    .test(&id),
+            );
+        }
+        if all_skipped {
+            problems.push(
+                Problem::new(
+                    Rule::UnconditionalSkip,
+                    format!(
+                        "{id} is skipped unconditionally: every example of the doctest has \
+                         `+SKIP`, so pytest reports it skipped; a skip deletes evidence"
+                    ),
+                )
+                .at(file, line)
+                .test(&id),
+            );
+        }
+        ScanTest {
+            attachments,
+            defined_in: None,
+            file: file.to_string(),
+            id,
+            lane: Some(lane),
+            lanes: vec![lane],
+            line,
+            marks: vec![lane.as_str().to_string()],
+            parametrized: false,
+        }
+    }
+}
+
+/// One doctest item before its lane is given.
+struct Item<'a> {
+    id: String,
+    file: &'a str,
+    line: u64,
+    owner_docs: Vec<(String, &'static str)>,
+    all_skipped: bool,
+}
+
 /// The test pytest collects from doctest text file `rel` (root-relative), read from `abs`,
 /// and its problems: none when the file holds no example.
-pub fn text_file(abs: &Path, rel: &str, problems: &mut Vec<Problem>) -> Option<ScanTest> {
+pub fn text_file(
+    ctx: &Ctx,
+    abs: &Path,
+    rel: &str,
+    problems: &mut Vec<Problem>,
+) -> Option<ScanTest> {
     let text = match lane_core::io::read_file_capped(
         abs,
         lane_core::rule::SOURCE_MAX_BYTES,
@@ -82,55 +286,173 @@ pub fn text_file(abs: &Path, rel: &str, problems: &mut Vec<Problem>) -> Option<S
             return None;
         }
     };
-    let line = first_example(&text)?;
-    let name = rel.rsplit('/').next().unwrap_or(rel);
-    let id = format!("{rel}::{name}");
-    problems.push(
-        Problem::new(
-            Rule::Unmarked,
-            format!(
-                "doctest {id} has no lane: pytest runs the examples of {rel} as one test, and a \
-                 text file cannot carry a lane mark; move the examples into a test module (a \
-                 marked test that runs doctest.testfile) or out of --doctest-glob's reach"
-            ),
-        )
-        .at(rel, line)
-        .test(&id),
-    );
-    Some(ScanTest {
-        attachments: Attachments::default(),
-        defined_in: None,
-        file: rel.to_string(),
-        id,
-        lane: None,
-        lanes: Vec::new(),
-        line,
-        marks: Vec::new(),
-        parametrized: false,
-    })
-}
-
-/// `--doctest-modules` in addopts: the module doctests lane-scan does not list.
-pub fn modules_problem(config: &Config) -> Option<Problem> {
-    if !config.addopts.iter().any(|o| o == "--doctest-modules") {
+    let found = crate::docfinder::examples(&text);
+    if found.count == 0 {
         return None;
     }
-    let file = config
-        .file
-        .as_ref()
-        .and_then(|f| lane_core::paths::relative_to(f, &config.rootdir))
+    let line = first_example(&text).unwrap_or(1);
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    let item = Item {
+        id: format!("{rel}::{name}"),
+        file: rel,
+        line,
+        owner_docs: vec![(text.clone(), crate::owners::FROM_TEST)],
+        all_skipped: found.skipped == found.count,
+    };
+    let last = text.lines().count().max(1) as u64;
+    ctx.changed_text(&item.id, rel, (1, last), problems);
+    Some(ctx.item(item, problems))
+}
+
+/// `--doctest-modules` in addopts.
+pub fn modules_enabled(config: &Config) -> bool {
+    config.addopts.iter().any(|o| o == "--doctest-modules")
+}
+
+/// Whether pytest's doctest plugin leaves out the Python file `path` (named `name`):
+/// `__main__.py`, and a `setup.py` that mentions setuptools or distutils.
+pub fn skipped_module(path: &Path, name: &str) -> bool {
+    match name {
+        "__main__.py" => true,
+        "setup.py" => std::fs::read(path).is_ok_and(|b| {
+            memchr::memmem::find(&b, b"setuptools").is_some()
+                || memchr::memmem::find(&b, b"distutils").is_some()
+        }),
+        _ => false,
+    }
+}
+
+/// The `__name__` pytest imports `abs` under (the default `prepend` import mode): the file's
+/// stem after the names of the folders above it that hold an `__init__.py` (a package's
+/// `__init__.py` is the package).
+pub fn module_name(abs: &Path) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let stem = abs
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let line = config.addopts_line.unwrap_or(1);
-    let problem = Problem::new(
-        Rule::UnseenDoctests,
-        format!(
-            "{file}:{line}: addopts has --doctest-modules: pytest collects the docstring \
-             examples of every module as tests, which lane-scan does not list"
-        ),
-    );
-    Some(if file.is_empty() {
-        problem
-    } else {
-        problem.at(&file, line)
-    })
+    if stem != "__init__" {
+        parts.push(stem);
+    }
+    let mut dir = abs.parent();
+    while let Some(d) = dir {
+        if !d.join("__init__.py").is_file() {
+            break;
+        }
+        match d.file_name() {
+            Some(n) => parts.push(n.to_string_lossy().into_owned()),
+            None => break,
+        }
+        dir = d.parent();
+    }
+    parts.reverse();
+    parts.join(".")
+}
+
+/// The bytes that can make a doctest item: an example prompt (written plainly or as an
+/// escape), a `__test__` dict, a `__doc__` set at run time. A module without any has none.
+fn may_hold_doctests(bytes: &[u8]) -> bool {
+    const NEEDLES: &[&[u8]] = &[
+        b">>>",
+        b"__test__",
+        b"__doc__",
+        b"\\x3e",
+        b"\\x3E",
+        b"\\076",
+        b"\\u003e",
+        b"\\u003E",
+        b"\\U0000003",
+        b"\\N{",
+    ];
+    NEEDLES
+        .iter()
+        .any(|n| memchr::memmem::find(bytes, n).is_some())
+}
+
+/// The doctest items of Python module `abs` (root-relative `rel`) and their problems;
+/// `reported`: the module is read by the main pass too, which reports it when it does not
+/// parse.
+pub fn module(
+    ctx: &Ctx,
+    abs: &Path,
+    rel: &str,
+    reported: bool,
+    problems: &mut Vec<Problem>,
+) -> Vec<ScanTest> {
+    let bytes = match lane_core::io::read_file_capped(
+        abs,
+        lane_core::rule::SOURCE_MAX_BYTES,
+        "a Python module",
+    ) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            if !reported {
+                problems.push(
+                    Problem::new(Rule::ParseError, format!("cannot read {rel}: {e}")).file(rel),
+                );
+            }
+            return Vec::new();
+        }
+    };
+    if !may_hold_doctests(&bytes) {
+        return Vec::new();
+    }
+    let Ok(text) = String::from_utf8(bytes) else {
+        if !reported {
+            problems.push(
+                Problem::new(
+                    Rule::ParseError,
+                    format!("{rel}: not valid UTF-8; pytest cannot import it for its doctests"),
+                )
+                .file(rel),
+            );
+        }
+        return Vec::new();
+    };
+    let source = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let parsed = match crate::python::parse_guarded(source) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            if !reported {
+                problems.push(
+                    Problem::new(
+                        Rule::ParseError,
+                        format!("{rel}:{}:{}: {}", e.line, e.column, e.message),
+                    )
+                    .at(rel, e.line),
+                );
+            }
+            return Vec::new();
+        }
+    };
+    let name = module_name(abs);
+    let finding = crate::docfinder::find(source, &parsed.syntax().body, &name);
+    for unsure in finding.unsure {
+        problems.push(
+            Problem::new(
+                Rule::UnseenDoctests,
+                format!(
+                    "{rel}:{}: with --doctest-modules pytest collects the docstring examples \
+                     of module {name}, and lane-scan cannot be sure of them here: {}",
+                    unsure.line, unsure.why
+                ),
+            )
+            .at(rel, unsure.line),
+        );
+    }
+    finding
+        .items
+        .into_iter()
+        .map(|found| {
+            let item = Item {
+                id: format!("{rel}::{}", found.name),
+                file: rel,
+                line: found.line,
+                owner_docs: found.owner_docs,
+                all_skipped: found.all_skipped,
+            };
+            ctx.changed_text(&item.id, rel, found.doc_lines, problems);
+            ctx.item(item, problems)
+        })
+        .collect()
 }

@@ -7,6 +7,7 @@ pub mod collect;
 pub mod collect_ignore;
 pub mod config;
 pub mod discover;
+pub mod docfinder;
 pub mod doctest;
 pub mod fix;
 pub mod fixtures;
@@ -205,13 +206,39 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
     // sequential step, tens of thousands of entries cost a sort's run detection, not as many
     // tree descents. A key given twice keeps its last value, as inserting would.
     let param_only_marks: BTreeMap<String, Vec<String>> = param_only.into_iter().collect();
-    // Doctest text files: one test each, with no lane (issue 18 (2)).
+    // Doctest items: one per text file, one per docstring with examples of every module with
+    // --doctest-modules, in the lane the config gives them (issue 18 (2), issue 18 (doc)).
+    let doctests = doctest::Ctx::new(&config, tree.codeowners.as_ref(), options.changed.as_ref())?;
     for abs in &found.doctest_files {
-        if let Some(test) = doctest::text_file(abs, &rel_path(abs, root), &mut problems) {
+        if let Some(test) = doctest::text_file(&doctests, abs, &rel_path(abs, root), &mut problems)
+        {
             runs.push(vec![test]);
         }
     }
-    problems.extend(doctest::modules_problem(&config));
+    let module_doctests: Vec<(Vec<ScanTest>, Vec<Problem>)> = pool.install(|| {
+        found
+            .doctest_modules
+            .par_iter()
+            .map(|abs| {
+                let mut found_problems = Vec::new();
+                let reported = tree.by_path.contains_key(abs);
+                let tests = doctest::module(
+                    &doctests,
+                    abs,
+                    &rel_path(abs, root),
+                    reported,
+                    &mut found_problems,
+                );
+                (tests, found_problems)
+            })
+            .collect()
+    });
+    for (tests, found_problems) in module_doctests {
+        if !tests.is_empty() {
+            runs.push(tests);
+        }
+        problems.extend(found_problems);
+    }
     let runs = in_id_order(runs);
     // On every core (sorted below, so in any order); the snapshot folders are looked for
     // once per folder of test modules, not twice per module.
@@ -294,6 +321,12 @@ fn apply_collect_ignore(
     );
     if !ignores.is_empty() {
         found.test_files.retain(|f| !ignores.ignored(f, root, args));
+        found
+            .doctest_files
+            .retain(|f| !ignores.ignored(f, root, args));
+        found
+            .doctest_modules
+            .retain(|f| !ignores.ignored(f, root, args));
         found
             .conftests
             .retain(|f| f.parent().is_none_or(|d| !ignores.ignored(d, root, args)));

@@ -611,6 +611,27 @@ pub fn summarize(source: &str) -> Result<Module, SyntaxError> {
     }
 }
 
+/// Parses `source` (BOM stripped) behind the same nesting guard as [`summarize`], for readers
+/// that walk the syntax tree themselves (doctest items, issue 18 (doc)).
+pub(crate) fn parse_guarded(
+    source: &str,
+) -> Result<ruff_python_parser::Parsed<ast::ModModule>, SyntaxError> {
+    let lines = Lines::new(source);
+    if let Some(offset) = too_deep(source) {
+        let at = TextSize::try_from(offset).unwrap_or_default();
+        return Err(SyntaxError {
+            line: lines.line(at),
+            column: lines.column(source, at),
+            message: format!("too many nested parentheses (Python allows {MAX_BRACKETS})"),
+        });
+    }
+    ruff_python_parser::parse_module(source).map_err(|e| SyntaxError {
+        line: lines.line(e.location.start()),
+        column: lines.column(source, e.location.start()),
+        message: e.error.to_string(),
+    })
+}
+
 /// The offset where bracket nesting first exceeds [`MAX_BRACKETS`], skipping strings and
 /// comments; a guard in front of the recursive parser, not a parser.
 fn too_deep(source: &str) -> Option<usize> {

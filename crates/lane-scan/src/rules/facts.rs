@@ -634,7 +634,7 @@ fn enclosing_classes<'m>(
 /// `owner: X` / `shrinking: ...` fields of a docstring, in one pass: each key's first `key:`
 /// line (the key in any case) gives the rest of that line, or the next non-empty line when
 /// the rest is empty, as if each key were looked for alone. Keys must be ASCII.
-fn docstring_fields<const N: usize>(doc: &str, keys: [&str; N]) -> [Option<String>; N] {
+pub(crate) fn docstring_fields<const N: usize>(doc: &str, keys: [&str; N]) -> [Option<String>; N] {
     /// Where the search for one key stands.
     #[derive(Clone, Copy)]
     enum State<'d> {

@@ -1,0 +1,5 @@
+"""A script folder without __init__.py: module name `tool`.
+
+>>> 3 - 1
+2
+"""

@@ -1,0 +1,5 @@
+"""Never collected for doctests.
+
+>>> 1
+1
+"""
