@@ -10,8 +10,12 @@
 //! - pytest-regressions: the data folder named after the module, `<dir>/<module>/`, holding
 //!   `<name>.<ext>` with `<name>` the test's node name with every non-word character made `_`
 //!   (a parametrized test's files start with `<test>_`; the longest test name that fits wins).
-//!   With `--with-test-class-names` in the config's addopts (the library's option), a test
-//!   in a class is named `<Class>_<test>` (its innermost class, non-word characters made `_`).
+//!   With `--with-test-class-names` in the config's addopts (the library's option; never
+//!   `PYTEST_ADDOPTS`, which the gate's runs clear), a test in a class is named
+//!   `<Class>_<test>` (its innermost class, non-word characters made `_`). A data file named
+//!   like that for any class pytest would collect (`python_classes`), or after any test name
+//!   (`python_functions`), is listed even when that class or test is gone, or the option is
+//!   off: it is left over, and no test uses it.
 //!   A `check(basename="NAME")` names `<dir>/<module>/NAME.<ext>` instead, and a
 //!   `check(fullpath="PATH")` names PATH (relative to the rootdir, where the gate runs pytest);
 //!   a value that is not a string literal, or that leaves the root, is refused. Such a test
@@ -20,8 +24,10 @@
 //!   a `snapshot.snapshot_dir = "..."` literal names (relative to the rootdir, where the gate
 //!   runs pytest); any other value cannot be followed statically and is refused.
 //!
-//! Every file found in these layouts is listed in the scan (`snapshots`), so that lane-lock
-//! can report one that no witness test uses.
+//! Every file found in these layouts, and every file a test's own arguments name (a
+//! `snapshot_dir` folder it sets, a `check(basename=...)` / `check(fullpath=...)`), whatever the
+//! test's lane, is listed in the scan (`snapshots`), so that lane-lock can report one that no
+//! witness test uses.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
