@@ -79,8 +79,9 @@ SUITES = [
           277, freeze_tests=3),
 ]
 
-CANDIDATE = re.compile(r"^\S+:\d+: (\S+) is a freeze candidate \(fix-freeze-candidate\): marked "
-                       r"freeze; write its ticket with `freeze-ledger add \1 \.\.\.`", re.M)
+# The rule and place that refuse the test as a voter follow the rule id.
+CANDIDATE = re.compile(r"^\S+:\d+: (\S+) is a freeze candidate \(fix-freeze-candidate: [^)]+\): "
+                       r"marked freeze; write its ticket with `freeze-ledger add \1 \.\.\.`", re.M)
 
 
 def write_tickets(project: Path, fix_output: str, expected: int) -> list[str]:

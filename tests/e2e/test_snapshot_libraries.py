@@ -133,14 +133,12 @@ class Library:
     requirements: str
     # Each witness test's snapshot files, as the library wrote them.
     files: dict[str, list[str]]
-    # A file no test uses, beside the others, named as the library would name one.
-    orphan: str
+    # Files no test uses, beside the others, named as the library would name one (for a test
+    # renamed away, a class renamed away, or the other setting of the naming option).
+    orphans: tuple[str, ...]
     # The library cannot be installed in the dev venv: it runs in a venv of its own, built
     # from this requirements file under tests/e2e/ (see own_venv).
     venv: str | None = None
-    # Files in a folder a test names itself (`snapshot_dir`): attached to that test, but outside
-    # the layouts whose every file the scan lists (`snapshots`).
-    named: tuple[str, ...] = ()
 
     def python(self) -> str:
         return PYTHON if self.venv is None else own_venv(self.venv)
@@ -155,7 +153,9 @@ LIBRARIES = [
         # The scan lists a parametrized test once, with every parameter's file.
         W + "TestRounding::test_cents": ["tests/test_report_witness/test_cents_1_.yml",
                                          "tests/test_report_witness/test_cents_99_.yml"],
-    }, "tests/test_report_witness/test_renamed_away.yml"),
+    }, ("tests/test_report_witness/test_renamed_away.yml",
+        # Left from a run with --with-test-class-names: this run never reads it.
+        "tests/test_report_witness/TestRounding_test_small.yml")),
     Library("regressions-class-names", REGRESSIONS, " --with-test-class-names", "--force-regen",
             REGRESSIONS_REQ, {
         W + "test_layout": ["tests/test_report_witness/test_layout.yml"],
@@ -163,13 +163,17 @@ LIBRARIES = [
         W + "TestRounding::test_cents": [
             "tests/test_report_witness/TestRounding_test_cents_1_.yml",
             "tests/test_report_witness/TestRounding_test_cents_99_.yml"],
-    }, "tests/test_report_witness/TestRounding_test_renamed_away.yml"),
+    }, ("tests/test_report_witness/TestRounding_test_renamed_away.yml",
+        # A class renamed away (TestGone is no class of the module any more).
+        "tests/test_report_witness/TestGone_test_small.yml",
+        # Left from a run without the option.
+        "tests/test_report_witness/test_small.yml")),
     Library("syrupy-single-file", SINGLE_FILE, "", "--snapshot-update",
             "pytest==9.2.0\nsyrupy==7.0.3\n", {
         W + "test_layout": ["tests/__snapshots__/test_report_witness/test_layout.txt"],
         W + "TestRounding::test_cents": [
             "tests/__snapshots__/test_report_witness/TestRounding.test_cents.txt"],
-    }, "tests/__snapshots__/test_report_witness/test_renamed_away.txt"),
+    }, ("tests/__snapshots__/test_report_witness/test_renamed_away.txt",)),
     Library("pytest-snapshot", PYTEST_SNAPSHOT, "", "--snapshot-update",
             pins(PYTEST_SNAPSHOT_VENV), {
         W + "test_layout": ["tests/snapshots/test_report_witness/test_layout/lines.txt"],
@@ -180,8 +184,8 @@ LIBRARIES = [
         W + "TestRounding::test_cents": [
             "tests/snapshots/test_report_witness/test_cents/1/lines.txt",
             "tests/snapshots/test_report_witness/test_cents/99/lines.txt"],
-    }, "tests/snapshots/test_report_witness/test_renamed_away/lines.txt",
-            venv=PYTEST_SNAPSHOT_VENV, named=("tests/golden/receipt/lines.txt",)),
+    }, ("tests/snapshots/test_report_witness/test_renamed_away/lines.txt",),
+            venv=PYTEST_SNAPSHOT_VENV),
 ]
 
 VENVS = REPO / "target" / "e2e-venvs"
@@ -293,7 +297,8 @@ def test_each_witness_test_gets_the_files_the_library_wrote(lib: Library, tmp_pa
     assert got == lib.files
     assert "fixtures" not in tests["tests/test_report_merge.py::test_total_is_the_sum"][
         "attachments"]
-    assert doc["scan"]["snapshots"] == [f for f in all_files(lib) if f not in lib.named]
+    # Every file the library wrote is listed, a folder a test names itself (`snapshot_dir`) too.
+    assert doc["scan"]["snapshots"] == all_files(lib)
     # Unlocked, they are unlocked fixtures; locked, verify is clean.
     code, out = verify(root)
     assert code == 1 and {p["rule"] for p in out["lock"]["problems"]} == {"unlocked-fixture"}
@@ -305,12 +310,29 @@ def test_each_witness_test_gets_the_files_the_library_wrote(lib: Library, tmp_pa
 def test_a_snapshot_file_no_test_uses_is_reported(lib: Library, tmp_path: Path):
     root = lock(project(tmp_path / "p", lib), lib)
     first = all_files(lib)[0]
-    (root / lib.orphan).parent.mkdir(parents=True, exist_ok=True)
-    (root / lib.orphan).write_bytes((root / first).read_bytes())
+    for orphan in lib.orphans:
+        (root / orphan).parent.mkdir(parents=True, exist_ok=True)
+        (root / orphan).write_bytes((root / first).read_bytes())
     code, out = verify(root)
     orphans = [p for p in out["lock"]["problems"] if p["rule"] == "orphan-snapshot"]
-    assert [p["file"] for p in orphans] == [lib.orphan], out["lock"]
-    assert code == 0 and orphans[0]["severity"] == "warning"
+    assert [p["file"] for p in orphans] == sorted(lib.orphans), out["lock"]
+    assert code == 0 and {p["severity"] for p in orphans} == {"warning"}
+
+
+def test_a_snapshot_dir_of_a_test_outside_the_witness_lane_is_reported(tmp_path: Path):
+    # The folder a test names itself (`snapshot_dir`) is in the scan's snapshot list: once the
+    # test leaves the witness lane, the files there pin nothing and are reported.
+    lib = next(lib for lib in LIBRARIES if lib.name == "pytest-snapshot")
+    root = lock(project(tmp_path / "p", lib), lib)
+    witness = root / "tests" / "test_report_witness.py"
+    text = witness.read_text()
+    moved = text.replace('@pytest.mark.witness\ndef test_own_folder(snapshot):\n',
+                         '@pytest.mark.merge\ndef test_own_folder(snapshot):\n    """owner: qa"""\n')
+    assert moved != text
+    witness.write_text(moved)
+    code, out = verify(root)
+    orphans = [p["file"] for p in out["lock"]["problems"] if p["rule"] == "orphan-snapshot"]
+    assert orphans == ["tests/golden/receipt/lines.txt"], out["lock"]
 
 
 @pytest.mark.parametrize("lib", LIBRARIES, ids=[lib.name for lib in LIBRARIES])

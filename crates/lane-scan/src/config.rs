@@ -32,6 +32,9 @@ pub struct Config {
     pub norecursedirs: Vec<String>,
     /// Registered marker names.
     pub markers: Vec<String>,
+    /// The config file's `addopts`, split as a shell would: the only options lane-scan reads.
+    /// `PYTEST_ADDOPTS` is never read: lane-gate clears it (and `PYTEST_PLUGINS`) for its
+    /// pytest runs, so the scan sees what the gate's runs see.
     pub addopts: Vec<String>,
     /// 1-based lines of `markers` and `addopts` in the config file, when known.
     pub markers_line: Option<u64>,

@@ -194,18 +194,22 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
             .collect()
     });
     let mut runs = Vec::with_capacity(per_module.len());
-    let mut param_only = Vec::new();
-    for (module_tests, module_problems, module_param_only) in per_module {
+    let mut no_vote = Vec::new();
+    // Every file a test's snapshots name (a `snapshot_dir` it sets, a `check(fullpath=...)`)
+    // is a snapshot file too, wherever it lies: listed with the layouts' files below.
+    let mut attached_snapshots: Vec<String> = Vec::new();
+    for (module_tests, module_problems, module_no_vote, module_snapshots) in per_module {
         if !module_tests.is_empty() {
             runs.push(module_tests);
         }
         problems.extend(module_problems);
-        param_only.extend(module_param_only);
+        no_vote.extend(module_no_vote);
+        attached_snapshots.extend(module_snapshots);
     }
     // Built at once from the (nearly sorted) list rather than inserted one by one: on this
     // sequential step, tens of thousands of entries cost a sort's run detection, not as many
     // tree descents. A key given twice keeps its last value, as inserting would.
-    let param_only_marks: BTreeMap<String, Vec<String>> = param_only.into_iter().collect();
+    let no_vote: BTreeMap<String, rules::NoVote> = no_vote.into_iter().collect();
     // Doctest items: one per text file, one per docstring with examples of every module with
     // --doctest-modules, in the lane the config gives them (issue 18 (2), issue 18 (doc)).
     let doctests = doctest::Ctx::new(&config, tree.codeowners.as_ref(), options.changed.as_ref())?;
@@ -250,7 +254,8 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
             .filter(|(_, t)| **t)
             .map(|(m, _)| m.rel.as_str()),
     )
-    .with_class_names(snapshots::regression_class_names(&config.addopts));
+    .with_class_names(snapshots::regression_class_names(&config.addopts))
+    .with_names(&config);
     let mut snapshot_files: Vec<String> = pool.install(|| {
         modules
             .par_iter()
@@ -259,6 +264,7 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
             .flat_map_iter(|(m, _)| snapshots::module_files_in(root, &m.rel, &m.module, &folders))
             .collect()
     });
+    snapshot_files.extend(attached_snapshots);
     snapshot_files.sort();
     snapshot_files.dedup();
     let counts = count(runs.iter().flatten());
@@ -283,7 +289,7 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
             snapshots: snapshot_files,
         },
         runs,
-        param_only_marks,
+        no_vote,
         _modules: modules,
     })
 }
@@ -526,9 +532,15 @@ fn plugin_modules(tree: &SourceTree, cli_plugins: &[PathBuf]) -> HashSet<ModuleI
     out
 }
 
-/// One module's tests (sorted by id, checked), its problems, and the marks that reach a test
-/// only through a parameter set, by test id (tests with none absent).
-type ModuleTests = (Vec<ScanTest>, Vec<Problem>, Vec<(String, Vec<String>)>);
+/// One module's tests (sorted by id, checked), its problems, why its unmarked tests cannot
+/// vote, by test id (tests nothing keeps from voting absent), and the snapshot files its tests
+/// name (in any lane).
+type ModuleTests = (
+    Vec<ScanTest>,
+    Vec<Problem>,
+    Vec<(String, rules::NoVote)>,
+    Vec<String>,
+);
 
 /// The tests of module `i`, sorted by id and checked, and the problems found in it.
 fn module_tests(ctx: &ModuleCtx, i: ModuleId, module: &ModuleFile) -> ModuleTests {
@@ -573,19 +585,23 @@ fn module_tests(ctx: &ModuleCtx, i: ModuleId, module: &ModuleFile) -> ModuleTest
         &found,
         snapshots::regression_class_names(&config.addopts),
     );
-    let mut param_only = Vec::new();
+    let mut no_vote = Vec::new();
+    let attached: Vec<String> = snapshots
+        .values()
+        .flat_map(|s| s.files.iter().cloned())
+        .collect();
     let tests = found
         .into_iter()
         .map(|t| {
             let snaps = snapshots.get(&t.id);
-            let (test, marks) = rules::check_test(tree, t, ctx.profile, snaps, &mut found_problems);
-            if !marks.is_empty() {
-                param_only.push((test.id.clone(), marks));
+            let (test, why) = rules::check_test(tree, t, ctx.profile, snaps, &mut found_problems);
+            if let Some(why) = why {
+                no_vote.push((test.id.clone(), why));
             }
             test
         })
         .collect();
-    (tests, found_problems, param_only)
+    (tests, found_problems, no_vote, attached)
 }
 
 /// A scan's result: the section, and its tests apart, as runs that are in id order one after
@@ -597,10 +613,10 @@ pub struct Scan {
     pub section: ScanSection,
     /// The tests, sorted by id across the runs.
     pub runs: Vec<Vec<ScanTest>>,
-    /// The marks that reach a test only through one parameter set's
-    /// `pytest.param(..., marks=...)`, not the test as a whole, by test id (tests with none
-    /// absent). Not part of the scan document: `--fix` decides by them.
-    pub param_only_marks: BTreeMap<String, Vec<String>>,
+    /// Why an unmarked test cannot vote, as the scan's lane rules judge it, by test id (tests
+    /// with a lane, and those nothing keeps from voting, absent). Not part of the scan
+    /// document: `--fix` decides by it.
+    pub no_vote: BTreeMap<String, rules::NoVote>,
     /// The module summaries the tests were found in, kept with the result so that freeing
     /// them is the caller's choice (a process about to exit need not).
     _modules: Vec<ModuleFile>,

@@ -10,8 +10,12 @@
 //! - pytest-regressions: the data folder named after the module, `<dir>/<module>/`, holding
 //!   `<name>.<ext>` with `<name>` the test's node name with every non-word character made `_`
 //!   (a parametrized test's files start with `<test>_`; the longest test name that fits wins).
-//!   With `--with-test-class-names` in the config's addopts (the library's option), a test
-//!   in a class is named `<Class>_<test>` (its innermost class, non-word characters made `_`).
+//!   With `--with-test-class-names` in the config's addopts (the library's option; never
+//!   `PYTEST_ADDOPTS`, which the gate's runs clear), a test in a class is named
+//!   `<Class>_<test>` (its innermost class, non-word characters made `_`). A data file named
+//!   like that for any class pytest would collect (`python_classes`), or after any test name
+//!   (`python_functions`), is listed even when that class or test is gone, or the option is
+//!   off: it is left over, and no test uses it.
 //!   A `check(basename="NAME")` names `<dir>/<module>/NAME.<ext>` instead, and a
 //!   `check(fullpath="PATH")` names PATH (relative to the rootdir, where the gate runs pytest);
 //!   a value that is not a string literal, or that leaves the root, is refused. Such a test
@@ -20,8 +24,10 @@
 //!   a `snapshot.snapshot_dir = "..."` literal names (relative to the rootdir, where the gate
 //!   runs pytest); any other value cannot be followed statically and is refused.
 //!
-//! Every file found in these layouts is listed in the scan (`snapshots`), so that lane-lock
-//! can report one that no witness test uses.
+//! Every file found in these layouts, and every file a test's own arguments name (a
+//! `snapshot_dir` folder it sets, a `check(basename=...)` / `check(fullpath=...)`), whatever the
+//! test's lane, is listed in the scan (`snapshots`), so that lane-lock can report one that no
+//! witness test uses.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
@@ -437,13 +443,29 @@ pub fn module_files(root: &Path, rel: &str, module: &Module) -> Vec<String> {
 
 /// The folders of test modules that hold neither `__snapshots__` nor `snapshots` (so no
 /// module there has syrupy or pytest-snapshot files): looked up once per folder rather than
-/// twice per module.
-#[derive(Debug, Default)]
+/// twice per module; and the names pytest collects (a pytest-regressions data file is named
+/// after one).
+#[derive(Debug)]
 pub struct Folders {
     bare: std::collections::HashSet<String>,
     /// pytest-regressions' `--with-test-class-names` is in addopts: a data file may start
     /// with a class's name.
     class_names: bool,
+    /// The config's `python_classes` and `python_functions`.
+    python_classes: Vec<String>,
+    python_functions: Vec<String>,
+}
+
+impl Default for Folders {
+    /// No folder known to be bare; pytest's default names.
+    fn default() -> Folders {
+        Folders {
+            bare: Default::default(),
+            class_names: false,
+            python_classes: vec!["Test".to_string()],
+            python_functions: vec!["test".to_string()],
+        }
+    }
 }
 
 impl Folders {
@@ -462,7 +484,7 @@ impl Folders {
             .collect();
         Folders {
             bare,
-            class_names: false,
+            ..Folders::default()
         }
     }
 
@@ -470,6 +492,32 @@ impl Folders {
     pub fn with_class_names(mut self, on: bool) -> Folders {
         self.class_names = on;
         self
+    }
+
+    /// With the config's `python_classes` and `python_functions`.
+    pub fn with_names(mut self, config: &crate::config::Config) -> Folders {
+        self.python_classes = config.python_classes.clone();
+        self.python_functions = config.python_functions.clone();
+        self
+    }
+
+    /// `stem` (a data file's name without its extension) is one pytest-regressions gives a
+    /// test pytest collects: the test's name (parameters after it, `_`-joined), or, as
+    /// `--with-test-class-names` names it, a class's name, `_`, then that (whether or not the
+    /// option or the class is still there: a file of a renamed class, or one left from when
+    /// the option was on, is named so, and no test uses it).
+    fn regression_stem(&self, stem: &str) -> bool {
+        let function = |name: &str| {
+            crate::fnmatch::matches_prefix_or_glob(&self.python_functions, name)
+                || name.match_indices('_').any(|(i, _)| {
+                    crate::fnmatch::matches_prefix_or_glob(&self.python_functions, &name[..i])
+                })
+        };
+        function(stem)
+            || stem.match_indices('_').any(|(i, _)| {
+                crate::fnmatch::matches_prefix_or_glob(&self.python_classes, &stem[..i])
+                    && function(&stem[i + 1..])
+            })
     }
 }
 
@@ -506,10 +554,11 @@ pub fn module_files_in(root: &Path, rel: &str, module: &Module, folders: &Folder
         }
         out.extend(files_under(root, &data_dir, false).into_iter().filter(|f| {
             let file = &f[data_dir.len() + 1..];
-            (file.starts_with("test") || classes.iter().any(|c| file.starts_with(c.as_str())))
-                && file
-                    .rsplit_once('.')
-                    .is_some_and(|(_, ext)| REGRESSION_EXTENSIONS.contains(&ext))
+            file.rsplit_once('.').is_some_and(|(stem, ext)| {
+                REGRESSION_EXTENSIONS.contains(&ext)
+                    && (folders.regression_stem(stem)
+                        || classes.iter().any(|c| file.starts_with(c.as_str())))
+            })
         }));
     }
     out.sort();
@@ -561,6 +610,35 @@ mod tests {
         );
         assert_eq!(regression_name(&["A"], "test_x", false), "test_x");
         assert_eq!(regression_name(&[], "test_x", true), "test_x");
+    }
+
+    #[test]
+    fn regression_data_files_are_named_after_a_collectable_test_or_class() {
+        let default = Folders::default();
+        for stem in [
+            "test_a",
+            "test_a_1_x_",
+            // A class's file, whether or not the class (or the option) is still there.
+            "TestShapes_test_top",
+            "TestRenamed_Away_test_a_1_",
+        ] {
+            assert!(default.regression_stem(stem), "{stem}");
+        }
+        // pytest-datadir's inputs share the folder: a name no test or class gives is not one.
+        for stem in ["Inputs_table", "TestData_notes", "data", "Test", "xtest_a"] {
+            assert!(!default.regression_stem(stem), "{stem}");
+        }
+        // The config's names, prefixes or globs.
+        let custom = Folders {
+            python_classes: vec!["*Suite".to_string()],
+            python_functions: vec!["check_*".to_string()],
+            ..Folders::default()
+        };
+        assert!(custom.regression_stem("check_sum"));
+        assert!(custom.regression_stem("check_sum_1_"));
+        assert!(custom.regression_stem("MathSuite_check_sum"));
+        assert!(!custom.regression_stem("test_a"));
+        assert!(!custom.regression_stem("TestMath_check_sum"));
     }
 
     #[test]

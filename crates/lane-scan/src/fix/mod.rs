@@ -5,8 +5,10 @@
 //! - `fix-property`: a hypothesis property (`@given`) votes: merge;
 //! - `fix-snapshot`: a test that takes a snapshot fixture (syrupy's or pytest-snapshot's
 //!   `snapshot`, pytest-regressions' `*_regression`) compares golden bytes: witness;
-//! - `fix-freeze-candidate`: an `xfail` / `expectedFailure` or skipped test is listed for a
-//!   human (a freeze ticket is a human's decision); `--mark-freeze` marks it freeze, still
+//! - `fix-freeze-candidate`: a test the scan's own lane rules refuse as a voter (skipped
+//!   unconditionally, an expected failure, retried: the facts the scan judges, [`NoVote`], so
+//!   that the two never disagree) is listed for a human (a freeze ticket is a human's
+//!   decision); `--mark-freeze` marks it freeze, still
 //!   without a ticket, so freeze-ledger check keeps asking for one. An xfail or skip that
 //!   reaches only one parameter set (`pytest.param(..., marks=...)`) is that parameter's, not
 //!   the test's: the test gets the lane the other rules give it (its other parameters vote)
@@ -29,6 +31,8 @@ use std::path::{Path, PathBuf};
 
 use lane_core::scan::{Lane, ScanTest};
 use lane_core::{Error, Rule};
+
+use crate::rules::{NoVote, NoVoteAt};
 
 use self::layout::{Def, ImportNext, Layout};
 
@@ -209,9 +213,7 @@ pub fn fix(options: &FixOptions) -> Result<FixOutcome, Error> {
             } else {
                 None
             };
-            let class_decorators = class_decorators(&files[*file].layout, class_qual(t));
-            let param_only = scan.param_only_marks.get(&t.id).map_or(&[][..], |m| &m[..]);
-            let d = decide(t, param_only, def.as_ref(), &class_decorators);
+            let d = decide(t, scan.no_vote.get(&t.id), def.as_ref());
             decided.push((t, d));
         }
         let lane_of = |d: Decision| match d {
@@ -238,12 +240,9 @@ pub fn fix(options: &FixOptions) -> Result<FixOutcome, Error> {
                 *given.entry(rule.id()).or_default() += 1;
             }
             lane_after.push((t, if *marked { lane_of(*d) } else { None }));
-            let param_candidate = scan.param_only_marks.get(&t.id).and_then(|marks| {
-                marks
-                    .iter()
-                    .find(|m| FREEZE_CANDIDATE_MARKS.contains(&m.as_str()))
-            });
-            if let (Decision::Lane(lane, _), Some(mark)) = (d, param_candidate) {
+            let no_vote = scan.no_vote.get(&t.id);
+            let params = no_vote.map_or(&[][..], |n| &n.params[..]);
+            if let (Decision::Lane(lane, _), false) = (d, params.is_empty()) {
                 candidates += 1;
                 let given = if *marked {
                     format!("given {lane} as its other parameters vote")
@@ -251,11 +250,12 @@ pub fn fix(options: &FixOptions) -> Result<FixOutcome, Error> {
                     "given no lane".to_string()
                 };
                 lines.push(format!(
-                    "{}:{}: {} is a freeze candidate ({}) for a parameter set only (pytest.param(..., marks=pytest.mark.{mark})): not marked freeze, {given}; move that parameter to a test of its own and write its ticket with `freeze-ledger add TEST_ID ...`, or fix it so it passes",
+                    "{}:{}: {} is a freeze candidate ({}) for a parameter set only (pytest.param(..., marks=...): {}): not marked freeze, {given}; move that parameter to a test of its own and write its ticket with `freeze-ledger add TEST_ID ...`, or fix it so it passes",
                     t.defining_file(),
                     t.line,
                     t.id,
                     Rule::FixFreezeCandidate.id(),
+                    reasons(params),
                 ));
             }
             if let Decision::FreezeCandidate = d {
@@ -265,8 +265,9 @@ pub fn fix(options: &FixOptions) -> Result<FixOutcome, Error> {
                 } else {
                     "not marked: if it is a known failure, write its ticket"
                 };
+                let why = reasons(no_vote.map_or(&[][..], |n| &n.whole[..]));
                 lines.push(format!(
-                    "{}:{}: {} is a freeze candidate ({}): {action} with `freeze-ledger add {} ...`, or fix it so it passes",
+                    "{}:{}: {} is a freeze candidate ({}: {why}): {action} with `freeze-ledger add {} ...`, or fix it so it passes",
                     t.defining_file(),
                     t.line,
                     t.id,
@@ -382,47 +383,15 @@ fn class_qual(t: &ScanTest) -> Vec<String> {
     parts
 }
 
-/// The decorators of the classes (outermost first) named by `qual` in `layout`.
-fn class_decorators(layout: &Layout, qual: Vec<String>) -> Vec<String> {
-    let mut out = Vec::new();
-    for n in 1..=qual.len() {
-        if let Some(d) = layout
-            .defs
-            .iter()
-            .find(|d| d.is_class && d.qual[..] == qual[..n])
-        {
-            out.extend(d.decorators.iter().cloned());
-        }
-    }
-    out
-}
-
-/// The marks that make a test a freeze candidate.
-const FREEZE_CANDIDATE_MARKS: [&str; 2] = ["xfail", "skip"];
-
-/// The rule that gives an unmarked test its lane. `param_only`: the marks that reach it only
-/// through one parameter set: a parameter's xfail or skip is not the test's.
-fn decide(
-    t: &ScanTest,
-    param_only: &[String],
-    def: Option<&Def>,
-    class_decorators: &[String],
-) -> Decision {
-    let marks =
-        |name: &str| t.marks.iter().any(|m| m == name) && !param_only.iter().any(|m| m == name);
-    let decorators = def
-        .map(|d| d.decorators.as_slice())
-        .unwrap_or_default()
-        .iter()
-        .chain(class_decorators);
-    let unittest_skip_or_xfail = decorators.into_iter().any(|d| {
-        let last = d.rsplit('.').next().unwrap_or(d);
-        last == "expectedFailure" || d == "unittest.skip" || d == "unittest.case.skip"
-    });
-    if FREEZE_CANDIDATE_MARKS.into_iter().any(marks) || unittest_skip_or_xfail {
+/// The rule that gives an unmarked test its lane. `no_vote`: why the scan's lane rules refuse
+/// it as a voter (the scan's own facts, so that the two never disagree): anything that keeps
+/// the whole test from voting makes it a freeze candidate; a parameter set's skip or xfail is
+/// that parameter's, not the test's.
+fn decide(t: &ScanTest, no_vote: Option<&NoVote>, def: Option<&Def>) -> Decision {
+    if no_vote.is_some_and(|n| !n.whole.is_empty()) {
         return Decision::FreezeCandidate;
     }
-    if marks("hypothesis") {
+    if t.marks.iter().any(|m| m == "hypothesis") {
         return Decision::Lane(Lane::Merge, Rule::FixProperty);
     }
     let snapshot = def.is_some_and(|d| {
@@ -436,6 +405,14 @@ fn decide(
         return Decision::Lane(Lane::Witness, Rule::FixSnapshot);
     }
     Decision::Lane(Lane::Merge, Rule::FixMerge)
+}
+
+/// `rule at file:line, ...` for the reasons of a [`NoVote`].
+fn reasons(at: &[NoVoteAt]) -> String {
+    at.iter()
+        .map(|r| format!("{} at {}:{}", r.what, r.file, r.line))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Where a lane mark goes.

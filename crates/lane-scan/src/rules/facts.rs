@@ -23,7 +23,11 @@ pub enum Effect {
 pub enum ParamMark {
     /// A lane mark, by name.
     Lane(String),
-    Skip,
+    /// A skip (`skip`, or `skipif` decided as true), by the mark's name.
+    Skip(String),
+    /// An expected failure (`xfail`): judged by no rule here, but that parameter set cannot
+    /// vote (`lane-scan --fix` lists the test).
+    Xfail,
     Unresolved,
     /// The `params` of the fixture named cannot be read (issue 18 (fidelity)).
     UnresolvedFixture(String),
@@ -450,7 +454,9 @@ impl<'a> TestFacts<'a> {
                         } else if mark.name == "skip"
                             || (mark.name == "skipif" && matches!(skipif(mark.call), Effect::Skip))
                         {
-                            Some(ParamMark::Skip)
+                            Some(ParamMark::Skip(mark.name.to_string()))
+                        } else if mark.name == "xfail" {
+                            Some(ParamMark::Xfail)
                         } else {
                             None
                         }

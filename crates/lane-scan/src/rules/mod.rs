@@ -25,7 +25,7 @@ mod voting_lane;
 pub mod weakened_search;
 mod witness_args;
 
-use lane_core::scan::{Counts, ScanTest};
+use lane_core::scan::{Counts, Lane, ScanTest};
 use lane_core::{Problem, Rule};
 
 use crate::collect::TestFound;
@@ -62,16 +62,95 @@ const SUITE_DETECTORS: &[SuiteDetector] = &[
     unsafe_addopts::check,
 ];
 
-/// Checks one collected test: its record, and its problems pushed to `problems`; with the
-/// marks that reach it only through one parameter set's `pytest.param(..., marks=...)`.
+/// Why an unmarked test cannot vote, as the scan's own rules judge it: `lane-scan --fix`
+/// decides by this, so that every test it gives a voting lane passes these rules, and every
+/// test they reject as a voter is a freeze candidate (issue 19).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NoVote {
+    /// The test as a whole: the problems a voting lane would get from the lane rules
+    /// (`unconditional-skip`: a skip mark or decorator, a `skipif` / `skipIf` / `skipUnless`
+    /// decided as skipping, one reaching it from a class or module `pytestmark`, `pytest.skip()`
+    /// in its body or at module level; `xfail-in-voting-lane`; `retry-in-voting-lane`), by
+    /// rule id. Sorted, unique.
+    pub whole: Vec<NoVoteAt>,
+    /// One parameter set's (`pytest.param(..., marks=...)`, a parametrized fixture's params):
+    /// an unconditional skip or an expected failure, by mark name. Sorted, unique.
+    pub params: Vec<NoVoteAt>,
+}
+
+/// One reason in [`NoVote`], with its place.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct NoVoteAt {
+    pub what: String,
+    pub file: String,
+    pub line: u64,
+}
+
+impl NoVote {
+    fn is_empty(&self) -> bool {
+        self.whole.is_empty() && self.params.is_empty()
+    }
+}
+
+/// The lane rules that refuse a voter, and the detectors that raise them.
+const NO_VOTE_RULES: [Rule; 3] = [
+    Rule::UnconditionalSkip,
+    Rule::XfailInVotingLane,
+    Rule::RetryInVotingLane,
+];
+
+/// [`NoVote`] for an unmarked test: its lane detectors run as if it were in each voting lane.
+fn no_vote(facts: &mut TestFacts) -> NoVote {
+    let mut found = Vec::new();
+    skips::check(facts, &mut found);
+    let lane = facts.lane;
+    for voting in Lane::ALL.into_iter().filter(|l| l.votes()) {
+        facts.lane = Some(voting);
+        voting_lane::check(facts, &mut found);
+    }
+    facts.lane = lane;
+    let mut whole: Vec<NoVoteAt> = found
+        .into_iter()
+        .filter(|p| NO_VOTE_RULES.iter().any(|r| r.id() == p.rule))
+        .map(|p| NoVoteAt {
+            what: p.rule,
+            file: p.file.unwrap_or_default(),
+            line: p.line.unwrap_or(0),
+        })
+        .collect();
+    whole.sort();
+    whole.dedup();
+    let mut params: Vec<NoVoteAt> = facts
+        .param_marks
+        .iter()
+        .filter_map(|m| {
+            let what = match &m.what {
+                facts::ParamMark::Skip(name) => name.clone(),
+                facts::ParamMark::Xfail => "xfail".to_string(),
+                _ => return None,
+            };
+            Some(NoVoteAt {
+                what,
+                file: m.file.to_string(),
+                line: m.line,
+            })
+        })
+        .collect();
+    params.sort();
+    params.dedup();
+    NoVote { whole, params }
+}
+
+/// Checks one collected test: its record, and its problems pushed to `problems`; with why it
+/// cannot vote when it has no lane ([`NoVote`]; None when nothing keeps it from voting).
 pub fn check_test(
     tree: &SourceTree,
     found: TestFound,
     profile: Option<&weakened_search::Profile>,
     snapshots: Option<&crate::snapshots::TestSnapshots>,
     problems: &mut Vec<Problem>,
-) -> (ScanTest, Vec<String>) {
-    let (test, param_only) = {
+) -> (ScanTest, Option<NoVote>) {
+    let (test, no_vote) = {
         let mut facts = TestFacts::gather(tree, &found, profile);
         if let Some(s) = snapshots {
             facts.snapshot_fixtures(s);
@@ -79,6 +158,11 @@ pub fn check_test(
         for detect in TEST_DETECTORS {
             detect(&facts, problems);
         }
+        let no_vote = if facts.lanes.is_empty() {
+            Some(no_vote(&mut facts)).filter(|n| !n.is_empty())
+        } else {
+            None
+        };
         let test = ScanTest {
             id: String::new(),
             defined_in: (facts.func_file != facts.file).then(|| facts.func_file.to_string()),
@@ -90,14 +174,14 @@ pub fn check_test(
             parametrized: facts.parametrized,
             attachments: facts.attachments,
         };
-        (test, facts.param_only_marks)
+        (test, no_vote)
     };
     (
         ScanTest {
             id: found.id,
             ..test
         },
-        param_only,
+        no_vote,
     )
 }
 

@@ -15,10 +15,11 @@ pub fn check(t: &TestFacts, problems: &mut Vec<Problem>) {
                     "{id}: a {name} mark inside pytest.param(marks=...): split the cases into separate tests"
                 ),
             ),
-            ParamMark::Skip => (
+            ParamMark::Skip(_) => (
                 Rule::UnconditionalSkip,
                 format!("{id}: a parameter set is skipped unconditionally"),
             ),
+            ParamMark::Xfail => continue,
             ParamMark::Unresolved => (
                 Rule::UnresolvedMarker,
                 format!("{id}: pytest.param(marks=...) cannot be resolved statically"),

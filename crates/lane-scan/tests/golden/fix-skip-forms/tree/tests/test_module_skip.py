@@ -1,0 +1,8 @@
+"""owner: qa"""
+import pytest
+
+pytestmark = pytest.mark.skipif(True, reason="module")
+
+
+def test_a():
+    assert len("a") == 1
