@@ -3,62 +3,26 @@
 //! same constructs are checked against real pytest in tests/e2e/test_scan_oracle.py.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::{found, ids};
 use serde_json::Value;
 
-const INI: &str =
-    "[pytest]\nmarkers =\n    merge: votes\n    witness: corroborates\n    freeze: never votes\n";
+const INI: &str = common::LANES_INI;
 
 const TEST: &str = "import pytest\n\n@pytest.mark.merge\ndef test_a():\n    assert 1\n";
 
 /// Scans a suite made of `files` (plus a pytest.ini registering the lanes) with `args`.
+/// Version conditions are decided for the python3 on PATH (any Python 3 is >= 3.8).
 fn scan_args(name: &str, files: &[(&str, &str)], args: &[&str]) -> Value {
-    let dir = lane_testkit::Scratch::new(&format!("collect-more-{name}"));
-    let mut all: Vec<(&str, &str)> = files.to_vec();
-    if !files.iter().any(|(p, _)| *p == "pytest.ini") {
-        all.push(("pytest.ini", INI));
-    }
-    for (path, text) in all {
-        let p = dir.path().join(path);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
-    // Version conditions are decided for the python3 on PATH (any Python 3 is >= 3.8).
-    let run = lane_testkit::Cmd::new(env!("CARGO_BIN_EXE_lane-scan"))
-        .dir(dir.path())
-        .args(args)
-        .run();
-    assert!(run.code < 2, "{name}: exit {}: {}", run.code, run.stderr);
-    serde_json::from_str(&run.stdout).unwrap()
+    common::doc(
+        name,
+        &common::run("collect-more", name, files, Some(INI), args),
+    )
 }
 
 fn scan(name: &str, files: &[(&str, &str)]) -> Value {
     scan_args(name, files, &[])
-}
-
-/// (file, line, message) of each problem of `rule`.
-fn found(doc: &Value, rule: &str) -> Vec<(String, u64, String)> {
-    doc["scan"]["problems"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|p| p["rule"] == rule)
-        .map(|p| {
-            (
-                p["file"].as_str().unwrap_or("").to_string(),
-                p["line"].as_u64().unwrap_or(0),
-                p["message"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
-}
-
-fn ids(doc: &Value) -> Vec<&str> {
-    doc["scan"]["tests"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["id"].as_str().unwrap())
-        .collect()
 }
 
 /// The test files every collect_ignore case shares.

@@ -5,6 +5,9 @@
 //! tests/e2e/test_scan_oracle.py (tests/suites/doctest_modules).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::found;
 use serde_json::Value;
 
 const MARKERS: &str =
@@ -16,20 +19,8 @@ fn ini(extra: &str) -> String {
 
 /// Exit code, stdout document (when any) and stderr of a scan of `files`.
 fn run(name: &str, files: &[(&str, &str)]) -> (i32, Option<Value>, String) {
-    let dir = lane_testkit::Scratch::new(&format!("doctest-modules-{name}"));
-    for (path, text) in files {
-        let p = dir.path().join(path);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
-    let run = lane_testkit::Cmd::new(env!("CARGO_BIN_EXE_lane-scan"))
-        .dir(dir.path())
-        .run();
-    (
-        run.code,
-        serde_json::from_str(&run.stdout).ok(),
-        run.stderr.clone(),
-    )
+    let run = common::run("doctest-modules", name, files, None, &[]);
+    (run.code, serde_json::from_str(&run.stdout).ok(), run.stderr)
 }
 
 fn scan(name: &str, files: &[(&str, &str)]) -> Value {
@@ -54,23 +45,6 @@ fn tests(doc: &Value) -> Vec<(String, Option<String>)> {
 
 fn ids(doc: &Value) -> Vec<String> {
     tests(doc).into_iter().map(|(id, _)| id).collect()
-}
-
-/// (file, line, message) of each problem of `rule`.
-fn found(doc: &Value, rule: &str) -> Vec<(String, u64, String)> {
-    doc["scan"]["problems"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|p| p["rule"] == rule)
-        .map(|p| {
-            (
-                p["file"].as_str().unwrap_or("").to_string(),
-                p["line"].as_u64().unwrap_or(0),
-                p["message"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
 }
 
 const MODULE: &str = r#""""A module.

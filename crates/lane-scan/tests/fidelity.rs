@@ -5,24 +5,15 @@
 //! pytest (tests/e2e/test_scan_oracle.py).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::{ids, problems};
 use serde_json::Value;
 
 const INI: &str = "[pytest]\nmarkers =\n    merge: votes\n    witness: corroborates\n    freeze: never votes\n    slow: slow\n    network: network\n";
 
 fn scan(name: &str, files: &[(&str, &str)]) -> Value {
-    let dir = lane_testkit::Scratch::new(&format!("fidelity-{name}"));
-    let mut all: Vec<(&str, &str)> = files.to_vec();
-    all.push(("pytest.ini", INI));
-    for (path, text) in all {
-        let p = dir.path().join(path);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
-    let run = lane_testkit::Cmd::new(env!("CARGO_BIN_EXE_lane-scan"))
-        .dir(dir.path())
-        .run();
-    assert!(run.code < 2, "{name}: exit {}: {}", run.code, run.stderr);
-    serde_json::from_str(&run.stdout).unwrap()
+    common::doc(name, &common::run("fidelity", name, files, Some(INI), &[]))
 }
 
 /// The test's marks and whether it is parametrized.
@@ -40,25 +31,6 @@ fn test<'d>(doc: &'d Value, id: &str) -> (Vec<&'d str>, bool) {
         .map(|m| m.as_str().unwrap())
         .collect();
     (marks, t["parametrized"].as_bool().unwrap())
-}
-
-/// Every test id the scan lists, in its order.
-fn ids(doc: &Value) -> Vec<&str> {
-    doc["scan"]["tests"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["id"].as_str().unwrap())
-        .collect()
-}
-
-fn problems<'d>(doc: &'d Value, rule: &str) -> Vec<&'d Value> {
-    doc["scan"]["problems"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|p| p["rule"] == rule)
-        .collect()
 }
 
 const CONFTEST: &str = "import pytest\n\n\

@@ -3,56 +3,25 @@
 //! quiet on what it can read. Runs the real binary on suites written to temporary folders.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::ids;
 use serde_json::Value;
 
-const INI: &str =
-    "[pytest]\nmarkers =\n    merge: votes\n    witness: corroborates\n    freeze: never votes\n";
+const INI: &str = common::LANES_INI;
 
 /// Scans a suite made of `files` (plus a pytest.ini registering the lanes unless one is given)
 /// and returns the document.
 fn scan(name: &str, files: &[(&str, &str)]) -> Value {
-    let dir = lane_testkit::Scratch::new(&format!("unsure-{name}"));
-    let mut all: Vec<(&str, &str)> = files.to_vec();
-    if !files.iter().any(|(p, _)| *p == "pytest.ini") {
-        all.push(("pytest.ini", INI));
-    }
-    for (path, text) in all {
-        let p = dir.path().join(path);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
-    let run = lane_testkit::Cmd::new(env!("CARGO_BIN_EXE_lane-scan"))
-        .dir(dir.path())
-        .run();
-    assert!(run.code < 2, "{name}: exit {}: {}", run.code, run.stderr);
-    serde_json::from_str(&run.stdout).unwrap()
+    common::doc(name, &common::run("unsure", name, files, Some(INI), &[]))
 }
 
-/// (file, line, message) of each problem of `rule`.
+/// (file, line, message) of each problem of `rule`, every one an error.
 fn found(doc: &Value, rule: &str) -> Vec<(String, u64, String)> {
-    doc["scan"]["problems"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|p| p["rule"] == rule)
-        .map(|p| {
-            assert_eq!(p["severity"], "error", "{p}");
-            (
-                p["file"].as_str().unwrap_or("").to_string(),
-                p["line"].as_u64().unwrap_or(0),
-                p["message"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
-}
-
-fn ids(doc: &Value) -> Vec<&str> {
-    doc["scan"]["tests"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["id"].as_str().unwrap())
-        .collect()
+    for p in common::problems(doc, rule) {
+        assert_eq!(p["severity"], "error", "{p}");
+    }
+    common::found(doc, rule)
 }
 
 const HEAD: &str = "import pytest\nimport sys\nimport unittest\n\n";
