@@ -21,8 +21,6 @@ pub struct Def {
     pub qual: Vec<String>,
     /// Parameter names (functions).
     pub params: Vec<String>,
-    /// Each decorator as a dotted name (of the called function, for a call).
-    pub decorators: Vec<String>,
 }
 
 /// The module docstring's string literal.
@@ -194,34 +192,11 @@ fn defs(
             is_class,
             qual,
             params,
-            decorators: decorators
-                .iter()
-                .map(|d| match &d.expression {
-                    Expr::Call(c) => dotted(&c.func),
-                    e => dotted(e),
-                })
-                .collect(),
         });
         if let Stmt::ClassDef(c) = stmt {
             outer.push(name.to_string());
             defs(source, newlines, &c.body, outer, out);
             outer.pop();
         }
-    }
-}
-
-/// `a.b.c` for a name or attribute chain; empty for anything else.
-fn dotted(e: &Expr) -> String {
-    match e {
-        Expr::Name(n) => n.id.to_string(),
-        Expr::Attribute(a) => {
-            let base = dotted(&a.value);
-            if base.is_empty() {
-                String::new()
-            } else {
-                format!("{base}.{}", a.attr.as_str())
-            }
-        }
-        _ => String::new(),
     }
 }
