@@ -694,6 +694,34 @@ impl Summarizer<'_> {
     fn line_of(&self, node: &impl Ranged) -> u64 {
         self.lines.line(node.start())
     }
+    /// Visits the body of each branch of `i` with `guards` extended by what must hold for that
+    /// branch to run: its own condition true (none for `else`) and every earlier one false.
+    fn if_branches<'s>(
+        &self,
+        i: &'s ast::StmtIf,
+        shadow: &[CompactString],
+        guards: &mut Vec<(Cond, bool)>,
+        mut visit: impl FnMut(&'s [Stmt], &mut Vec<(Cond, bool)>),
+    ) {
+        let first = self.cond(&i.test, shadow);
+        let n = guards.len();
+        guards.push((first.clone(), true));
+        visit(&i.body, guards);
+        guards.truncate(n);
+        let mut before = vec![(first, false)];
+        for clause in &i.elif_else_clauses {
+            guards.extend(before.iter().cloned());
+            let c = clause.test.as_ref().map(|t| self.cond(t, shadow));
+            if let Some(c) = &c {
+                guards.push((c.clone(), true));
+            }
+            visit(&clause.body, guards);
+            guards.truncate(n);
+            if let Some(c) = c {
+                before.push((c, false));
+            }
+        }
+    }
 
     /// An `if` condition (see [`cond`]).
     fn cond(&self, expr: &Expr, shadow: &[CompactString]) -> Cond {
@@ -777,24 +805,9 @@ impl Summarizer<'_> {
                     }
                 }
                 Stmt::If(i) => {
-                    let first = self.cond(&i.test, &[]);
-                    let n = guards.len();
-                    guards.push((first.clone(), true));
-                    self.names(&i.body, guards, maybe, out, depth + 1);
-                    guards.truncate(n);
-                    let mut before = vec![(first, false)];
-                    for clause in &i.elif_else_clauses {
-                        guards.extend(before.iter().cloned());
-                        let c = clause.test.as_ref().map(|t| self.cond(t, &[]));
-                        if let Some(c) = &c {
-                            guards.push((c.clone(), true));
-                        }
-                        self.names(&clause.body, guards, maybe, out, depth + 1);
-                        guards.truncate(n);
-                        if let Some(c) = c {
-                            before.push((c, false));
-                        }
-                    }
+                    self.if_branches(i, &[], guards, |body, g| {
+                        self.names(body, g, maybe, out, depth + 1)
+                    });
                 }
                 Stmt::Try(t) => {
                     self.names(&t.body, guards, true, out, depth + 1);
@@ -947,24 +960,9 @@ impl Summarizer<'_> {
                     self.bindings(&w.body, guards, out, depth + 1);
                 }
                 Stmt::If(i) => {
-                    let first = self.cond(&i.test, &[]);
-                    guards.push((first.clone(), true));
-                    self.bindings(&i.body, guards, out, depth + 1);
-                    guards.pop();
-                    let mut before = vec![(first, false)];
-                    for clause in &i.elif_else_clauses {
-                        let n = guards.len();
-                        guards.extend(before.iter().cloned());
-                        let c = clause.test.as_ref().map(|t| self.cond(t, &[]));
-                        if let Some(c) = &c {
-                            guards.push((c.clone(), true));
-                        }
-                        self.bindings(&clause.body, guards, out, depth + 1);
-                        guards.truncate(n);
-                        if let Some(c) = c {
-                            before.push((c, false));
-                        }
-                    }
+                    self.if_branches(i, &[], guards, |body, g| {
+                        self.bindings(body, g, out, depth + 1)
+                    });
                 }
                 Stmt::Try(t) => {
                     self.bindings(&t.body, guards, out, depth + 1);
@@ -1101,24 +1099,9 @@ impl Summarizer<'_> {
                     }
                 }
                 Stmt::If(i) if depth < MAX_DEPTH && !mentions_ignore_lists_expr(&i.test) => {
-                    let first = self.cond(&i.test, &[]);
-                    guards.push((first.clone(), true));
-                    self.ignore_ops(&i.body, guards, out, depth + 1);
-                    guards.pop();
-                    let mut before = vec![(first, false)];
-                    for clause in &i.elif_else_clauses {
-                        let n = guards.len();
-                        guards.extend(before.iter().cloned());
-                        let c = clause.test.as_ref().map(|t| self.cond(t, &[]));
-                        if let Some(c) = &c {
-                            guards.push((c.clone(), true));
-                        }
-                        self.ignore_ops(&clause.body, guards, out, depth + 1);
-                        guards.truncate(n);
-                        if let Some(c) = c {
-                            before.push((c, false));
-                        }
-                    }
+                    self.if_branches(i, &[], guards, |body, g| {
+                        self.ignore_ops(body, g, out, depth + 1)
+                    });
                     continue;
                 }
                 _ => {}
@@ -1291,24 +1274,9 @@ impl Summarizer<'_> {
                     }
                 }
                 Stmt::If(i) => {
-                    let first = self.cond(&i.test, &[]);
-                    let n = guards.len();
-                    guards.push((first.clone(), true));
-                    self.module_stmts(&i.body, m, guards, depth + 1);
-                    guards.truncate(n);
-                    let mut before = vec![(first, false)];
-                    for clause in &i.elif_else_clauses {
-                        guards.extend(before.iter().cloned());
-                        let c = clause.test.as_ref().map(|t| self.cond(t, &[]));
-                        if let Some(c) = &c {
-                            guards.push((c.clone(), true));
-                        }
-                        self.module_stmts(&clause.body, m, guards, depth + 1);
-                        guards.truncate(n);
-                        if let Some(c) = c {
-                            before.push((c, false));
-                        }
-                    }
+                    self.if_branches(i, &[], guards, |body, g| {
+                        self.module_stmts(body, m, g, depth + 1)
+                    });
                 }
                 Stmt::Try(t) => {
                     self.module_stmts(&t.body, m, guards, depth + 1);
@@ -1486,24 +1454,9 @@ impl Summarizer<'_> {
                     }
                 }
                 Stmt::If(i) => {
-                    let first = self.cond(&i.test, shadow);
-                    let n = guards.len();
-                    guards.push((first.clone(), true));
-                    self.class_stmts(&i.body, class, guards, shadow, depth + 1);
-                    guards.truncate(n);
-                    let mut before = vec![(first, false)];
-                    for clause in &i.elif_else_clauses {
-                        guards.extend(before.iter().cloned());
-                        let c = clause.test.as_ref().map(|t| self.cond(t, shadow));
-                        if let Some(c) = &c {
-                            guards.push((c.clone(), true));
-                        }
-                        self.class_stmts(&clause.body, class, guards, shadow, depth + 1);
-                        guards.truncate(n);
-                        if let Some(c) = c {
-                            before.push((c, false));
-                        }
-                    }
+                    self.if_branches(i, shadow, guards, |body, g| {
+                        self.class_stmts(body, class, g, shadow, depth + 1)
+                    });
                 }
                 Stmt::Try(t) => {
                     self.class_stmts(&t.body, class, guards, shadow, depth + 1);
