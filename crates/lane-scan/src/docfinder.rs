@@ -346,7 +346,7 @@ impl<'a> Reader<'a> {
                 if let Some(doc) = docstring(&f.body) {
                     self.placed.insert(doc.range.start());
                 }
-                let obj = self.decorated_def(f, ns, scope);
+                let obj = self.decorated_def(f, ns);
                 self.bind(ns, f.name.as_str(), obj, line, cond);
             }
             Stmt::ClassDef(c) => {
@@ -365,7 +365,7 @@ impl<'a> Reader<'a> {
                 let doc = std::mem::replace(&mut self.class_doc_slot, saved_doc);
                 self.classes
                     .insert(c.range.start(), ClassInfo { ns: class_ns, doc });
-                let obj = self.decorated_class(c, ns);
+                let obj = self.decorated_class(c);
                 self.bind(ns, c.name.as_str(), obj, line, cond);
             }
             Stmt::Assign(a) => {
@@ -730,7 +730,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A `def` with its decorators applied.
-    fn decorated_def(&mut self, f: &'a ast::StmtFunctionDef, ns: &Ns<'a>, scope: Scope) -> Obj<'a> {
+    fn decorated_def(&mut self, f: &'a ast::StmtFunctionDef, ns: &Ns<'a>) -> Obj<'a> {
         let mut obj = Obj::Routine(f);
         for decorator in f.decorator_list.iter().rev() {
             let expr = &decorator.expression;
@@ -782,13 +782,12 @@ impl<'a> Reader<'a> {
                     ),
                 );
             }
-            let _ = scope;
         }
         obj
     }
 
     /// A `class` with its decorators applied.
-    fn decorated_class(&mut self, c: &'a ast::StmtClassDef, _ns: &Ns<'a>) -> Obj<'a> {
+    fn decorated_class(&mut self, c: &'a ast::StmtClassDef) -> Obj<'a> {
         let obj = Obj::Class(c);
         for decorator in &c.decorator_list {
             let name = self.qualified(&decorator.expression);
