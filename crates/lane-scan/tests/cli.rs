@@ -9,6 +9,10 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use serde::Deserialize;
 use serde_json::Value;
 
+mod common;
+
+use common::{ids as test_ids, problems};
+
 const INI: &str =
     "[pytest]\nmarkers =\n    merge: votes\n    witness: corroborates\n    freeze: never votes\n";
 
@@ -66,25 +70,6 @@ fn scan(suite: &Suite) -> (i32, Value) {
         String::from_utf8_lossy(&out.stderr)
     );
     (code, serde_json::from_slice(&out.stdout).unwrap())
-}
-
-/// The scan's test ids, in document order.
-fn test_ids(doc: &Value) -> Vec<&str> {
-    doc["scan"]["tests"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["id"].as_str().unwrap())
-        .collect()
-}
-
-fn problems<'a>(doc: &'a Value, rule: &str) -> Vec<&'a Value> {
-    doc["scan"]["problems"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|p| p["rule"] == rule)
-        .collect()
 }
 
 fn test<'a>(doc: &'a Value, id: &str) -> &'a Value {
