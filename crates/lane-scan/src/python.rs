@@ -46,17 +46,32 @@ pub enum Ex {
     Other,
 }
 
+/// A call as written. Its lists are boxed slices (no spare capacity, one word less each) and
+/// its keyword values' text is kept as ranges of `args_src`: a module's summary holds one of
+/// these for every call in every decorator, so their size is much of the summary's (issue 22).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Call {
     pub func: Ex,
-    pub args: Vec<Ex>,
-    pub kwargs: Vec<(CompactString, Ex)>,
-    /// Source text of each keyword argument's value, in the order of `kwargs`.
-    pub kwargs_src: Vec<CompactString>,
+    pub args: Box<[Ex]>,
+    pub kwargs: Box<[(CompactString, Ex)]>,
+    /// Where each keyword argument's value is written in `args_src` (byte range), in the order
+    /// of `kwargs`.
+    kwargs_at: Box<[(u32, u32)]>,
     /// Source text between the call's parentheses.
     pub args_src: CompactString,
     /// `*args` / `**kwargs` in the call: the arguments are not all visible.
     pub starred: bool,
+}
+
+impl Call {
+    /// Source text of each keyword argument's value, in the order of `kwargs`.
+    pub fn kwargs_src(&self) -> impl Iterator<Item = &str> {
+        self.kwargs_at.iter().map(|&(start, end)| {
+            self.args_src
+                .get(start as usize..end as usize)
+                .unwrap_or("")
+        })
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -596,6 +611,7 @@ pub fn summarize(source: &str) -> Result<Module, SyntaxError> {
             let summarizer = Summarizer {
                 source,
                 lines: &lines,
+                tokens: parsed.tokens(),
             };
             let body = &parsed.syntax().body;
             let mut module = summarizer.module(body);
@@ -688,6 +704,8 @@ fn too_deep(source: &str) -> Option<usize> {
 struct Summarizer<'a> {
     source: &'a str,
     lines: &'a Lines,
+    /// The parser's tokens of `source`.
+    tokens: &'a [ast::token::Token],
 }
 
 impl Summarizer<'_> {
@@ -1009,9 +1027,17 @@ impl Summarizer<'_> {
             depth: 0,
             out: Vec::new(),
             setattr_on: Vec::new(),
+            calls: true,
         };
-        if may_bind_at_run_time(self.source) {
-            dynamic.visit_body(body);
+        match run_time_words(self.source, self.tokens) {
+            RunTimeWords::None => {}
+            // Only loops around definitions can be found: the module's own statements are
+            // walked, not the bodies of its functions and classes or any expression.
+            RunTimeWords::Loops => {
+                dynamic.calls = false;
+                dynamic.visit_body(body);
+            }
+            RunTimeWords::Any => dynamic.visit_body(body),
         }
         m.runtime_defs = dynamic.out;
         m.setattr_on = dynamic.setattr_on;
@@ -1520,8 +1546,39 @@ impl Summarizer<'_> {
             value: self.ex(e, 0),
             line: self.line_of(s),
         }));
+        // A body whose text (all ASCII) lacks a word cannot name it: the walks that look for
+        // `mark` and `.check(...)` are skipped there.
+        let body_text = match (f.body.first(), f.body.last()) {
+            (Some(first), Some(last)) => self
+                .source
+                .get(first.start().to_usize()..last.end().to_usize())
+                .filter(|t| t.is_ascii()),
+            _ => None,
+        };
+        // Built once: `memmem::find` sets a searcher up on every call.
+        static MARK: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+            std::sync::LazyLock::new(|| memchr::memmem::Finder::new("mark"));
+        static CHECK: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+            std::sync::LazyLock::new(|| memchr::memmem::Finder::new("check"));
+        let lacks = |word: &memchr::memmem::Finder| {
+            body_text.is_some_and(|t| word.find(t.as_bytes()).is_none())
+        };
         let mut marks = MentionsMark(false);
-        marks.visit_body(&f.body);
+        if !lacks(&MARK) {
+            marks.visit_body(&f.body);
+        }
+        // A statement nested past MAX_DEPTH is recorded whatever it says, and takes more lines
+        // than that.
+        let shallow = || {
+            body_text.is_some_and(|t| {
+                memchr::memchr2_iter(b'\n', b'\r', t.as_bytes()).count() < MAX_DEPTH
+            })
+        };
+        let regression_checks = if lacks(&CHECK) && shallow() {
+            Vec::new()
+        } else {
+            self.regression_checks(&f.body)
+        };
         let p = &f.parameters;
         let params: Vec<CompactString> = (p.posonlyargs.iter().chain(&p.args).chain(&p.kwonlyargs))
             .map(|a| CompactString::new(a.parameter.name.as_str()))
@@ -1532,7 +1589,7 @@ impl Summarizer<'_> {
             mentions_mark: marks.0,
             params,
             snapshot_dirs: self.snapshot_dirs(&f.body),
-            regression_checks: self.regression_checks(&f.body),
+            regression_checks,
             name: CompactString::new(f.name.as_str()),
             line: self.line_of(&f.name),
             decorators: self.decorators(&f.decorator_list),
@@ -1699,6 +1756,10 @@ impl Summarizer<'_> {
                     .strip_prefix('(')
                     .and_then(|t| t.strip_suffix(')'))
                     .unwrap_or(text);
+                let args_src = inner.trim();
+                // Where `args_src` starts in the source: keyword values are ranges of it.
+                let base = args_range.start().to_usize()
+                    + (args_src.as_ptr() as usize - text.as_ptr() as usize);
                 let mut starred = false;
                 let args = c
                     .arguments
@@ -1712,7 +1773,7 @@ impl Summarizer<'_> {
                     })
                     .collect();
                 let mut kwargs = Vec::with_capacity(c.arguments.keywords.len());
-                let mut kwargs_src = Vec::with_capacity(c.arguments.keywords.len());
+                let mut kwargs_at = Vec::with_capacity(c.arguments.keywords.len());
                 for k in &c.arguments.keywords {
                     match &k.arg {
                         Some(name) => {
@@ -1720,7 +1781,12 @@ impl Summarizer<'_> {
                                 CompactString::new(name.as_str()),
                                 self.ex(&k.value, depth + 1),
                             ));
-                            kwargs_src.push(CompactString::new(self.text(&k.value)));
+                            // A keyword's value lies between the parentheses, past any space.
+                            let at = |offset: TextSize| {
+                                u32::try_from(offset.to_usize().saturating_sub(base))
+                                    .unwrap_or(u32::MAX)
+                            };
+                            kwargs_at.push((at(k.value.start()), at(k.value.end())));
                         }
                         None => starred = true,
                     }
@@ -1728,9 +1794,9 @@ impl Summarizer<'_> {
                 Ex::Call(Box::new(Call {
                     func: self.ex(&c.func, depth + 1),
                     args,
-                    kwargs,
-                    kwargs_src,
-                    args_src: CompactString::new(inner.trim()),
+                    kwargs: kwargs.into_boxed_slice(),
+                    kwargs_at: kwargs_at.into_boxed_slice(),
+                    args_src: CompactString::new(args_src),
                     starred,
                 }))
             }
@@ -1776,13 +1842,68 @@ const DYNAMIC_WORDS: [&str; 7] = [
     "for", "while", "globals", "locals", "vars", "type", "setattr",
 ];
 
-/// Whether [`Dynamic`] can find anything in `source`: one of [`DYNAMIC_WORDS`] occurs in it,
-/// or it is not all ASCII (an identifier may then normalize to one of them).
+/// Whether [`Dynamic`] can find anything in `source`: one of [`DYNAMIC_WORDS`] is one of its
+/// tokens, or it is not all ASCII (an identifier may then normalize to one of them).
+#[cfg(test)]
 fn may_bind_at_run_time(source: &str) -> bool {
-    !source.is_ascii()
-        || DYNAMIC_WORDS
-            .iter()
-            .any(|w| memchr::memmem::find(source.as_bytes(), w.as_bytes()).is_some())
+    let parsed = ruff_python_parser::parse_module(source).expect("test source parses");
+    run_time_words(source, parsed.tokens()) != RunTimeWords::None
+}
+
+/// Which of [`DYNAMIC_WORDS`] a module's tokens hold, as far as [`Dynamic`] cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RunTimeWords {
+    None,
+    /// Only the loop keywords (`for`, `while`): only a definition in a loop can be found.
+    Loops,
+    /// A call's name (or the source is not all ASCII: an identifier may then normalize to one).
+    Any,
+}
+
+/// How many of [`DYNAMIC_WORDS`], from the start, are loop keywords.
+const LOOP_WORDS: usize = 2;
+
+/// What [`Dynamic`] may find in `source`, from its `tokens`: every name in the syntax tree is
+/// a name token or a soft keyword (`type`), every loop a `for` or `while` keyword. One pass
+/// over the tokens rather than a search of the text for each word.
+fn run_time_words(source: &str, tokens: &[ast::token::Token]) -> RunTimeWords {
+    use ast::token::TokenKind;
+    if !source.is_ascii() {
+        return RunTimeWords::Any;
+    }
+    let shortest = DYNAMIC_WORDS[LOOP_WORDS..]
+        .iter()
+        .map(|w| w.len())
+        .min()
+        .unwrap_or(0);
+    let longest = DYNAMIC_WORDS[LOOP_WORDS..]
+        .iter()
+        .map(|w| w.len())
+        .max()
+        .unwrap_or(0);
+    let mut loops = false;
+    for token in tokens {
+        match token.kind() {
+            TokenKind::For | TokenKind::While => loops = true,
+            TokenKind::Type => return RunTimeWords::Any,
+            TokenKind::Name => {
+                let range = token.range();
+                let len = range.len().to_usize();
+                if (shortest..=longest).contains(&len)
+                    && let Some(name) = source.get(range.start().to_usize()..range.end().to_usize())
+                    && DYNAMIC_WORDS[LOOP_WORDS..].contains(&name)
+                {
+                    return RunTimeWords::Any;
+                }
+            }
+            _ => {}
+        }
+    }
+    if loops {
+        RunTimeWords::Loops
+    } else {
+        RunTimeWords::None
+    }
 }
 
 /// Walks a whole module for the statements that bind names at run time ([`RuntimeDef`]).
@@ -1797,6 +1918,10 @@ struct Dynamic<'l> {
     depth: usize,
     out: Vec<Located<RuntimeDef>>,
     setattr_on: Vec<Located<CompactString>>,
+    /// Whether the source may hold the calls looked for (see [`RunTimeWords`]): when not, only
+    /// loops around definitions can be found, and neither expressions nor the bodies of
+    /// functions and classes (where nothing is a module-level loop's) are walked.
+    calls: bool,
 }
 
 impl Dynamic<'_> {
@@ -1994,6 +2119,10 @@ impl<'a> ruff_python_ast::visitor::Visitor<'a> for Dynamic<'_> {
                         RuntimeDef::InLoop(CompactString::new(f.name.as_str())),
                     );
                 }
+                if !self.calls {
+                    self.depth -= 1;
+                    return;
+                }
                 for d in &f.decorator_list {
                     self.visit_expr(&d.expression);
                 }
@@ -2008,6 +2137,10 @@ impl<'a> ruff_python_ast::visitor::Visitor<'a> for Dynamic<'_> {
                         stmt,
                         RuntimeDef::InLoop(CompactString::new(c.name.as_str())),
                     );
+                }
+                if !self.calls {
+                    self.depth -= 1;
+                    return;
                 }
                 for d in &c.decorator_list {
                     self.visit_expr(&d.expression);
@@ -2040,7 +2173,7 @@ impl<'a> ruff_python_ast::visitor::Visitor<'a> for Dynamic<'_> {
     }
 
     fn visit_expr(&mut self, expr: &'a Expr) {
-        if self.depth > MAX_DEPTH {
+        if self.depth > MAX_DEPTH || !self.calls {
             return;
         }
         if let Expr::Call(call) = expr {
@@ -2961,6 +3094,36 @@ mod tests {
         };
         assert_eq!(call.args_src, "total=amounts, credit=st.integers(0, 5)");
         assert_eq!(call.kwargs.len(), 2);
+        let srcs: Vec<&str> = call.kwargs_src().collect();
+        assert_eq!(srcs, ["amounts", "st.integers(0, 5)"]);
+    }
+
+    #[test]
+    fn keyword_values_keep_their_exact_text() {
+        // Leading space and a comment inside the parentheses, a parenthesized value, a value
+        // over several lines, a value with non-ASCII text, and a nested call's own keywords.
+        let m = summarize(concat!(
+            "@settings(  # why\n",
+            "    deadline=(None),\n",
+            "    max_examples=int(\n        '5'),\n",
+            "    note='é', inner=f(a=1, b=[2,\n3]) ,\n",
+            ")\n",
+            "def test_a(): pass\n",
+        ))
+        .unwrap();
+        let Ex::Call(call) = &m.functions[0].decorators[0].value else {
+            panic!("not a call")
+        };
+        let srcs: Vec<&str> = call.kwargs_src().collect();
+        assert_eq!(
+            srcs,
+            ["None", "int(\n        '5')", "'é'", "f(a=1, b=[2,\n3])"]
+        );
+        let Ex::Call(inner) = &call.kwargs[3].1 else {
+            panic!("not a call")
+        };
+        assert_eq!(inner.kwargs_src().collect::<Vec<_>>(), ["1", "[2,\n3]"]);
+        assert_eq!(inner.args_src, "a=1, b=[2,\n3]");
     }
 
     #[test]
@@ -2988,6 +3151,112 @@ mod tests {
         // is not (an identifier may normalize to one of them).
         assert!(!may_bind_at_run_time("def test_x():\n    assert 1\n"));
         assert!(may_bind_at_run_time("x = 'é'\n"));
+    }
+
+    #[test]
+    fn mark_and_check_walks_skipped_only_where_they_find_nothing() {
+        let f = only_fn("def test_a(file_regression):\n    file_regression.check('x')\n");
+        assert_eq!(f.regression_checks.len(), 1);
+        assert!(!f.mentions_mark);
+        let f = only_fn("def deco(f):\n    return pytest.mark.slow(f)\n");
+        assert!(f.mentions_mark);
+        assert!(f.regression_checks.is_empty());
+        // Nested past MAX_DEPTH: recorded as a check of any fixture, though no `check` is
+        // written (fail closed).
+        let mut src = String::from("def test_deep():\n");
+        for level in 1..=MAX_DEPTH + 2 {
+            src.push_str(&" ".repeat(4 * level));
+            src.push_str("if x:\n");
+        }
+        src.push_str(&" ".repeat(4 * (MAX_DEPTH + 3)));
+        src.push_str("pass\n");
+        let f = only_fn(&src);
+        assert_eq!(f.regression_checks.len(), 1);
+        assert_eq!(f.regression_checks[0].value.fixture, ANY_FIXTURE);
+    }
+
+    #[test]
+    fn loops_only_walk_finds_what_the_whole_walk_finds() {
+        // Sources with a loop keyword and none of the call words: the walk of the module's
+        // statements alone finds what the whole walk finds. Each `(source, found)`: how many
+        // definitions in a loop there are.
+        let cases = [
+            (
+                "for n in range(2):\n    def test_x(): pass\n    class TestY: pass\n",
+                2,
+            ),
+            (
+                "while n:\n    if x:\n        def test_a(): pass\nelse:\n    pass\n",
+                1,
+            ),
+            (
+                "def f():\n    for i in x:\n        def test_inner(): pass\n",
+                0,
+            ),
+            (
+                "class C:\n    for i in x:\n        def test_m(self): pass\n",
+                0,
+            ),
+            (
+                "with open(p) as f:\n    for line in f:\n        class TestZ: pass\n",
+                1,
+            ),
+            (
+                "try:\n    while 1:\n        def test_t(): pass\nexcept E:\n    pass\n",
+                1,
+            ),
+            (
+                "async def g():\n    async for i in x:\n        def test_h(): pass\n",
+                0,
+            ),
+            ("x = [i for i in y]\ndef test_ok(): pass\n", 0),
+            (
+                "for i in x:\n    for j in y:\n        @deco\n        def test_n(): pass\n",
+                1,
+            ),
+        ];
+        for (src, found) in cases {
+            let parsed = ruff_python_parser::parse_module(src).unwrap();
+            assert_eq!(
+                run_time_words(src, parsed.tokens()),
+                RunTimeWords::Loops,
+                "{src}"
+            );
+            let lines = Lines::new(src);
+            let walk = |calls| {
+                let mut d = Dynamic {
+                    lines: &lines,
+                    scope: Scope::Module,
+                    loops: 0,
+                    in_test: false,
+                    depth: 0,
+                    out: Vec::new(),
+                    setattr_on: Vec::new(),
+                    calls,
+                };
+                d.visit_body(&parsed.syntax().body);
+                (d.out, d.setattr_on)
+            };
+            let loops_only = walk(false);
+            assert_eq!(loops_only, walk(true), "{src}");
+            assert_eq!(loops_only.0.len(), found, "{src}");
+            assert_eq!(summarize(src).unwrap().runtime_defs, loops_only.0, "{src}");
+        }
+        let words = |src: &str| {
+            let parsed = ruff_python_parser::parse_module(src).unwrap();
+            run_time_words(src, parsed.tokens())
+        };
+        assert_eq!(words("def test_x(): pass\n"), RunTimeWords::None);
+        // The words in comments, strings and longer names are not tokens of their own.
+        assert_eq!(
+            words("# for type\nx = 'while vars'\nformat = typed = 1\n"),
+            RunTimeWords::None
+        );
+        assert_eq!(words("for x in type(y): pass\n"), RunTimeWords::Any);
+        assert_eq!(words("type X = int\n"), RunTimeWords::Any);
+        assert_eq!(words("x = [i for i in y]\n"), RunTimeWords::Loops);
+        assert_eq!(words("x = f'{globals()}'\n"), RunTimeWords::Any);
+        assert_eq!(words("# for\nz = 'ü'\n"), RunTimeWords::Any);
     }
 
     #[test]

@@ -373,7 +373,7 @@ impl<'a> TestFacts<'a> {
             if let Val::CallOf(path, c) = &a.val
                 && path == "hypothesis.settings"
             {
-                for ((k, _), src) in c.kwargs.iter().zip(&c.kwargs_src) {
+                for ((k, _), src) in c.kwargs.iter().zip(c.kwargs_src()) {
                     settings.insert(k.to_string(), src.to_string());
                 }
             }
@@ -600,7 +600,11 @@ fn condition_effect(condition: Option<&Ex>, skip_when: bool) -> Effect {
 /// A `key:` field of the docstring of a class around the test (innermost first) or of its
 /// module, with where it came from: an `owner:` or `shrinking:` line there covers every test
 /// inside (issue 19).
-fn outer_field(tree: &SourceTree, found: &TestFound, key: &str) -> Option<(String, &'static str)> {
+fn outer_field(
+    tree: &SourceTree,
+    found: &TestFound,
+    key: &'static str,
+) -> Option<(String, &'static str)> {
     let module = &tree.modules[found.func_module].module;
     let mut chain = Vec::new();
     enclosing_classes(&module.classes, found.func, &mut chain);
@@ -611,12 +615,37 @@ fn outer_field(tree: &SourceTree, found: &TestFound, key: &str) -> Option<(Strin
         .chain([(module.docstring.as_deref(), crate::owners::FROM_MODULE)]);
     for (doc, from) in docs {
         if let Some(doc) = doc
-            && let [Some(value)] = docstring_fields(doc, [key])
+            && let Some(value) = remembered_field(doc, key)
         {
             return Some((value, from));
         }
     }
     None
+}
+
+/// How many (docstring, key) answers [`remembered_field`] keeps per thread.
+const REMEMBERED_FIELDS: usize = 8;
+
+/// `docstring_fields(doc, [key])`, remembered for the last few docstrings read on this thread:
+/// every test of a class or module reads the same docstring's field in turn. Kept by the
+/// docstring's text, so a docstring equal to one seen gives the same answer whatever it is.
+fn remembered_field(doc: &str, key: &'static str) -> Option<String> {
+    type Seen = Vec<(Box<str>, &'static str, Option<String>)>;
+    thread_local! {
+        static SEEN: std::cell::RefCell<Seen> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    SEEN.with_borrow_mut(|seen| {
+        // The newest first: the tests of one module come in a row.
+        if let Some((_, _, value)) = seen.iter().rev().find(|(d, k, _)| *k == key && **d == *doc) {
+            return value.clone();
+        }
+        let [value] = docstring_fields(doc, [key]);
+        if seen.len() == REMEMBERED_FIELDS {
+            seen.remove(0);
+        }
+        seen.push((doc.into(), key, value.clone()));
+        value
+    })
 }
 
 /// The classes (outermost first) whose bodies hold `func`, pushed onto `chain`; whether found.

@@ -60,11 +60,11 @@ pub fn loaded_profile(tree: &SourceTree<'_>, modules: &[ModuleId]) -> Option<Pro
                     && let Val::CallOf(p, pc) = tree.eval(parent, m)
                     && p == "hypothesis.settings"
                 {
-                    for ((k, _), src) in pc.kwargs.iter().zip(&pc.kwargs_src) {
+                    for ((k, _), src) in pc.kwargs.iter().zip(pc.kwargs_src()) {
                         settings.insert(k.to_string(), src.to_string());
                     }
                 }
-                for ((k, _), src) in c.kwargs.iter().zip(&c.kwargs_src) {
+                for ((k, _), src) in c.kwargs.iter().zip(c.kwargs_src()) {
                     settings.insert(k.to_string(), src.to_string());
                 }
                 // A name registered twice: the weaker registration is kept.
