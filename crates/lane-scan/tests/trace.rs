@@ -1,4 +1,5 @@
 //! `LANES_TRACE`: phase timings on stderr, and not a byte of stdout changed.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
