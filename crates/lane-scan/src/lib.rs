@@ -21,6 +21,7 @@ pub mod python;
 pub mod rules;
 pub mod shell_split;
 pub mod snapshots;
+pub mod trace;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -126,6 +127,7 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
     refuse_outside_root(options, &config, &cwd)?;
     let args = arguments(options, &config, &cwd);
     let mut found = discover::discover(&config, &args, &config::normalize(&cwd))?;
+    trace::mark("config and discovery");
     let root = &config.rootdir;
     let target_cell: std::sync::OnceLock<Option<python::Target>> = std::sync::OnceLock::new();
     let target = || {
@@ -145,6 +147,7 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
         let names = names::Names::new(&installed, root, &target);
         apply_collect_ignore(&mut found, root, &args, &names)
     };
+    trace::mark("collect_ignore");
 
     let pool = rayon::ThreadPoolBuilder::new()
         .stack_size(PARSER_STACK)
@@ -159,6 +162,7 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
         modules,
         mut problems,
     } = parse_tree(&pool, &found, &cli_plugins, &test_files, root, &imports);
+    trace::mark("parse");
     let is_test = test_flags(&modules, &found.test_files);
 
     let mut tree = SourceTree::new(&modules, root, &imports);
@@ -182,6 +186,7 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
         names: &names,
         asyncio_auto,
     };
+    trace::mark("tree, fixtures, names");
     // Each module is collected and its tests checked on one core, so the intermediate
     // lists never exist for the whole tree at once. Test ids start with their module's path,
     // so two modules never share one; each module's list is sorted by id, and the lists are
@@ -193,6 +198,7 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
             .map(|(i, module)| module_tests(&ctx, ModuleId(i), module))
             .collect()
     });
+    trace::mark("per-module tests");
     let mut runs = Vec::with_capacity(per_module.len());
     let mut no_vote = Vec::new();
     // Every file a test's snapshots name (a `snapshot_dir` it sets, a `check(fullpath=...)`)
@@ -210,6 +216,7 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
     // sequential step, tens of thousands of entries cost a sort's run detection, not as many
     // tree descents. A key given twice keeps its last value, as inserting would.
     let no_vote: BTreeMap<String, rules::NoVote> = no_vote.into_iter().collect();
+    trace::mark("join");
     // Doctest items: one per text file, one per docstring with examples of every module with
     // --doctest-modules, in the lane the config gives them (issue 18 (2), issue 18 (doc)).
     let doctests = doctest::Ctx::new(&config, tree.codeowners.as_ref(), options.changed.as_ref())?;
@@ -244,6 +251,7 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
         problems.extend(found_problems);
     }
     let runs = in_id_order(runs);
+    trace::mark("doctests and id order");
     // On every core (sorted below, so in any order); the snapshot folders are looked for
     // once per folder of test modules, not twice per module.
     let folders = snapshots::Folders::of(
@@ -267,6 +275,7 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
     snapshot_files.extend(attached_snapshots);
     snapshot_files.sort();
     snapshot_files.dedup();
+    trace::mark("snapshots");
     let counts = count(runs.iter().flatten());
     if let Some(changed) = &options.changed {
         let scope = aware::Scope {
@@ -279,6 +288,7 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
     rules::check_suite(&config, &counts, options.markers_plugin, &mut problems);
     lane_core::problem::normalize(&mut problems);
     drop(tree);
+    trace::mark("suite rules");
     Ok(Scan {
         section: ScanSection {
             tool: "lane-scan".to_string(),

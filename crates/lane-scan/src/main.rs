@@ -74,7 +74,9 @@ struct Args {
 }
 
 fn main() -> ExitCode {
+    lane_scan::trace::start();
     let args: Args = cli::parse("lane-scan");
+    lane_scan::trace::mark("arguments");
     cli::run("lane-scan", || {
         if let Some(done) = args.common.tool.meta(Args::command) {
             return done;
@@ -110,6 +112,7 @@ fn main() -> ExitCode {
             markers_plugin: false,
             changed,
         })?;
+        lane_scan::trace::mark("drops at the end of the scan");
         let status = Status::from_problems(&scan.section.problems);
         // Serialized straight to stdout: the section is never held as text.
         args.common.document.emit_split_section(
@@ -121,6 +124,7 @@ fn main() -> ExitCode {
             &scan.runs,
             &scan.section.problems,
         )?;
+        lane_scan::trace::mark("output");
         // The process ends right after writing: freeing 100,000 tests one by one would only
         // delay the exit.
         std::mem::forget(scan);
