@@ -365,7 +365,8 @@ where
         for (j, item) in batch.iter().enumerate() {
             buf.extend_from_slice(if i == 0 && j == 0 { b"\n" } else { b",\n" });
             buf.extend_from_slice(b"      ");
-            crate::pretty::write_at_depth(&mut buf, *item, 3)?;
+            let mut ser = serde_json::Serializer::with_formatter(&mut buf, Pretty::at(3));
+            item.serialize(&mut ser)?;
         }
         Ok(buf)
     };
@@ -403,11 +404,102 @@ where
 }
 
 /// A section's value, indented for its place one level down in the document.
-fn serialize_at_depth_1<T: Serialize + ?Sized>(
-    out: &mut Vec<u8>,
+fn serialize_at_depth_1<W: std::io::Write + ?Sized, T: Serialize + ?Sized>(
+    out: &mut W,
     section: &T,
-) -> serde_json::Result<()> {
-    crate::pretty::write_at_depth(out, section, 1)
+) -> std::io::Result<()> {
+    let mut ser = serde_json::Serializer::with_formatter(out, Pretty::at(1));
+    Ok(section.serialize(&mut ser)?)
+}
+
+/// serde_json's pretty layout (two spaces a level) starting `depth` levels down, so a
+/// section is written once, already indented for its place in the document.
+struct Pretty {
+    depth: usize,
+    has_value: bool,
+}
+
+impl Pretty {
+    fn at(depth: usize) -> Self {
+        Pretty {
+            depth,
+            has_value: false,
+        }
+    }
+
+    fn newline<W: ?Sized + std::io::Write>(&self, w: &mut W, comma: bool) -> std::io::Result<()> {
+        const SPACES: &[u8; 64] = &[b' '; 64];
+        w.write_all(if comma { b",\n" } else { b"\n" })?;
+        let mut left = self.depth * 2;
+        while left > 0 {
+            let n = left.min(SPACES.len());
+            w.write_all(&SPACES[..n])?;
+            left -= n;
+        }
+        Ok(())
+    }
+
+    fn open<W: ?Sized + std::io::Write>(&mut self, w: &mut W, c: &[u8]) -> std::io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        w.write_all(c)
+    }
+
+    fn close<W: ?Sized + std::io::Write>(&mut self, w: &mut W, c: &[u8]) -> std::io::Result<()> {
+        self.depth -= 1;
+        if self.has_value {
+            self.newline(w, false)?;
+        }
+        w.write_all(c)
+    }
+}
+
+impl serde_json::ser::Formatter for Pretty {
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.open(w, b"[")
+    }
+
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.close(w, b"]")
+    }
+
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.newline(w, !first)
+    }
+
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.open(w, b"{")
+    }
+
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.close(w, b"}")
+    }
+
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.newline(w, !first)
+    }
+
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        w.write_all(b": ")
+    }
+
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
 }
 
 /// Whether an object has a top-level `problems` key (without building it).

@@ -12,7 +12,6 @@ pub mod io;
 pub mod manifest;
 pub mod paths;
 pub mod position;
-pub mod pretty;
 pub mod problem;
 pub mod render;
 pub mod rule;
