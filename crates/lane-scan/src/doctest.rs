@@ -187,6 +187,7 @@ impl<'a> Ctx<'a> {
             return ScanTest {
                 attachments,
                 defined_in: None,
+                empty_params: None,
                 file: file.to_string(),
                 id,
                 lane: None,
@@ -241,6 +242,7 @@ impl<'a> Ctx<'a> {
         ScanTest {
             attachments,
             defined_in: None,
+            empty_params: None,
             file: file.to_string(),
             id,
             lane: Some(lane),

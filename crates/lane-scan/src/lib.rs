@@ -938,6 +938,7 @@ mod tests {
             .map(|id| ScanTest {
                 attachments: Default::default(),
                 defined_in: None,
+                empty_params: None,
                 file: id.split("::").next().unwrap_or_default().to_string(),
                 id: id.to_string(),
                 lane: None,

@@ -163,6 +163,7 @@ pub fn check_test(
         } else {
             None
         };
+        let empty_params = facts.empty_params();
         let test = ScanTest {
             id: String::new(),
             defined_in: (facts.func_file != facts.file).then(|| facts.func_file.to_string()),
@@ -173,6 +174,7 @@ pub fn check_test(
             marks: facts.marks,
             parametrized: facts.parametrized,
             attachments: facts.attachments,
+            empty_params,
         };
         (test, no_vote)
     };
@@ -306,6 +308,8 @@ mod tests {
             body_skips: Vec::new(),
             module_skip: None,
             empty_set_mark: crate::collect::EmptySetMark::Skip,
+            computed_params: Vec::new(),
+            empty_fixture_params: Vec::new(),
         }
     }
 
