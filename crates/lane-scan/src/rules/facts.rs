@@ -96,6 +96,9 @@ pub struct TestFacts<'a> {
     /// gives the test one item with the empty_parameter_set_mark, as for a parametrize
     /// (issue 18 (fid5)).
     pub empty_fixture_params: Vec<At<'a, &'a str>>,
+    /// An installed plugin marks the test xfail as it collects it (pytest-asyncio's async
+    /// generators; issue 18 (fid5)).
+    pub plugin_xfail: bool,
 }
 
 /// What a test's parameter sets are, as far as the source says.
@@ -239,6 +242,7 @@ impl<'a> TestFacts<'a> {
             empty_set_mark: found.empty_set_mark,
             computed_params: Vec::new(),
             empty_fixture_params: Vec::new(),
+            plugin_xfail: found.plugin_marks.contains(&"xfail"),
         };
         for a in found.applied() {
             match facts.effect_of(tree, a) {
@@ -253,6 +257,13 @@ impl<'a> TestFacts<'a> {
         facts
             .marks
             .extend(found.plugin_marks.iter().map(|m| m.to_string()));
+        // The asyncio mark makes an async generator pytest-asyncio's in strict mode too: it
+        // marks it xfail(run=False) (issue 18 (fid5)).
+        if func.async_generator && !facts.plugin_xfail && facts.marks.iter().any(|m| m == "asyncio")
+        {
+            facts.marks.push("xfail".to_string());
+            facts.plugin_xfail = true;
+        }
         // The parameter sets' marks (noted apart so far): those no other source gives.
         let mut from_params = std::mem::take(&mut facts.param_only_marks);
         from_params.sort_unstable();

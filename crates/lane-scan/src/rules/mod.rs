@@ -270,6 +270,7 @@ mod tests {
             decorators: Vec::new(),
             docstring: None,
             is_async: false,
+            async_generator: false,
             asserts,
             body_calls: Vec::new(),
             assumes: Vec::new(),
@@ -310,6 +311,7 @@ mod tests {
             empty_set_mark: crate::collect::EmptySetMark::Skip,
             computed_params: Vec::new(),
             empty_fixture_params: Vec::new(),
+            plugin_xfail: false,
         }
     }
 
