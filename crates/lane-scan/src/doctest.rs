@@ -311,6 +311,32 @@ pub fn modules_enabled(config: &Config) -> bool {
     config.addopts.iter().any(|o| o == "--doctest-modules")
 }
 
+/// `consider_namespace_packages` set true (or to a value pytest refuses) with module doctests
+/// (issue 18 (fid5)): pytest then names a module by the first folder above it under which
+/// `importlib.util.find_spec` finds it at run time, which depends on `sys.path` (`python -m
+/// pytest` puts the working folder first, the `pytest` script does not): the names of its
+/// doctest items (`path.py::ns.pkg.mod.f` or `path.py::pkg.mod.f`) cannot be known statically.
+pub fn namespace_packages_problem(config: &Config, rel_config: Option<&str>) -> Option<Problem> {
+    let (value, line) = config.consider_namespace_packages.as_ref()?;
+    let off = ["n", "no", "f", "false", "off", "0"];
+    if off.contains(&value.trim().to_ascii_lowercase().as_str()) {
+        return None;
+    }
+    let file = rel_config.unwrap_or("the config");
+    Some(
+        Problem::new(
+            Rule::UnseenDoctests,
+            format!(
+                "{file}:{line}: consider_namespace_packages = {value} with --doctest-modules: \
+                 pytest names each module's doctest items by the module name Python finds at \
+                 run time, which depends on sys.path (python -m pytest and the pytest script \
+                 differ), so lane-scan cannot be sure of any of them"
+            ),
+        )
+        .at(file, *line),
+    )
+}
+
 /// Whether pytest's doctest plugin leaves out the Python file `path` (named `name`):
 /// `__main__.py`, and a `setup.py` that mentions setuptools or distutils.
 pub fn skipped_module(path: &Path, name: &str) -> bool {

@@ -237,6 +237,13 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
             })
             .collect()
     });
+    if !found.doctest_modules.is_empty() {
+        let config_file = config.file.as_deref().map(|f| rel_path(f, root));
+        problems.extend(doctest::namespace_packages_problem(
+            &config,
+            config_file.as_deref(),
+        ));
+    }
     for (tests, found_problems) in module_doctests {
         if !tests.is_empty() {
             runs.push(tests);
