@@ -12,8 +12,11 @@ its node id without parametrization brackets:
 `marks` is the union of `item.iter_markers()` names over every parametrized instance, `lanes`
 the marks among merge/witness/freeze, `lane` the single lane or null; `file` and `line` (1-based)
 say where pytest found the function (for an inherited method: where the base defines it);
-`parametrized` is true when pytest expanded it into instances (it has a callspec); `errors` are
-the collectors that failed or were skipped whole (scripts/fidelity leaves their tests out).
+`parametrized` is true when pytest expanded it into instances (it has a callspec); `empty_set`
+(present only when true) says that every instance is the item pytest makes for an empty
+parameter set (a parameter whose value is pytest's NOTSET sentinel, id `[NOTSET]`), whose marks
+include the empty_parameter_set_mark; `errors` are the collectors that failed or were skipped
+whole (scripts/fidelity leaves their tests out).
 
 The snapshot is taken in an outermost `pytest_collection_modifyitems` wrapper, before any other
 implementation (a suite's own conftest hooks included) runs: hooks that deselect, reorder, add
@@ -27,6 +30,7 @@ import os
 from pathlib import Path
 
 import pytest
+from _pytest.compat import NOTSET
 
 LANES = ("merge", "witness", "freeze")
 ENV = "COLLECT_PLUGIN_OUT"
@@ -50,10 +54,15 @@ def snapshot(items: list[pytest.Item]) -> dict[str, dict]:
     marks: dict[str, set[str]] = {}
     places: dict[str, tuple[str, int | None]] = {}
     parametrized: set[str] = set()
+    # Per test: whether each of its items so far is an empty parameter set's item.
+    empty_set: dict[str, bool] = {}
     for item in items:
         tid = plain_node_id(item)
-        if getattr(item, "callspec", None) is not None:
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None:
             parametrized.add(tid)
+        notset = callspec is not None and any(v is NOTSET for v in callspec.params.values())
+        empty_set[tid] = empty_set.get(tid, True) and notset
         names = marks.setdefault(tid, set())
         names.update(mark.name for mark in item.iter_markers())
         if tid not in places:
@@ -70,6 +79,8 @@ def snapshot(items: list[pytest.Item]) -> dict[str, dict]:
             "line": places[tid][1],
             "parametrized": tid in parametrized,
         }
+        if empty_set[tid]:
+            tests[tid]["empty_set"] = True
     return tests
 
 

@@ -27,7 +27,7 @@ REQUIRED = tuple(f"tests/suites/{name}" for name in (
     "tricky", "ini_style", "cfg_style", "toml_native", "pytest_ini", "pytest_toml",
     "addopts_ignore", "dot_pytest_ini", "collect_order", "collect_ignore",
     "doctest_text", "fixture_params", "module_branches", "cond_names", "empty_params",
-    "doctest_modules")) + ("examples/invoice",)
+    "doctest_modules", "computed_params")) + ("examples/invoice",)
 
 
 def suite_dirs() -> list[str]:
@@ -79,6 +79,16 @@ def where(test: dict) -> str:
     return f"{test.get('file')}:{line}" if line else str(test.get("file"))
 
 
+def empty_set_mark(want: dict, got: dict) -> set[str]:
+    """The mark pytest's empty parameter set gave a test, when lane-scan states it: every item
+    pytest made for the test is the empty set's `[NOTSET]` item, and lane-scan's `empty_params`
+    names the mark such an item carries (issue 18 (fid5)). Nothing else is forgiven."""
+    stated = (got.get("empty_params") or {}).get("mark")
+    if want.get("empty_set") and stated in ("skip", "xfail"):
+        return {stated}
+    return set()
+
+
 def disagreements(expected: dict, actual: dict) -> list[str]:
     """One readable line per way lane-scan (`actual`) differs from pytest (`expected`)."""
     lines = []
@@ -99,7 +109,8 @@ def disagreements(expected: dict, actual: dict) -> list[str]:
         if want["parametrized"] != got.get("parametrized"):
             lines.append(f"parametrized of {tid}: pytest says {want['parametrized']}, lane-scan "
                          f"says {got.get('parametrized')} at {where(got)}")
-        missing = sorted(set(want["marks"]) - set(got.get("marks") or []))
+        missing = sorted(set(want["marks"]) - set(got.get("marks") or [])
+                         - empty_set_mark(want, got))
         if missing:
             lines.append(f"marks of {tid}: pytest sees {want['marks']}, lane-scan's marks "
                          f"{got.get('marks')} lack {missing} at {where(got)}")
@@ -177,3 +188,20 @@ def test_disagreements_name_every_difference():
     assert any(line.startswith("lane of a.py::test_lane") for line in lines)
     assert any("lack ['merge', 'slow']" in line for line in lines)
     assert disagreements(pytest_side, {k: dict(v) for k, v in pytest_side.items()}) == []
+
+
+def test_only_a_stated_empty_set_forgives_its_mark():
+    """pytest's empty-set item carries a skip lane-scan cannot know; it is forgiven only where
+    lane-scan states that mark for that test and pytest's items are all the empty set's."""
+    want = {"lane": "merge", "lanes": ["merge"], "marks": ["merge", "parametrize", "skip"],
+            "file": "a.py", "line": 3, "parametrized": True, "empty_set": True}
+    got = {"lane": "merge", "lanes": ["merge"], "marks": ["merge", "parametrize"],
+           "parametrized": True, "empty_params": {"computed": ["a.py:2"], "mark": "skip"}}
+    assert disagreements({"a.py::t": want}, {"a.py::t": got}) == []
+    for changed in ({"empty_params": {"computed": ["a.py:2"], "mark": "xfail"}},
+                    {"empty_params": None}):
+        lines = disagreements({"a.py::t": want}, {"a.py::t": {**got, **changed}})
+        assert len(lines) == 1 and "lack ['skip']" in lines[0], lines
+    not_empty = {k: v for k, v in want.items() if k != "empty_set"}
+    lines = disagreements({"a.py::t": not_empty}, {"a.py::t": got})
+    assert len(lines) == 1 and "lack ['skip']" in lines[0], lines

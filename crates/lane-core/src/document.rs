@@ -608,6 +608,7 @@ mod tests {
         let test = |attachments: Attachments, lane: Option<Lane>| ScanTest {
             attachments,
             defined_in: None,
+            empty_params: None,
             file: "tests/test_a.py".into(),
             id: "tests/test_a.py::TestX::test_y".into(),
             lane,

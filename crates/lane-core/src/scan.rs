@@ -82,6 +82,10 @@ pub struct ScanTest {
     /// one): pytest's xunit1 `file` attribute names this file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub defined_in: Option<String>,
+    /// The test's parameter sets (a parametrize's argvalues, a used fixture's `params=`) are
+    /// computed at run time, and what pytest does if they come out empty (issue 18 (fid5)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub empty_params: Option<EmptyParams>,
     pub file: String,
     /// pytest node id relative to the rootdir, without parametrization.
     pub id: String,
@@ -123,6 +127,34 @@ pub struct Attachments {
     pub shrinking: Option<String>,
 }
 
+/// A test whose parameter sets lane-scan cannot count: when one of them is empty, pytest
+/// gives the test a single item whose parameter id is `NOTSET` (`test_x[NOTSET]`,
+/// `test_x[NOTSET-1]` beside other parametrizes) carrying the mark of the
+/// `empty_parameter_set_mark` ini key (issue 18 (fid5)).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EmptyParams {
+    /// Where each computed set is written, as `FILE:LINE` (the parametrize mark, or the
+    /// fixture's `def`), sorted.
+    pub computed: Vec<String>,
+    /// What the empty set gives that item: `skip`, `xfail`, or `fail_at_collect` (pytest fails
+    /// collecting the module instead; a value pytest does not accept fails it too).
+    pub mark: String,
+}
+
+impl EmptyParams {
+    /// True when the case name's parameter id is the one pytest gives an empty set's item: a
+    /// `NOTSET` part of `[...]` (the parts are joined by `-`).
+    pub fn is_empty_set_case(name: &str) -> bool {
+        let Some(open) = name.find('[') else {
+            return false;
+        };
+        let Some(params) = name[open + 1..].strip_suffix(']') else {
+            return false;
+        };
+        params.split('-').any(|part| part == "NOTSET")
+    }
+}
+
 impl ScanTest {
     /// The file that defines the test function (`defined_in`, else `file`).
     pub fn defining_file(&self) -> &str {
@@ -140,5 +172,32 @@ impl ScanSection {
 
     pub fn tests_in(&self, lane: Lane) -> impl Iterator<Item = &ScanTest> {
         self.tests.iter().filter(move |t| t.lane == Some(lane))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::EmptyParams;
+
+    #[test]
+    fn the_empty_set_case_is_named_by_a_notset_part() {
+        for name in [
+            "test_x[NOTSET]",
+            "test_x[NOTSET-1]",
+            "test_x[a-NOTSET]",
+            "t[NOTSET-NOTSET]",
+        ] {
+            assert!(EmptyParams::is_empty_set_case(name), "{name}");
+        }
+        for name in [
+            "test_x",
+            "test_x[1]",
+            "test_x[NOTSETX]",
+            "test_x[not-set]",
+            "test_NOTSET",
+            "test_x[NOTSET",
+        ] {
+            assert!(!EmptyParams::is_empty_set_case(name), "{name}");
+        }
     }
 }

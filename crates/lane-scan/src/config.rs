@@ -47,6 +47,9 @@ pub struct Config {
     /// pytest-lanes-gate's `lanes_doctest_lane` ini value and its line: the lane of every
     /// doctest item (issue 18 (doc)).
     pub doctest_lane: Option<(String, u64)>,
+    /// `consider_namespace_packages` and its line (issue 18 (fid5)): module doctest names then
+    /// depend on `sys.path` at run time.
+    pub consider_namespace_packages: Option<(String, u64)>,
 }
 
 impl Config {
@@ -66,6 +69,7 @@ impl Config {
             addopts_line: None,
             asyncio_mode: None,
             empty_parameter_set_mark: String::new(),
+            consider_namespace_packages: None,
             doctest_lane: None,
         }
     }
@@ -141,6 +145,9 @@ pub fn load(args: &[PathBuf], rootdir_flag: Option<&Path>, cwd: &Path) -> Result
             }
             "asyncio_mode" => {
                 config.asyncio_mode = Some((value.args().join(" "), line));
+            }
+            "consider_namespace_packages" => {
+                config.consider_namespace_packages = Some((value.args().join(" "), line));
             }
             "empty_parameter_set_mark" => {
                 config.empty_parameter_set_mark = value.args().join(" ");

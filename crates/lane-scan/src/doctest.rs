@@ -187,6 +187,7 @@ impl<'a> Ctx<'a> {
             return ScanTest {
                 attachments,
                 defined_in: None,
+                empty_params: None,
                 file: file.to_string(),
                 id,
                 lane: None,
@@ -241,6 +242,7 @@ impl<'a> Ctx<'a> {
         ScanTest {
             attachments,
             defined_in: None,
+            empty_params: None,
             file: file.to_string(),
             id,
             lane: Some(lane),
@@ -307,6 +309,32 @@ pub fn text_file(
 /// `--doctest-modules` in addopts.
 pub fn modules_enabled(config: &Config) -> bool {
     config.addopts.iter().any(|o| o == "--doctest-modules")
+}
+
+/// `consider_namespace_packages` set true (or to a value pytest refuses) with module doctests
+/// (issue 18 (fid5)): pytest then names a module by the first folder above it under which
+/// `importlib.util.find_spec` finds it at run time, which depends on `sys.path` (`python -m
+/// pytest` puts the working folder first, the `pytest` script does not): the names of its
+/// doctest items (`path.py::ns.pkg.mod.f` or `path.py::pkg.mod.f`) cannot be known statically.
+pub fn namespace_packages_problem(config: &Config, rel_config: Option<&str>) -> Option<Problem> {
+    let (value, line) = config.consider_namespace_packages.as_ref()?;
+    let off = ["n", "no", "f", "false", "off", "0"];
+    if off.contains(&value.trim().to_ascii_lowercase().as_str()) {
+        return None;
+    }
+    let file = rel_config.unwrap_or("the config");
+    Some(
+        Problem::new(
+            Rule::UnseenDoctests,
+            format!(
+                "{file}:{line}: consider_namespace_packages = {value} with --doctest-modules: \
+                 pytest names each module's doctest items by the module name Python finds at \
+                 run time, which depends on sys.path (python -m pytest and the pytest script \
+                 differ), so lane-scan cannot be sure of any of them"
+            ),
+        )
+        .at(file, *line),
+    )
 }
 
 /// Whether pytest's doctest plugin leaves out the Python file `path` (named `name`):

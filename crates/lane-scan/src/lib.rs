@@ -244,6 +244,13 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
             })
             .collect()
     });
+    if !found.doctest_modules.is_empty() {
+        let config_file = config.file.as_deref().map(|f| rel_path(f, root));
+        problems.extend(doctest::namespace_packages_problem(
+            &config,
+            config_file.as_deref(),
+        ));
+    }
     for (tests, found_problems) in module_doctests {
         if !tests.is_empty() {
             runs.push(tests);
@@ -948,6 +955,7 @@ mod tests {
             .map(|id| ScanTest {
                 attachments: Default::default(),
                 defined_in: None,
+                empty_params: None,
                 file: id.split("::").next().unwrap_or_default().to_string(),
                 id: id.to_string(),
                 lane: None,

@@ -137,6 +137,9 @@ pub struct Function {
     pub decorators: Vec<Located<Ex>>,
     pub docstring: Option<CompactString>,
     pub is_async: bool,
+    /// An `async def` whose own body yields: an asynchronous generator (pytest-asyncio marks
+    /// such a test xfail and never runs it; issue 18 (fid5)).
+    pub async_generator: bool,
     pub asserts: Asserts,
     /// Calls that are statements at the top level of the body (e.g. `pytest.skip(...)`).
     pub body_calls: Vec<Located<Ex>>,
@@ -1595,6 +1598,7 @@ impl Summarizer<'_> {
             decorators: self.decorators(&f.decorator_list),
             docstring: docstring(&f.body),
             is_async: f.is_async,
+            async_generator: f.is_async && yields(&f.body),
             asserts,
             body_calls,
             assumes,
@@ -1960,6 +1964,34 @@ impl Dynamic<'_> {
 
 /// Finds `X.mark` or a bare `mark` anywhere in a body.
 struct MentionsMark(bool);
+
+/// A function body yields (`yield`, `yield from`) in its own scope: nested functions, lambdas
+/// and classes are theirs (issue 18 (fid5)).
+fn yields(body: &[Stmt]) -> bool {
+    let mut v = Yields(false);
+    v.visit_body(body);
+    v.0
+}
+
+struct Yields(bool);
+
+impl<'a> Visitor<'a> for Yields {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        if self.0 || matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
+            return;
+        }
+        ruff_python_ast::visitor::walk_stmt(self, stmt);
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        match expr {
+            _ if self.0 => {}
+            Expr::Yield(_) | Expr::YieldFrom(_) => self.0 = true,
+            Expr::Lambda(_) => {}
+            _ => ruff_python_ast::visitor::walk_expr(self, expr),
+        }
+    }
+}
 
 /// Collects `NAME.check(...)` calls (see [`RegressionCheck`]) with their start offsets.
 /// Statements nested deeper than [`MAX_DEPTH`] are not read: one such is recorded as a check

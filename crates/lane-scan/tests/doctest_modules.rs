@@ -411,3 +411,39 @@ fn ignored_paths_and_norecursedirs_hold_no_doctest_items() {
     let doc = scan("ignored", &files);
     assert_eq!(ids(&doc), ["kept.py::kept", "sub/new.py::new"], "{doc:#}");
 }
+
+/// Issue 18 (fid5): `consider_namespace_packages = true` makes a module's doctest names depend
+/// on `sys.path` at run time (`python -m pytest` names `ns/pkg/mod.py`'s items `ns.pkg.mod.f`,
+/// the `pytest` script `pkg.mod.f`): unseen-doctests at the ini line; false, or no doctest
+/// modules, says nothing.
+#[test]
+fn namespace_packages_make_doctest_names_unknowable() {
+    let module = "def f():\n    \"\"\"\n    >>> 1\n    1\n    \"\"\"\n";
+    for (value, flagged) in [("true", true), ("1", true), ("False", false), ("no", false)] {
+        let config = ini(&format!("consider_namespace_packages = {value}\n"));
+        let doc = scan(
+            &format!("namespace-{value}"),
+            &[
+                ("pytest.ini", config.as_str()),
+                ("ns/pkg/__init__.py", ""),
+                ("ns/pkg/mod.py", module),
+            ],
+        );
+        let got = found(&doc, "unseen-doctests");
+        if flagged {
+            assert_eq!(got.len(), 1, "{value}: {got:?}");
+            assert_eq!((got[0].0.as_str(), got[0].1), ("pytest.ini", 3), "{got:?}");
+            assert!(got[0].2.contains("consider_namespace_packages"), "{got:?}");
+        } else {
+            assert!(got.is_empty(), "{value}: {got:?}");
+        }
+        // The ids stay the prepend mode's (the `pytest` script's).
+        assert_eq!(ids(&doc), ["ns/pkg/mod.py::pkg.mod.f"], "{value}");
+    }
+    let without = "[pytest]\nconsider_namespace_packages = true\n".to_string() + MARKERS;
+    let doc = scan(
+        "namespace-no-doctests",
+        &[("pytest.ini", without.as_str()), ("ns/pkg/mod.py", module)],
+    );
+    assert!(found(&doc, "unseen-doctests").is_empty());
+}

@@ -344,3 +344,102 @@ def test_computed(a):\n    assert a\n\nCASES = []\n";
         }
     }
 }
+
+/// The `empty_params` record of a test (null when absent).
+fn empty_params<'d>(doc: &'d Value, id: &str) -> &'d Value {
+    let t = doc["scan"]["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["id"] == id)
+        .unwrap_or_else(|| panic!("{id} not listed: {doc:#}"));
+    &t["empty_params"]
+}
+
+/// Issue 18 (fid5): parameter sets computed at run time (a call, a name bound to `[]`, a
+/// fixture's computed `params=`) are recorded with their places and the mark an empty one would
+/// get; sets that cannot be empty (literals, a name bound to a non-empty list) are not; a
+/// fixture whose `params=` is written empty is modelled like an empty parametrize.
+#[test]
+fn computed_parameter_sets_are_recorded_with_the_empty_set_mark() {
+    let conftest = "import pytest\n\n@pytest.fixture(params=[])\ndef none(request):\n    \
+return request.param\n\n@pytest.fixture(params=range(N))\ndef counted(request):\n    \
+return request.param\n\n@pytest.fixture(params=[1, 2])\ndef two(request):\n    \
+return request.param\n\nN = 0\n";
+    let module = "import pytest\n\nCASES = []\nFULL = [1]\n\n@pytest.mark.merge\n\
+@pytest.mark.parametrize('a', load())\ndef test_call(a):\n    assert a\n\n@pytest.mark.merge\n\
+@pytest.mark.parametrize('a', CASES)\ndef test_empty_name(a):\n    assert a\n\n\
+@pytest.mark.merge\n@pytest.mark.parametrize('a', FULL + CASES)\ndef test_full(a):\n    assert a\n\n\
+@pytest.mark.merge\n@pytest.mark.parametrize('a', [1, 2])\ndef test_literal(a):\n    assert a\n\n\
+@pytest.mark.merge\ndef test_counted(counted, two):\n    assert counted\n\n\
+@pytest.mark.merge\ndef test_none(none):\n    assert none\n\ndef load():\n    return []\n";
+    for mark in ["skip", "xfail", "fail_at_collect"] {
+        let dir = lane_testkit::Scratch::new(&format!("fidelity-computed-{mark}"));
+        std::fs::create_dir_all(dir.path().join("tests")).unwrap();
+        std::fs::write(dir.path().join("tests/conftest.py"), conftest).unwrap();
+        std::fs::write(dir.path().join("tests/test_c.py"), module).unwrap();
+        std::fs::write(
+            dir.path().join("pytest.ini"),
+            format!("{INI}empty_parameter_set_mark = {mark}\n"),
+        )
+        .unwrap();
+        let run = lane_testkit::Cmd::new(env!("CARGO_BIN_EXE_lane-scan"))
+            .dir(dir.path())
+            .run();
+        let doc: Value = serde_json::from_str(&run.stdout).unwrap();
+        let m = "tests/test_c.py::";
+        for (name, place) in [
+            ("test_call", "tests/test_c.py:7"),
+            ("test_empty_name", "tests/test_c.py:12"),
+            ("test_counted", "tests/conftest.py:8"),
+        ] {
+            let got = empty_params(&doc, &format!("{m}{name}"));
+            assert_eq!(
+                got["computed"],
+                serde_json::json!([place]),
+                "{mark} {name}: {doc:#}"
+            );
+            assert_eq!(got["mark"], mark, "{mark} {name}: {doc:#}");
+            // The mark is not the test's: pytest adds it only if the set comes out empty.
+            let (marks, parametrized) = test(&doc, &format!("{m}{name}"));
+            assert!(parametrized && !marks.contains(&"skip") && !marks.contains(&"xfail"));
+        }
+        for name in ["test_full", "test_literal", "test_none"] {
+            assert!(
+                empty_params(&doc, &format!("{m}{name}")).is_null(),
+                "{name}: {doc:#}"
+            );
+        }
+        // params=[] written: one item with the ini key's mark, judged as the parametrize's is.
+        let (marks, parametrized) = test(&doc, &format!("{m}test_none"));
+        assert!(parametrized);
+        let at = |rule: &str| -> Vec<(String, u64)> {
+            problems(&doc, rule)
+                .iter()
+                .filter(|p| p["test"] == format!("{m}test_none"))
+                .map(|p| {
+                    (
+                        p["file"].as_str().unwrap().to_string(),
+                        p["line"].as_u64().unwrap(),
+                    )
+                })
+                .collect()
+        };
+        let place = vec![("tests/conftest.py".to_string(), 4)];
+        match mark {
+            "skip" => {
+                assert!(marks.contains(&"skip"), "{doc:#}");
+                assert_eq!(at("unconditional-skip"), place, "{doc:#}");
+            }
+            "xfail" => {
+                assert!(marks.contains(&"xfail"), "{doc:#}");
+                assert_eq!(at("xfail-in-voting-lane"), place, "{doc:#}");
+            }
+            _ => {
+                assert!(!marks.contains(&"skip") && !marks.contains(&"xfail"));
+                assert_eq!(at("empty-parameter-set"), place, "{doc:#}");
+                assert!(at("unconditional-skip").is_empty(), "{doc:#}");
+            }
+        }
+    }
+}

@@ -180,6 +180,7 @@ mod tests {
         ScanTest {
             id: id.to_string(),
             defined_in: None,
+            empty_params: None,
             file: id.split("::").next().unwrap_or("").to_string(),
             line: 1,
             lane: Some(Lane::Merge),

@@ -1108,4 +1108,91 @@ mod tests {
             }
         }
     }
+
+    /// Issue 18 (fid5): the `[NOTSET]` item pytest makes for a computed parameter set that came
+    /// out empty is explained by the scan's `empty_params`, only for that item of such a test; a
+    /// freeze test's empty-set xfail never ran; under fail_at_collect the module's collection
+    /// error still rejects.
+    #[test]
+    fn empty_computed_parameter_sets() {
+        let dir = scratch("empty-params");
+        let test = |id: &str, lane: &str, empty: &str| {
+            let file = id.split("::").next().unwrap_or("");
+            format!(
+                r#"{{"id":"{id}","file":"{file}","line":3,"lane":"{lane}","lanes":["{lane}"],"marks":[],"parametrized":true,{empty}"attachments":{{}}}}"#
+            )
+        };
+        let computed = |mark: &str| {
+            format!(
+                r#""empty_params":{{"computed":["t/test_m.py:2","t/conftest.py:7"],"mark":"{mark}"}},"#
+            )
+        };
+        let tests = [
+            test("t/test_m.py::test_a", "merge", &computed("skip")),
+            test("t/test_m.py::test_b", "merge", &computed("skip")),
+            test("t/test_m.py::test_c", "merge", ""),
+            test("t/test_f.py::test_f", "freeze", &computed("xfail")),
+            test("t/test_f.py::test_g", "freeze", &computed("xfail")),
+        ];
+        let json = format!(
+            r#"{{"version":1,"scan":{{"tool":"lane-scan","tests":[{}],"counts":{{"merge":3,"witness":0,"freeze":2,"unmarked":0}},"files":[],"problems":[]}},"lock":{{"problems":[]}},"ledger":{{"problems":[]}}}}"#,
+            tests.join(",")
+        );
+        let doc = Document::parse(json.as_bytes(), "doc").expect("doc");
+        let merge = suite(
+            r#"<testcase classname="t.test_m" name="test_a[NOTSET-1]"><skipped message="got empty parameter set for (x)"/></testcase><testcase classname="t.test_m" name="test_b[1]"><skipped/></testcase><testcase classname="t.test_m" name="test_c[NOTSET]"><skipped/></testcase>"#,
+        );
+        let freeze = suite(
+            r#"<testcase classname="t.test_f" name="test_f[NOTSET]"><skipped type="pytest.xfail"/></testcase><testcase classname="t.test_f" name="test_g[2]"><skipped type="pytest.xfail"/></testcase>"#,
+        );
+        let s = run(
+            &dir.0,
+            &doc,
+            &[(Lane::Merge, &merge), (Lane::Freeze, &freeze)],
+        );
+        let mut got = rules(&s);
+        got.sort();
+        assert_eq!(
+            got,
+            [
+                "merge-skipped@t/test_m.py::test_a",
+                "merge-skipped@t/test_m.py::test_b",
+                "merge-skipped@t/test_m.py::test_c",
+                "missing-freeze-run@t/test_f.py::test_f",
+            ]
+        );
+        let message = |id: &str| {
+            s.problems
+                .iter()
+                .find(|p| p.test.as_deref() == Some(id))
+                .map(|p| p.message.clone())
+                .unwrap_or_default()
+        };
+        let a = message("t/test_m.py::test_a");
+        assert!(
+            a.contains("test_a[NOTSET-1] (skipped) [its parameter sets, computed at run time (t/test_m.py:2, t/conftest.py:7), came out empty")
+                && a.contains("empty_parameter_set_mark's skip"),
+            "{a}"
+        );
+        // Another item of such a test, and a NOTSET item of a test the scan knows no computed
+        // set of, are plain skips.
+        for id in ["t/test_m.py::test_b", "t/test_m.py::test_c"] {
+            assert!(!message(id).contains("came out empty"), "{}", message(id));
+        }
+        assert!(message("t/test_f.py::test_f").contains("empty_parameter_set_mark's xfail"));
+
+        // fail_at_collect: pytest fails the module's collection; the tally still rejects.
+        let failing = json.replace(r#""mark":"skip""#, r#""mark":"fail_at_collect""#);
+        let doc = Document::parse(failing.as_bytes(), "doc").expect("doc");
+        let merge = suite(
+            r#"<testcase classname="" name="t.test_m"><error message="collection failure">Empty parameter set in 'test_a' at line 3</error></testcase>"#,
+        );
+        let s = run(&dir.0, &doc, &[(Lane::Merge, &merge)]);
+        assert_eq!(s.decision, Decision::Reject);
+        assert!(
+            rules(&s).contains(&"collection-error@-".to_string()),
+            "{:?}",
+            rules(&s)
+        );
+    }
 }

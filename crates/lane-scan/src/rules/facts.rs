@@ -1,7 +1,7 @@
 //! The facts about one collected test that the detectors judge: its lanes, what its
 //! decorators and marks do, its attachments, and the arguments that could not be read.
 
-use lane_core::scan::{Attachments, Lane};
+use lane_core::scan::{Attachments, EmptyParams, Lane};
 
 use crate::collect::{Applied, EmptySetMark, TestFound};
 use crate::fixtures::FixtureUse;
@@ -89,6 +89,51 @@ pub struct TestFacts<'a> {
     pub module_skip: Option<u64>,
     /// What a parametrize over an empty list gives the test (issue 18 (fid4)).
     pub empty_set_mark: EmptySetMark,
+    /// Parameter sets computed at run time (a parametrize's argvalues, a used fixture's
+    /// `params=`): where each is written (issue 18 (fid5)).
+    pub computed_params: Vec<At<'a, ()>>,
+    /// Fixtures the test uses whose `params=` is written as an empty list or tuple: pytest
+    /// gives the test one item with the empty_parameter_set_mark, as for a parametrize
+    /// (issue 18 (fid5)).
+    pub empty_fixture_params: Vec<At<'a, &'a str>>,
+    /// An installed plugin marks the test xfail as it collects it (pytest-asyncio's async
+    /// generators; issue 18 (fid5)).
+    pub plugin_xfail: bool,
+}
+
+/// What a test's parameter sets are, as far as the source says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sets {
+    /// Written as an empty list or tuple.
+    Empty,
+    /// At least one set, whatever happens at run time.
+    NonEmpty,
+    /// Computed at run time (a call, a generator, a name that may be filled or emptied later):
+    /// it may come out empty.
+    Computed,
+}
+
+/// The sets of a written parametrize argvalues or fixture `params=`. Literals decide alone; a
+/// name is read through its binding (`CASES = [...]`, non-empty: sets; bound to `[]` it is
+/// usually filled later, so it counts as computed).
+fn sets_of(tree: &SourceTree<'_>, ex: &Ex, module: ModuleId) -> Sets {
+    match ex {
+        Ex::List(items) | Ex::Tuple(items) if items.is_empty() => Sets::Empty,
+        Ex::List(_) | Ex::Tuple(_) => Sets::NonEmpty,
+        Ex::Str(s) if s.is_empty() => Sets::Empty,
+        Ex::Str(_) => Sets::NonEmpty,
+        Ex::Add(left, right) => match (sets_of(tree, left, module), sets_of(tree, right, module)) {
+            (Sets::NonEmpty, _) | (_, Sets::NonEmpty) => Sets::NonEmpty,
+            (Sets::Empty, Sets::Empty) => Sets::Empty,
+            _ => Sets::Computed,
+        },
+        Ex::Name(_) | Ex::Attr(..) => match tree.eval(ex, module) {
+            Val::List(items) if !items.is_empty() => Sets::NonEmpty,
+            Val::Str(s) if !s.is_empty() => Sets::NonEmpty,
+            _ => Sets::Computed,
+        },
+        _ => Sets::Computed,
+    }
 }
 
 /// A parametrize whose argvalues are written as an empty list or tuple. Only the literal is
@@ -195,6 +240,9 @@ impl<'a> TestFacts<'a> {
             body_skips: Vec::new(),
             module_skip: found.module_skip,
             empty_set_mark: found.empty_set_mark,
+            computed_params: Vec::new(),
+            empty_fixture_params: Vec::new(),
+            plugin_xfail: found.plugin_marks.contains(&"xfail"),
         };
         for a in found.applied() {
             match facts.effect_of(tree, a) {
@@ -209,6 +257,13 @@ impl<'a> TestFacts<'a> {
         facts
             .marks
             .extend(found.plugin_marks.iter().map(|m| m.to_string()));
+        // The asyncio mark makes an async generator pytest-asyncio's in strict mode too: it
+        // marks it xfail(run=False) (issue 18 (fid5)).
+        if func.async_generator && !facts.plugin_xfail && facts.marks.iter().any(|m| m == "asyncio")
+        {
+            facts.marks.push("xfail".to_string());
+            facts.plugin_xfail = true;
+        }
         // The parameter sets' marks (noted apart so far): those no other source gives.
         let mut from_params = std::mem::take(&mut facts.param_only_marks);
         from_params.sort_unstable();
@@ -262,6 +317,31 @@ impl<'a> TestFacts<'a> {
         facts
     }
 
+    /// The evidence's `empty_params`: where the test's computed parameter sets are written and
+    /// what pytest's empty_parameter_set_mark makes of an empty one (issue 18 (fid5)).
+    pub fn empty_params(&self) -> Option<EmptyParams> {
+        if self.computed_params.is_empty() {
+            return None;
+        }
+        let mut places: Vec<(&str, u64)> = self
+            .computed_params
+            .iter()
+            .map(|at| (at.file, at.line))
+            .collect();
+        places.sort_unstable();
+        places.dedup();
+        let computed = places.iter().map(|(f, l)| format!("{f}:{l}")).collect();
+        let mark = match self.empty_set_mark {
+            EmptySetMark::Skip => "skip",
+            EmptySetMark::Xfail => "xfail",
+            EmptySetMark::FailAtCollect => "fail_at_collect",
+        };
+        Some(EmptyParams {
+            computed,
+            mark: mark.to_string(),
+        })
+    }
+
     /// The owner from an enclosing class's docstring (innermost first), the module's
     /// docstring, or CODEOWNERS for the test file; sets `owner` and returns where it came from.
     fn outer_owner(
@@ -291,6 +371,16 @@ impl<'a> TestFacts<'a> {
                         };
                         self.param_sets(tree, a, call);
                         if !empty_argvalues(call) {
+                            let values = call.args.get(1).or_else(|| kwarg(call, "argvalues"));
+                            let sets =
+                                values.map_or(Sets::Computed, |v| sets_of(tree, v, a.module));
+                            if sets == Sets::Computed {
+                                self.computed_params.push(At {
+                                    what: (),
+                                    file: a.file,
+                                    line: a.line,
+                                });
+                            }
                             return Effect::None;
                         }
                         // pytest gives the test one item with the empty_parameter_set_mark
@@ -408,6 +498,29 @@ impl<'a> TestFacts<'a> {
     fn fixture_param_sets(&mut self, tree: &'a SourceTree<'a>, u: &'a FixtureUse<'a>) {
         self.parametrized = true;
         let file: &'a str = &tree.modules[u.module].rel;
+        match sets_of(tree, u.params, u.module) {
+            Sets::Empty => {
+                // pytest parametrizes the test over the fixture's params: one `[NOTSET]` item
+                // with the empty_parameter_set_mark (skips.rs, voting_lane.rs and
+                // param_marks.rs judge it).
+                match self.empty_set_mark {
+                    EmptySetMark::Skip => self.marks.push("skip".to_string()),
+                    EmptySetMark::Xfail => self.marks.push("xfail".to_string()),
+                    EmptySetMark::FailAtCollect => {}
+                }
+                self.empty_fixture_params.push(At {
+                    what: u.name,
+                    file,
+                    line: u.line,
+                });
+            }
+            Sets::Computed => self.computed_params.push(At {
+                what: (),
+                file,
+                line: u.line,
+            }),
+            Sets::NonEmpty => {}
+        }
         match tree.eval(u.params, u.module) {
             Val::List(items) => {
                 for item in items {

@@ -163,6 +163,7 @@ pub fn check_test(
         } else {
             None
         };
+        let empty_params = facts.empty_params();
         let test = ScanTest {
             id: String::new(),
             defined_in: (facts.func_file != facts.file).then(|| facts.func_file.to_string()),
@@ -173,6 +174,7 @@ pub fn check_test(
             marks: facts.marks,
             parametrized: facts.parametrized,
             attachments: facts.attachments,
+            empty_params,
         };
         (test, no_vote)
     };
@@ -268,6 +270,7 @@ mod tests {
             decorators: Vec::new(),
             docstring: None,
             is_async: false,
+            async_generator: false,
             asserts,
             body_calls: Vec::new(),
             assumes: Vec::new(),
@@ -306,6 +309,9 @@ mod tests {
             body_skips: Vec::new(),
             module_skip: None,
             empty_set_mark: crate::collect::EmptySetMark::Skip,
+            computed_params: Vec::new(),
+            empty_fixture_params: Vec::new(),
+            plugin_xfail: false,
         }
     }
 

@@ -4,6 +4,7 @@
 use lane_core::{Problem, Rule};
 
 use super::facts::{ParamMark, TestFacts};
+use crate::collect::EmptySetMark;
 
 pub fn check(t: &TestFacts, problems: &mut Vec<Problem>) {
     let id = t.id;
@@ -43,5 +44,16 @@ pub fn check(t: &TestFacts, problems: &mut Vec<Problem>) {
             ),
         };
         problems.push(t.problem(rule, msg, mark.file, mark.line));
+    }
+    if t.empty_set_mark == EmptySetMark::FailAtCollect {
+        for f in &t.empty_fixture_params {
+            let msg = format!(
+                "{id}: uses fixture {} whose params are empty, with empty_parameter_set_mark = \
+                 fail_at_collect (or a value pytest does not accept): pytest fails collecting \
+                 {}, and none of its tests run",
+                f.what, t.file
+            );
+            problems.push(t.problem(Rule::EmptyParameterSet, msg, f.file, f.line));
+        }
     }
 }

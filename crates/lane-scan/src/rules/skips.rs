@@ -3,6 +3,7 @@
 use lane_core::{Problem, Rule};
 
 use super::facts::{Effect, TestFacts};
+use crate::collect::EmptySetMark;
 
 pub fn check(t: &TestFacts, problems: &mut Vec<Problem>) {
     let id = t.id;
@@ -21,6 +22,21 @@ pub fn check(t: &TestFacts, problems: &mut Vec<Problem>) {
             _ => continue,
         };
         problems.push(t.problem(rule, msg, a.file, a.line));
+    }
+    // A used fixture's params written empty: its one item is skipped (issue 18 (fid5)).
+    if t.empty_set_mark == EmptySetMark::Skip {
+        for f in &t.empty_fixture_params {
+            problems.push(t.problem(
+                Rule::UnconditionalSkip,
+                format!(
+                    "{id} uses fixture {} whose params are empty: pytest gives it one item, \
+                     skipped (empty_parameter_set_mark)",
+                    f.what
+                ),
+                f.file,
+                f.line,
+            ));
+        }
     }
     // Written in the body: `pytest.skip()` or `self.skipTest()` as a top-level statement.
     for call in &t.body_skips {

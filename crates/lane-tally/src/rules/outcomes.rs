@@ -6,6 +6,7 @@
 //! failure's strict xpass).
 
 use lane_core::Problem;
+use lane_core::scan::EmptyParams;
 
 use super::{Facts, TestRun, at, each_test, list};
 use crate::junit::Outcome;
@@ -144,13 +145,34 @@ pub fn skipped(facts: &Facts<'_>) -> Vec<Problem> {
     } in each_test(facts)
     {
         let Some(cases) = cases else { continue };
+        // The item pytest makes when a computed parameter set comes out empty (issue 18
+        // (fid5)): the scan says the sets are computed and what that item carries.
+        let empty_set = |c: &NotableCase| {
+            test.empty_params
+                .as_ref()
+                .filter(|_| EmptyParams::is_empty_set_case(&c.label))
+        };
         let names: Vec<String> = cases
             .iter()
             .filter(|c| c.case.worst.is_skip())
-            // A freeze test's xfail is its known failure, run and recorded.
-            .filter(|c| rights.known_failure.is_none() || c.case.worst != Outcome::XFail)
+            // A freeze test's xfail is its known failure, run and recorded; the empty set's
+            // xfail never ran.
+            .filter(|c| {
+                rights.known_failure.is_none()
+                    || c.case.worst != Outcome::XFail
+                    || empty_set(c).is_some()
+            })
             .filter(|c| rights.rerun != Rerun::Failed || c.case.retried().is_none())
-            .map(named)
+            .map(|c| match empty_set(c) {
+                Some(e) => format!(
+                    "{} [its parameter sets, computed at run time ({}), came out empty: pytest \
+                     ran no case and gave this item empty_parameter_set_mark's {}]",
+                    named(c),
+                    e.computed.join(", "),
+                    e.mark
+                ),
+                None => named(c),
+            })
             .collect();
         out.extend(verdict(rights.skipped, &names).map(|p| at(test, p)));
     }
