@@ -1022,16 +1022,7 @@ impl Summarizer<'_> {
         m.docstring = docstring(body);
         self.module_stmts(body, &mut m, &mut Vec::new(), 0);
         self.names(body, &mut Vec::new(), false, &mut m.names, 0);
-        let mut dynamic = Dynamic {
-            lines: self.lines,
-            scope: Scope::Module,
-            loops: 0,
-            in_test: false,
-            depth: 0,
-            out: Vec::new(),
-            setattr_on: Vec::new(),
-            calls: true,
-        };
+        let mut dynamic = Dynamic::at_module(self.lines, true);
         match run_time_words(self.source, self.tokens) {
             RunTimeWords::None => {}
             // Only loops around definitions can be found: the module's own statements are
@@ -1928,7 +1919,21 @@ struct Dynamic<'l> {
     calls: bool,
 }
 
-impl Dynamic<'_> {
+impl<'l> Dynamic<'l> {
+    /// A walk starting at a module's top level, nothing found yet.
+    fn at_module(lines: &'l Lines, calls: bool) -> Self {
+        Dynamic {
+            lines,
+            scope: Scope::Module,
+            loops: 0,
+            in_test: false,
+            depth: 0,
+            out: Vec::new(),
+            setattr_on: Vec::new(),
+            calls,
+        }
+    }
+
     fn push(&mut self, node: &impl Ranged, what: RuntimeDef) {
         let line = self.lines.line(node.start());
         self.out.push(Located { value: what, line });
@@ -3256,16 +3261,7 @@ mod tests {
             );
             let lines = Lines::new(src);
             let walk = |calls| {
-                let mut d = Dynamic {
-                    lines: &lines,
-                    scope: Scope::Module,
-                    loops: 0,
-                    in_test: false,
-                    depth: 0,
-                    out: Vec::new(),
-                    setattr_on: Vec::new(),
-                    calls,
-                };
+                let mut d = Dynamic::at_module(&lines, calls);
                 d.visit_body(&parsed.syntax().body);
                 (d.out, d.setattr_on)
             };

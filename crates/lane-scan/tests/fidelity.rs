@@ -16,6 +16,14 @@ fn scan(name: &str, files: &[(&str, &str)]) -> Value {
     common::doc(name, &common::run("fidelity", name, files, Some(INI), &[]))
 }
 
+/// A scan of `files` whose pytest.ini is [`INI`] with `empty_parameter_set_mark = MARK`.
+fn with_empty_set_mark(name: &str, mark: &str, files: &[(&str, &str)]) -> Value {
+    let ini = format!("{INI}empty_parameter_set_mark = {mark}\n");
+    let mut all = files.to_vec();
+    all.push(("pytest.ini", &ini));
+    scan(&format!("{name}-{mark}"), &all)
+}
+
 /// The test's marks and whether it is parametrized.
 fn test<'d>(doc: &'d Value, id: &str) -> (Vec<&'d str>, bool) {
     let t = doc["scan"]["tests"]
@@ -314,18 +322,7 @@ fn empty_parameter_sets_follow_the_ini_key() {
 def test_empty(a):\n    assert a\n\n@pytest.mark.merge\n@pytest.mark.parametrize('a', CASES)\n\
 def test_computed(a):\n    assert a\n\nCASES = []\n";
     for (mark, want) in [("xfail", Some("xfail")), ("fail_at_collect", None)] {
-        let dir = lane_testkit::Scratch::new(&format!("fidelity-empty-{mark}"));
-        std::fs::create_dir_all(dir.path().join("tests")).unwrap();
-        std::fs::write(dir.path().join("tests/test_e.py"), module).unwrap();
-        std::fs::write(
-            dir.path().join("pytest.ini"),
-            format!("{INI}empty_parameter_set_mark = {mark}\n"),
-        )
-        .unwrap();
-        let run = lane_testkit::Cmd::new(env!("CARGO_BIN_EXE_lane-scan"))
-            .dir(dir.path())
-            .run();
-        let doc: Value = serde_json::from_str(&run.stdout).unwrap();
+        let doc = with_empty_set_mark("empty", mark, &[("tests/test_e.py", module)]);
         let (marks, parametrized) = test(&doc, "tests/test_e.py::test_empty");
         assert!(parametrized);
         assert_eq!(marks.contains(&"xfail"), want.is_some(), "{mark}: {doc:#}");
@@ -374,19 +371,8 @@ return request.param\n\nN = 0\n";
 @pytest.mark.merge\ndef test_counted(counted, two):\n    assert counted\n\n\
 @pytest.mark.merge\ndef test_none(none):\n    assert none\n\ndef load():\n    return []\n";
     for mark in ["skip", "xfail", "fail_at_collect"] {
-        let dir = lane_testkit::Scratch::new(&format!("fidelity-computed-{mark}"));
-        std::fs::create_dir_all(dir.path().join("tests")).unwrap();
-        std::fs::write(dir.path().join("tests/conftest.py"), conftest).unwrap();
-        std::fs::write(dir.path().join("tests/test_c.py"), module).unwrap();
-        std::fs::write(
-            dir.path().join("pytest.ini"),
-            format!("{INI}empty_parameter_set_mark = {mark}\n"),
-        )
-        .unwrap();
-        let run = lane_testkit::Cmd::new(env!("CARGO_BIN_EXE_lane-scan"))
-            .dir(dir.path())
-            .run();
-        let doc: Value = serde_json::from_str(&run.stdout).unwrap();
+        let files = [("tests/conftest.py", conftest), ("tests/test_c.py", module)];
+        let doc = with_empty_set_mark("computed", mark, &files);
         let m = "tests/test_c.py::";
         for (name, place) in [
             ("test_call", "tests/test_c.py:7"),
