@@ -24,14 +24,19 @@ fn with_empty_set_mark(name: &str, mark: &str, files: &[(&str, &str)]) -> Value 
     scan(&format!("{name}-{mark}"), &all)
 }
 
-/// The test's marks and whether it is parametrized.
-fn test<'d>(doc: &'d Value, id: &str) -> (Vec<&'d str>, bool) {
-    let t = doc["scan"]["tests"]
+/// The scan's record of the test `id` (a failure when it is not listed).
+fn record<'d>(doc: &'d Value, id: &str) -> &'d Value {
+    doc["scan"]["tests"]
         .as_array()
         .unwrap()
         .iter()
         .find(|t| t["id"] == id)
-        .unwrap_or_else(|| panic!("{id} not listed: {doc:#}"));
+        .unwrap_or_else(|| panic!("{id} not listed: {doc:#}"))
+}
+
+/// The test's marks and whether it is parametrized.
+fn test<'d>(doc: &'d Value, id: &str) -> (Vec<&'d str>, bool) {
+    let t = record(doc, id);
     let marks = t["marks"]
         .as_array()
         .unwrap()
@@ -344,13 +349,7 @@ def test_computed(a):\n    assert a\n\nCASES = []\n";
 
 /// The `empty_params` record of a test (null when absent).
 fn empty_params<'d>(doc: &'d Value, id: &str) -> &'d Value {
-    let t = doc["scan"]["tests"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["id"] == id)
-        .unwrap_or_else(|| panic!("{id} not listed: {doc:#}"));
-    &t["empty_params"]
+    &record(doc, id)["empty_params"]
 }
 
 /// Issue 18 (fid5): parameter sets computed at run time (a call, a name bound to `[]`, a
