@@ -890,7 +890,10 @@ fn rebound_function<'a>(
     value: &'a python::Ex,
     m: ModuleId,
 ) -> Option<(ModuleId, &'a Function)> {
-    if !matches!(value, python::Ex::Name(_) | python::Ex::Attr(..)) {
+    if !matches!(
+        value,
+        python::Ex::Name(_) | python::Ex::Dotted(_) | python::Ex::Attr(..)
+    ) {
         return None;
     }
     let f = tree.function(value, m)?;
@@ -950,6 +953,10 @@ fn applied_from<'a>(
 fn written_as_mark(ex: &python::Ex) -> bool {
     match ex {
         python::Ex::Call(c) => written_as_mark(&c.func),
+        python::Ex::Dotted(d) => d
+            .rsplit_once('.')
+            .and_then(|(base, _)| base.rsplit_once('.'))
+            .is_some_and(|(_, m)| m == "mark"),
         python::Ex::Attr(base, _) => matches!(&**base, python::Ex::Attr(_, m) if m == "mark"),
         _ => false,
     }

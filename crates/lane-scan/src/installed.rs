@@ -207,24 +207,33 @@ impl Installed {
             return None;
         }
         match ex {
-            Ex::Name(n) => {
-                if scope.module.classes.iter().any(|c| c.name == *n) {
-                    return Some(format!("{}.{n}", scope.name));
+            Ex::Name(n) => self.name_in(scope, n),
+            // As the chain of attributes it stands for: its name is that many levels deeper.
+            Ex::Dotted(d) => {
+                let (name, attrs) = d.split_once('.')?;
+                if depth + d.matches('.').count() > MAX_HOPS {
+                    return None;
                 }
-                match self.binding(scope, n) {
-                    Some(p) => Some(p),
-                    // A builtin (`object`, `Exception`).
-                    None if !scope.module.functions.iter().any(|f| f.name == *n) => {
-                        Some(n.to_string())
-                    }
-                    None => None,
-                }
+                Some(format!("{}.{attrs}", self.name_in(scope, name)?))
             }
             Ex::Attr(base, attr) => Some(format!(
                 "{}.{attr}",
                 self.dotted_in(scope, base, depth + 1)?
             )),
             _ => None,
+        }
+    }
+
+    /// A name written in module `scope`, as a dotted path.
+    fn name_in(&self, scope: &Scope, n: &str) -> Option<String> {
+        if scope.module.classes.iter().any(|c| c.name == *n) {
+            return Some(format!("{}.{n}", scope.name));
+        }
+        match self.binding(scope, n) {
+            Some(p) => Some(p),
+            // A builtin (`object`, `Exception`).
+            None if !scope.module.functions.iter().any(|f| f.name == *n) => Some(n.to_string()),
+            None => None,
         }
     }
 
@@ -333,6 +342,11 @@ fn mentions_mark(ex: &Ex, depth: usize) -> bool {
     }
     match ex {
         Ex::Name(n) => n == "mark",
+        // As the chain of attributes it stands for, the last attribute first.
+        Ex::Dotted(d) => d
+            .rsplit('.')
+            .enumerate()
+            .any(|(up, part)| depth + up > MAX_HOPS || part == "mark"),
         Ex::Attr(base, attr) => attr == "mark" || mentions_mark(base, depth + 1),
         Ex::Call(c) => {
             mentions_mark(&c.func, depth + 1) || c.args.iter().any(|a| mentions_mark(a, depth + 1))

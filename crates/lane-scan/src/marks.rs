@@ -162,26 +162,11 @@ impl<'a> SourceTree<'a> {
         }
         match ex {
             Ex::Name(n) => self.lookup(n, m, hops + 1),
-            Ex::Attr(base, attr) => match self.eval_hops(base, m, hops + 1) {
-                Val::Path(p) => attr_val(&p, attr),
-                Val::Module(i) => {
-                    if self.defines(i, attr) {
-                        self.lookup(attr, i, hops + 1)
-                    } else {
-                        // `import pkg.sub` binds `pkg`; `pkg.sub` is the submodule.
-                        self.submodule(i, attr)
-                            .map(Val::Module)
-                            .unwrap_or_else(|| self.lookup(attr, i, hops + 1))
-                    }
-                }
-                Val::Class(i, class) => class
-                    .classes
-                    .iter()
-                    .find(|c| c.name == *attr)
-                    .map(|c| Val::Class(i, c))
-                    .unwrap_or(Val::Unknown),
-                _ => Val::Unknown,
-            },
+            Ex::Dotted(d) => self.eval_dotted(d, m, hops),
+            Ex::Attr(base, attr) => {
+                let base = self.eval_hops(base, m, hops + 1);
+                self.attr_of(base, attr, hops)
+            }
             Ex::Call(call) => match self.eval_hops(&call.func, m, hops + 1) {
                 Val::Mark(Mark { name, call: None }) => Val::Mark(Mark {
                     name,
@@ -213,6 +198,52 @@ impl<'a> SourceTree<'a> {
             Ex::Str(s) => Val::Str(s),
             Ex::Const(b) => Val::Const(*b),
             Ex::Other => Val::Unknown,
+        }
+    }
+
+    /// Evaluates the name or dotted name `d` (see [`Ex::Dotted`]) as written in module `m`, as
+    /// the chain of attributes it stands for.
+    pub fn eval_path(&self, d: &'a str, m: ModuleId) -> Val<'a> {
+        self.eval_dotted(d, m, 0)
+    }
+
+    /// [`Self::eval_hops`] of the [`Ex::Attr`] chain over an [`Ex::Name`] that `d` stands for
+    /// (a name alone when it has no dot), hop for hop.
+    fn eval_dotted(&self, d: &'a str, m: ModuleId, hops: usize) -> Val<'a> {
+        if hops > MAX_HOPS {
+            return Val::Unknown;
+        }
+        // Scanned from the end: each part is read once over the whole chain.
+        match d.bytes().rposition(|b| b == b'.') {
+            Some(at) => {
+                let base = self.eval_dotted(&d[..at], m, hops + 1);
+                self.attr_of(base, &d[at + 1..], hops)
+            }
+            None => self.lookup(d, m, hops + 1),
+        }
+    }
+
+    /// Attribute `attr` of the value `base` (`base.attr` evaluated at `hops`).
+    fn attr_of(&self, base: Val<'a>, attr: &'a str, hops: usize) -> Val<'a> {
+        match base {
+            Val::Path(p) => attr_val(&p, attr),
+            Val::Module(i) => {
+                if self.defines(i, attr) {
+                    self.lookup(attr, i, hops + 1)
+                } else {
+                    // `import pkg.sub` binds `pkg`; `pkg.sub` is the submodule.
+                    self.submodule(i, attr)
+                        .map(Val::Module)
+                        .unwrap_or_else(|| self.lookup(attr, i, hops + 1))
+                }
+            }
+            Val::Class(i, class) => class
+                .classes
+                .iter()
+                .find(|c| c.name == *attr)
+                .map(|c| Val::Class(i, c))
+                .unwrap_or(Val::Unknown),
+            _ => Val::Unknown,
         }
     }
 
@@ -280,18 +311,23 @@ impl<'a> SourceTree<'a> {
             return None;
         }
         let modules: &'a [ModuleFile] = self.modules;
-        match ex {
-            Ex::Name(n) => self.named_function(n, m, hops),
-            Ex::Attr(base, attr) => match self.eval_hops(base, m, hops + 1) {
-                Val::Module(i) => modules[i]
-                    .module
-                    .functions
-                    .iter()
-                    .rev()
-                    .find(|f| f.name == *attr)
-                    .map(|f| (i, f)),
-                _ => None,
+        let (base, attr) = match ex {
+            Ex::Name(n) => return self.named_function(n, m, hops),
+            Ex::Dotted(d) => match d.rsplit_once('.') {
+                Some((base, attr)) => (self.eval_dotted(base, m, hops + 1), attr),
+                None => return self.named_function(d, m, hops),
             },
+            Ex::Attr(base, attr) => (self.eval_hops(base, m, hops + 1), attr.as_str()),
+            _ => return None,
+        };
+        match base {
+            Val::Module(i) => modules[i]
+                .module
+                .functions
+                .iter()
+                .rev()
+                .find(|f| f.name == *attr)
+                .map(|f| (i, f)),
             _ => None,
         }
     }
@@ -394,8 +430,10 @@ impl<'a> SourceTree<'a> {
             // `pytest = pytest.importorskip("pytest")`: the `pytest` on the right is the
             // binding before this one (the import), not this assignment.
             if let Ex::Call(call) = &value.value
-                && let Ex::Attr(base, attr) = &call.func
-                && matches!(&**base, Ex::Name(b) if b == name)
+                && let Ex::Dotted(func) = &call.func
+                && let Some((b, attr)) = func.split_once('.')
+                && b == name
+                && !attr.contains('.')
             {
                 return match self.import_binding(name, m, hops + 1) {
                     Some(Val::Path(p)) => {
@@ -569,6 +607,9 @@ pub fn mentions_marks<'a>(tree: &SourceTree<'a>, ex: &'a Ex, m: ModuleId) -> boo
             _ => {}
         }
         match ex {
+            Ex::Dotted(d) => d
+                .rsplit_once('.')
+                .is_some_and(|(base, _)| walk_dotted(tree, base, m, depth + 1)),
             Ex::Attr(base, _) => walk(tree, base, m, depth + 1),
             Ex::Call(c) => {
                 walk(tree, &c.func, m, depth + 1)
@@ -580,12 +621,84 @@ pub fn mentions_marks<'a>(tree: &SourceTree<'a>, ex: &'a Ex, m: ModuleId) -> boo
             _ => false,
         }
     }
+    /// `walk` of the [`Ex::Attr`] chain that the name or dotted name `d` stands for.
+    fn walk_dotted<'a>(tree: &SourceTree<'a>, d: &'a str, m: ModuleId, depth: usize) -> bool {
+        if depth > 32 {
+            return false;
+        }
+        match tree.eval_path(d, m) {
+            Val::Mark(_) => return true,
+            Val::Path(p) if p == "pytest.mark" || p.starts_with("pytest.mark.") => return true,
+            _ => {}
+        }
+        d.rsplit_once('.')
+            .is_some_and(|(base, _)| walk_dotted(tree, base, m, depth + 1))
+    }
     walk(tree, ex, m, 0)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A dotted name evaluates as the attribute nodes it stands for, hop for hop: along a
+    /// chain of aliases up to the hop limit and beyond it.
+    #[test]
+    fn dotted_names_evaluate_as_attribute_chains() {
+        let mut source = String::from("import pytest\nm0 = pytest\n");
+        for k in 1..40 {
+            source.push_str(&format!("m{k} = m{}\n", k - 1));
+        }
+        let modules = [ModuleFile {
+            abs: PathBuf::from("/r/t.py"),
+            rel: "t.py".to_string(),
+            module: crate::python::summarize(&source).unwrap(),
+        }];
+        let files = ImportCache::default();
+        let tree = SourceTree::new(&modules, Path::new("/r"), &files);
+        let name = |n: &str| Box::new(Ex::Name(n.into()));
+        let (mut marks, mut unknown) = (0, 0);
+        for k in 0..40 {
+            let alias = format!("m{k}");
+            let nodes = Ex::Attr(
+                Box::new(Ex::Attr(name(&alias), "mark".into())),
+                "merge".into(),
+            );
+            let dotted = Ex::Dotted(format!("{alias}.mark.merge").into());
+            let called = |func: Ex| {
+                let m = crate::python::summarize("f()\n").unwrap();
+                let Ex::Call(mut call) = m.calls[0].value.clone() else {
+                    panic!("not a call")
+                };
+                call.func = func;
+                Ex::Call(call)
+            };
+            for (a, b) in [
+                (nodes.clone(), dotted.clone()),
+                (called(nodes.clone()), called(dotted.clone())),
+            ] {
+                // The calls differ as written (their `func`), not in what they are.
+                let shown = |v: &Val| match v {
+                    Val::Mark(mark) => format!("mark {} called {}", mark.name, mark.call.is_some()),
+                    other => format!("{other:?}"),
+                };
+                let (a, b) = (tree.eval(&a, ModuleId(0)), tree.eval(&b, ModuleId(0)));
+                assert_eq!(shown(&a), shown(&b), "m{k}");
+                match b {
+                    Val::Mark(_) => marks += 1,
+                    Val::Unknown => unknown += 1,
+                    other => panic!("m{k}: {other:?}"),
+                }
+            }
+            assert_eq!(
+                mentions_marks(&tree, &nodes, ModuleId(0)),
+                mentions_marks(&tree, &dotted, ModuleId(0)),
+                "m{k}"
+            );
+        }
+        // Both sides of the hop limit are reached.
+        assert!(marks > 0 && unknown > 0, "{marks} marks, {unknown} unknown");
+    }
 
     #[test]
     fn attribute_paths_as_if_joined() {

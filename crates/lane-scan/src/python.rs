@@ -34,6 +34,11 @@ pub struct SyntaxError {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Ex {
     Name(CompactString),
+    /// A name and the attributes read from it, as written (`pytest.mark.parametrize`): one
+    /// string rather than a chain of boxed [`Ex::Attr`] nodes over an [`Ex::Name`], which it
+    /// stands for (issue 22: most of the nodes of the decorators are such names).
+    Dotted(CompactString),
+    /// An attribute of anything but a name or dotted name (`make().x`).
     Attr(Box<Ex>, CompactString),
     Call(Box<Call>),
     List(Vec<Ex>),
@@ -1731,16 +1736,56 @@ impl Summarizer<'_> {
         }
     }
 
+    /// The source text of `a`, an attribute chain over a name at `depth`, when it is written
+    /// as the plain dotted name [`Ex::Dotted`] holds (ASCII names and dots, nothing between):
+    /// taken whole rather than joined part by part. None otherwise (spaces, parentheses,
+    /// other names, a chain too deep for [`MAX_DEPTH`]).
+    fn dotted_as_written(&self, a: &ast::ExprAttribute, depth: usize) -> Option<&str> {
+        let mut inner = &*a.value;
+        let mut level = depth + 1;
+        let mut len = a.attr.len();
+        while let Expr::Attribute(next) = inner {
+            len += 1 + next.attr.len();
+            inner = &next.value;
+            level += 1;
+        }
+        let Expr::Name(name) = inner else {
+            return None;
+        };
+        if level > MAX_DEPTH {
+            return None;
+        }
+        len += 1 + name.id.len();
+        // ASCII names are written as they are named; at this length nothing else (a space, a
+        // parenthesis, a comment) is between them.
+        let text = self
+            .source
+            .get(a.range().start().to_usize()..a.range().end().to_usize())?;
+        (text.len() == len && text.is_ascii()).then_some(text)
+    }
+
     fn ex(&self, expr: &Expr, depth: usize) -> Ex {
         if depth > MAX_DEPTH {
             return Ex::Other;
         }
         match expr {
             Expr::Name(n) => Ex::Name(CompactString::new(n.id.as_str())),
-            Expr::Attribute(a) => Ex::Attr(
-                Box::new(self.ex(&a.value, depth + 1)),
-                CompactString::new(a.attr.as_str()),
-            ),
+            Expr::Attribute(a) => {
+                if let Some(dotted) = self.dotted_as_written(a, depth) {
+                    return Ex::Dotted(CompactString::new(dotted));
+                }
+                let attr = a.attr.as_str();
+                match self.ex(&a.value, depth + 1) {
+                    Ex::Name(base) | Ex::Dotted(base) => {
+                        let mut dotted = CompactString::with_capacity(base.len() + 1 + attr.len());
+                        dotted.push_str(&base);
+                        dotted.push('.');
+                        dotted.push_str(attr);
+                        Ex::Dotted(dotted)
+                    }
+                    base => Ex::Attr(Box::new(base), CompactString::new(attr)),
+                }
+            }
             Expr::Call(c) => {
                 let args_range = c.arguments.range();
                 let text = self
@@ -1814,7 +1859,7 @@ impl Summarizer<'_> {
 /// `NAME(...)`, anything else as `an expression`.
 pub fn dotted(ex: &Ex) -> String {
     match ex {
-        Ex::Name(n) => n.to_string(),
+        Ex::Name(n) | Ex::Dotted(n) => n.to_string(),
         Ex::Attr(base, attr) => format!("{}.{attr}", dotted(base)),
         Ex::Call(call) => format!("a call of {}", dotted(&call.func)),
         Ex::Str(s) => format!("{s:?}"),
@@ -3118,6 +3163,37 @@ mod tests {
         // Implicitly concatenated parts are joined.
         assert_eq!(m.assigns[0].1.value, Ex::Str("abcd".into()));
         assert_eq!(m.functions[0].docstring.as_deref(), Some("docstring"));
+    }
+
+    #[test]
+    fn dotted_names_are_one_string_however_written() {
+        let deep = format!("x{}", ".a".repeat(MAX_DEPTH + 2));
+        let m = summarize(&format!(
+            "@pytest.mark.merge\n@pytest . mark.\\\n merge\n@(pytest).mark.merge\n\
+             @(pytest.mark  # note\n  .merge)\n@make().mark.merge\n@{deep}\ndef test_a(): pass\n"
+        ))
+        .unwrap();
+        let got: Vec<&Ex> = m.functions[0].decorators.iter().map(|d| &d.value).collect();
+        let merge = Ex::Dotted("pytest.mark.merge".into());
+        assert_eq!(got[..3], [&merge, &merge, &merge]);
+        assert_eq!(got[3], &merge, "a comment between the parts");
+        // Over anything but a name, the attributes stay nodes.
+        let Ex::Attr(base, merge_attr) = got[4] else {
+            panic!("not an attribute: {:?}", got[4])
+        };
+        assert_eq!(merge_attr, "merge");
+        assert!(
+            matches!(&**base, Ex::Attr(call, mark) if mark == "mark" && matches!(**call, Ex::Call(_)))
+        );
+        // Deeper than MAX_DEPTH the name is cut off as before: attributes over `Other`.
+        let mut ex = got[5];
+        let mut attrs = 0;
+        while let Ex::Attr(base, _) = ex {
+            ex = base;
+            attrs += 1;
+        }
+        assert_eq!((ex, attrs), (&Ex::Other, MAX_DEPTH + 1));
+        assert_eq!(dotted(got[0]), "pytest.mark.merge");
     }
 
     #[test]

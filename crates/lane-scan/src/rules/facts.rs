@@ -127,7 +127,7 @@ fn sets_of(tree: &SourceTree<'_>, ex: &Ex, module: ModuleId) -> Sets {
             (Sets::Empty, Sets::Empty) => Sets::Empty,
             _ => Sets::Computed,
         },
-        Ex::Name(_) | Ex::Attr(..) => match tree.eval(ex, module) {
+        Ex::Name(_) | Ex::Dotted(_) | Ex::Attr(..) => match tree.eval(ex, module) {
             Val::List(items) if !items.is_empty() => Sets::NonEmpty,
             Val::Str(s) if !s.is_empty() => Sets::NonEmpty,
             _ => Sets::Computed,
@@ -155,6 +155,7 @@ fn domain_text(tree: &SourceTree<'_>, module: ModuleId, call: &Call) -> String {
     fn names_of(ex: &Ex, out: &mut Vec<String>) {
         match ex {
             Ex::Name(n) => out.push(n.to_string()),
+            Ex::Dotted(d) => out.push(d.split('.').next().unwrap_or_default().to_string()),
             Ex::Attr(v, _) => names_of(v, out),
             Ex::Call(c) => {
                 names_of(&c.func, out);
