@@ -7,10 +7,17 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
+use compact_str::CompactString;
+
 use crate::python::{Call, Class, Ex, Module};
 
 /// How deep name chains are followed (`a = b`, `b = c` ...) before giving up.
 const MAX_HOPS: usize = 32;
+
+/// Up to this many names and dotted names per module keep their value once evaluated (see
+/// [`SourceTree::eval_dotted`]); a module's decorators name a few (`pytest.mark.parametrize`,
+/// `pytest.param`) many times.
+const NAMES_KEPT: usize = 32;
 
 /// The files an import may load that exist, nearest first, looked up once per folder:
 /// the files of one folder share their imports (`import pytest` looks for `pytest.py` in
@@ -86,6 +93,85 @@ pub struct Mark<'a> {
     pub call: Option<&'a Call>,
 }
 
+/// A value kept for a name (see [`SourceTree::eval_dotted`]): one that borrows nothing from
+/// the tree, so that the tree's lifetime stays covariant. Its text is lent from the name
+/// asked for where it is the same.
+#[derive(Debug)]
+enum Kept {
+    Path(Text),
+    /// `pytest.mark.NAME`, not called.
+    Mark(Text),
+    Module(ModuleId),
+    Const(bool),
+    Unknown,
+}
+
+/// The text of a kept value, as the name it was kept for (`d`) gives it back.
+#[derive(Debug)]
+enum Text {
+    /// `d` itself.
+    Whole,
+    /// The last this many bytes of `d` (its last part).
+    Last(usize),
+    Static(&'static str),
+    Own(CompactString),
+}
+
+impl Text {
+    fn of(text: &str, d: &str) -> Text {
+        let last = d
+            .bytes()
+            .rposition(|b| b == b'.')
+            .map_or(d, |at| &d[at + 1..]);
+        if text == d {
+            Text::Whole
+        } else if text == last {
+            Text::Last(last.len())
+        } else if text == "pytest.mark" {
+            Text::Static("pytest.mark")
+        } else {
+            Text::Own(CompactString::new(text))
+        }
+    }
+
+    fn lent<'a>(&self, d: &'a str) -> Cow<'a, str> {
+        match self {
+            Text::Whole => Cow::Borrowed(d),
+            Text::Last(len) => Cow::Borrowed(&d[d.len() - len..]),
+            Text::Static(s) => Cow::Borrowed(s),
+            Text::Own(s) => Cow::Owned(s.to_string()),
+        }
+    }
+}
+
+impl Kept {
+    /// What to keep of `val`, the value of `d`.
+    fn of(val: &Val<'_>, d: &str) -> Option<Kept> {
+        Some(match val {
+            Val::Path(p) => Kept::Path(Text::of(p, d)),
+            Val::Mark(Mark { name, call: None }) => Kept::Mark(Text::of(name, d)),
+            Val::Module(i) => Kept::Module(*i),
+            Val::Const(b) => Kept::Const(*b),
+            Val::Unknown => Kept::Unknown,
+            _ => return None,
+        })
+    }
+
+    /// The value again, for the name or dotted name `d` it was kept for.
+    fn to_val<'a>(&self, d: &'a str) -> Val<'a> {
+        match self {
+            Kept::Path(p) => Val::Path(p.lent(d)),
+            Kept::Mark(name) => Val::Mark(Mark {
+                name: name.lent(d),
+                call: None,
+            }),
+            Kept::Module(i) => Val::Module(*i),
+            Kept::Const(b) => Val::Const(*b),
+            Kept::Unknown => Val::Unknown,
+        }
+    }
+}
+
 /// The parsed modules under the root and what their names resolve to: marks, classes and
 /// modules across imports.
 pub struct SourceTree<'a> {
@@ -98,6 +184,10 @@ pub struct SourceTree<'a> {
     /// Per module, per import: the tree modules it names, found on first use (every test
     /// of a module evaluates its marks through the same few imports).
     imports: Vec<Vec<ImportTargets>>,
+    /// Per module: names and dotted names evaluated there from the top (at hop 0 or 1), with
+    /// the hop and their value when it borrows nothing from the tree (see [`Kept`]). Nothing a
+    /// value depends on changes once the modules are parsed.
+    names: Vec<Mutex<Vec<(CompactString, usize, Kept)>>>,
 }
 
 #[derive(Default)]
@@ -132,6 +222,7 @@ impl<'a> SourceTree<'a> {
             codeowners: None,
             files,
             imports,
+            names: modules.iter().map(|_| Mutex::default()).collect(),
         }
     }
 
@@ -161,8 +252,7 @@ impl<'a> SourceTree<'a> {
             return Val::Unknown;
         }
         match ex {
-            Ex::Name(n) => self.lookup(n, m, hops + 1),
-            Ex::Dotted(d) => self.eval_dotted(d, m, hops),
+            Ex::Name(n) | Ex::Dotted(n) => self.eval_dotted(n, m, hops),
             Ex::Attr(base, attr) => {
                 let base = self.eval_hops(base, m, hops + 1);
                 self.attr_of(base, attr, hops)
@@ -209,7 +299,28 @@ impl<'a> SourceTree<'a> {
 
     /// [`Self::eval_hops`] of the [`Ex::Attr`] chain over an [`Ex::Name`] that `d` stands for
     /// (a name alone when it has no dot), hop for hop.
+    /// Evaluated from the top of an expression (hop 0 or 1, where decorators are), its value
+    /// is kept for the next time the module's decorators name it.
     fn eval_dotted(&self, d: &'a str, m: ModuleId, hops: usize) -> Val<'a> {
+        if hops > 1 {
+            return self.eval_dotted_anew(d, m, hops);
+        }
+        let kept = |(name, at, _): &(CompactString, usize, Kept)| *at == hops && name == d;
+        if let Some((_, _, val)) = lock(&self.names[m.0]).iter().find(|e| kept(e)) {
+            return val.to_val(d);
+        }
+        // Not held while evaluating: the value may be looked up in other modules.
+        let val = self.eval_dotted_anew(d, m, hops);
+        if let Some(k) = Kept::of(&val, d) {
+            let mut names = lock(&self.names[m.0]);
+            if names.len() < NAMES_KEPT && !names.iter().any(kept) {
+                names.push((CompactString::new(d), hops, k));
+            }
+        }
+        val
+    }
+
+    fn eval_dotted_anew(&self, d: &'a str, m: ModuleId, hops: usize) -> Val<'a> {
         if hops > MAX_HOPS {
             return Val::Unknown;
         }
@@ -698,6 +809,23 @@ mod tests {
         }
         // Both sides of the hop limit are reached.
         assert!(marks > 0 && unknown > 0, "{marks} marks, {unknown} unknown");
+        // Values kept for a name come back the same, whatever text they lend.
+        for (d, want) in [
+            ("m3.mark.merge", "mark merge"),
+            ("m39.mark.merge", "Unknown"),
+            ("pytest.param", "Path(\"pytest.param\")"),
+            ("m0.mark", "Path(\"pytest.mark\")"),
+            ("m5.param", "Path(\"pytest.param\")"),
+            ("getattr", "Path(\"getattr\")"),
+        ] {
+            for _ in 0..2 {
+                let got = match tree.eval_path(d, ModuleId(0)) {
+                    Val::Mark(mark) => format!("mark {}", mark.name),
+                    other => format!("{other:?}"),
+                };
+                assert_eq!(got, want, "{d}");
+            }
+        }
     }
 
     #[test]
