@@ -6,7 +6,6 @@
 //! up to the rootdir (nearest first), then the plugin modules the configuration loads.
 
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
 use std::sync::OnceLock;
 
 use crate::marks::{ModuleId, SourceTree, Val};
@@ -108,7 +107,7 @@ impl<'a> Fixtures<'a> {
         self.per_module[m.0].get_or_init(|| {
             let modules = tree.modules;
             let module = &modules[m].module;
-            let mut seen = HashSet::new();
+            let mut seen = HashSet::with_capacity(module.functions.len() + module.imports.len());
             let mut out = Vec::new();
             for f in module.functions.iter().rev() {
                 if seen.insert(f.name.as_str())
@@ -166,17 +165,19 @@ impl<'a> Fixtures<'a> {
     fn find_visible(&self, tree: &SourceTree<'a>, m: ModuleId) -> Vec<FixtureDef<'a>> {
         let mut out: Vec<FixtureDef<'a>> = self.of_module(tree, m).to_vec();
         let abs = &tree.modules[m].abs;
-        let mut dir = abs.parent();
-        while let Some(d) = dir {
-            if !d.starts_with(&tree.root) {
-                break;
-            }
+        // The module's folder and its parents up to the rootdir: as many as the module's path
+        // has components past the rootdir's (compared once, not folder by folder).
+        let folders = if abs.starts_with(&tree.root) {
+            abs.components().count() - tree.root.components().count()
+        } else {
+            0
+        };
+        for d in abs.ancestors().skip(1).take(folders) {
             if let Some(&c) = tree.by_path.get(&d.join("conftest.py"))
                 && c != m
             {
                 out.extend_from_slice(self.of_module(tree, c));
             }
-            dir = d.parent().filter(|p: &&Path| p.starts_with(&tree.root));
         }
         for &p in &self.plugins {
             if p != m {
