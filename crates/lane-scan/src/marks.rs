@@ -763,7 +763,7 @@ mod tests {
         let modules = [ModuleFile {
             abs: PathBuf::from("/r/t.py"),
             rel: "t.py".to_string(),
-            module: crate::python::summarize(&source).unwrap(),
+            module: crate::python::summarize(&source).expect("the aliases parse"),
         }];
         let files = ImportCache::default();
         let tree = SourceTree::new(&modules, Path::new("/r"), &files);
@@ -777,7 +777,7 @@ mod tests {
             );
             let dotted = Ex::Dotted(format!("{alias}.mark.merge").into());
             let called = |func: Ex| {
-                let m = crate::python::summarize("f()\n").unwrap();
+                let m = crate::python::summarize("f()\n").expect("a call parses");
                 let Ex::Call(mut call) = m.calls[0].value.clone() else {
                     panic!("not a call")
                 };
