@@ -2355,6 +2355,9 @@ fn returns_call_of_param(
                 _ => ruff_python_ast::visitor::walk_stmt(self, stmt),
             }
         }
+
+        // No expression holds a statement: the walk need not enter them.
+        fn visit_expr(&mut self, _: &'a Expr) {}
     }
     let mut returns = Returns::default();
     returns.visit_body(body);
