@@ -134,7 +134,7 @@ impl DocumentArgs {
     /// (see [`Document::write_with_split_section`]). The section goes straight to stdout and
     /// never exists as text. `problems` are the section's own.
     #[allow(clippy::too_many_arguments)]
-    pub fn emit_split_section<H: serde::Serialize, I: serde::Serialize + Sync>(
+    pub fn emit_split_section<H: serde::Serialize, I: crate::document::SplitItem>(
         &self,
         tool: &str,
         doc: &Document,

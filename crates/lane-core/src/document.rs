@@ -272,7 +272,7 @@ impl Document {
     where
         W: std::io::Write + ?Sized,
         H: Serialize + ?Sized,
-        I: Serialize + Sync,
+        I: SplitItem,
     {
         self.write_fields(
             out,
@@ -328,7 +328,7 @@ fn write_split<W, H, I>(out: &mut W, head: &H, field: &str, runs: &[Vec<I>]) -> 
 where
     W: std::io::Write + ?Sized,
     H: Serialize + ?Sized,
-    I: Serialize + Sync,
+    I: SplitItem,
 {
     let mut text = Vec::new();
     serialize_at_depth_1(&mut text, head)?;
@@ -355,7 +355,7 @@ where
 fn write_batches<W, I>(out: &mut W, items: &[&I]) -> std::io::Result<()>
 where
     W: std::io::Write + ?Sized,
-    I: Serialize + Sync,
+    I: SplitItem,
 {
     let batches: Vec<&[&I]> = items.chunks(SPLIT_BATCH).collect();
     let ahead = rayon::current_num_threads().max(1) * 2;
@@ -365,8 +365,7 @@ where
         for (j, item) in batch.iter().enumerate() {
             buf.extend_from_slice(if i == 0 && j == 0 { b"\n" } else { b",\n" });
             buf.extend_from_slice(b"      ");
-            let mut ser = serde_json::Serializer::with_formatter(&mut buf, Pretty::at(3));
-            item.serialize(&mut ser)?;
+            item.render_at_depth_3(&mut buf)?;
         }
         Ok(buf)
     };
@@ -401,6 +400,83 @@ where
         }
         Ok(())
     })
+}
+
+/// An item of the large list of [`Document::write_with_split_section`].
+pub trait SplitItem: Serialize + Sync {
+    /// Appends the item's JSON as the list holds it, three levels down in the document (the
+    /// line's indent is already written): serde's pretty layout by default. A type that
+    /// renders itself instead (a fast path for a hot list) must write the same bytes; its
+    /// tests compare the two ([`pretty_at`]).
+    fn render_at_depth_3(&self, buf: &mut Vec<u8>) -> std::io::Result<()> {
+        pretty_at(buf, 3, self)
+    }
+}
+
+impl SplitItem for Value {}
+
+/// Appends `value` in serde's pretty layout `depth` levels down in the document (the first
+/// line's indent is already written).
+pub fn pretty_at<T: Serialize + ?Sized>(
+    buf: &mut Vec<u8>,
+    depth: usize,
+    value: &T,
+) -> std::io::Result<()> {
+    let mut ser = serde_json::Serializer::with_formatter(buf, Pretty::at(depth));
+    Ok(value.serialize(&mut ser)?)
+}
+
+/// Appends `s` as a JSON string, the bytes serde_json writes: a string with nothing to
+/// escape (no quote, backslash or control character: the usual case) is copied in one go,
+/// checked 16 bytes at a time.
+pub fn json_str(buf: &mut Vec<u8>, s: &str) {
+    /// Whether a 16-byte chunk has a byte to escape: every byte checked (no early exit),
+    /// which the compiler turns into a few vector instructions.
+    fn dirty(chunk: &[u8; 16]) -> bool {
+        chunk.iter().fold(false, |bad, &b| {
+            bad | (b < 0x20) | (b == b'"') | (b == b'\\')
+        })
+    }
+    let bytes = s.as_bytes();
+    let (whole, rest) = bytes.as_chunks::<16>();
+    let clean = !whole.iter().any(dirty)
+        && match bytes.last_chunk::<16>() {
+            // The tail as the last 16 bytes (overlapping the chunks checked already).
+            Some(last) => rest.is_empty() || !dirty(last),
+            // A short string, padded with a byte that needs no escaping.
+            None => {
+                let mut tail = [b' '; 16];
+                tail[..rest.len()].copy_from_slice(rest);
+                !dirty(&tail)
+            }
+        };
+    if clean {
+        buf.reserve(bytes.len() + 2);
+        buf.push(b'"');
+        buf.extend_from_slice(bytes);
+        buf.push(b'"');
+    } else {
+        serde_json::to_writer(&mut *buf, s)
+            .unwrap_or_else(|e| panic!("writing to memory failed: {e}"));
+    }
+}
+
+/// Appends a newline and the indent of `depth` levels (two spaces each), after a comma when
+/// `comma`: where serde's pretty layout starts each key or list item.
+pub fn json_newline(buf: &mut Vec<u8>, depth: usize, comma: bool) {
+    /// A comma, a newline and the indent of the deepest level written in one go.
+    const LINE: &[u8; 2 + 2 * 16] = b",\n                                ";
+    let end = 2 + depth * 2;
+    match LINE.get(usize::from(!comma)..end) {
+        Some(line) => buf.extend_from_slice(line),
+        None => {
+            if comma {
+                buf.push(b',');
+            }
+            buf.push(b'\n');
+            buf.resize(buf.len() + depth * 2, b' ');
+        }
+    }
 }
 
 /// A section's value, indented for its place one level down in the document.
@@ -790,8 +866,13 @@ mod tests {
     fn split_section_without_its_empty_list_is_a_bug() {
         let mut out = Vec::new();
         let head = serde_json::json!({"list": [1]});
-        let _ =
-            Document::empty().write_with_split_section(&mut out, "s", &head, "list", &[vec![2]]);
+        let _ = Document::empty().write_with_split_section(
+            &mut out,
+            "s",
+            &head,
+            "list",
+            &[vec![Value::from(2)]],
+        );
     }
 
     proptest::proptest! {

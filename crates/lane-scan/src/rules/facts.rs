@@ -720,7 +720,8 @@ fn outer_field(
     key: &'static str,
 ) -> Option<(String, &'static str)> {
     let module = &tree.modules[found.func_module].module;
-    let mut chain = Vec::new();
+    // Classes rarely nest more than a level or two.
+    let mut chain = Vec::with_capacity(4);
     enclosing_classes(&module.classes, found.func, &mut chain);
     let docs = chain
         .iter()
@@ -770,7 +771,11 @@ fn enclosing_classes<'m>(
 ) -> bool {
     for class in classes {
         chain.push(class);
-        if class.methods.iter().any(|m| std::ptr::eq(m, func))
+        // One of the methods when it lies among them in memory: no method-by-method look.
+        if class
+            .methods
+            .as_ptr_range()
+            .contains(&std::ptr::from_ref(func))
             || enclosing_classes(&class.classes, func, chain)
         {
             return true;
