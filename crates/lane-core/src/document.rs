@@ -426,6 +426,21 @@ pub fn pretty_at<T: Serialize + ?Sized>(
     Ok(value.serialize(&mut ser)?)
 }
 
+/// Appends `n` in decimal (as serde_json writes an unsigned number).
+pub fn push_u64(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
+}
+
 /// Appends `s` as a JSON string, the bytes serde_json writes: a string with nothing to
 /// escape (no quote, backslash or control character: the usual case) is copied in one go,
 /// checked 16 bytes at a time.
@@ -704,19 +719,7 @@ mod tests {
             problems: vec![full, bare],
             snapshots: vec!["tests/__snapshots__/test_a.ambr".into()],
             tests: vec![
-                test(
-                    Attachments {
-                        assumes: vec!["x > 0".into()],
-                        domain: Some("st.integers()".into()),
-                        fixtures: vec!["golden/a.txt".into()],
-                        locked_on: Some("2026-01-01".into()),
-                        owner: Some("ana".into()),
-                        owner_from: Some("test docstring".into()),
-                        settings: [("max_examples".to_string(), "10".to_string())].into(),
-                        shrinking: Some("shrinks to 0".into()),
-                    },
-                    None,
-                ),
+                test(crate::scan::every_attachment(), None),
                 test(Attachments::default(), Some(Lane::Freeze)),
             ],
             tool: "lane-scan".into(),

@@ -201,18 +201,7 @@ impl crate::document::SplitItem for ScanTest {
         obj.key(b"\"lanes\": ");
         list(obj.buf, 4, self.lanes.iter().map(|l| l.as_str()));
         obj.key(b"\"line\": ");
-        let mut digits = [0u8; 20];
-        let mut at = digits.len();
-        let mut n = self.line;
-        loop {
-            at -= 1;
-            digits[at] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        obj.buf.extend_from_slice(&digits[at..]);
+        crate::document::push_u64(obj.buf, self.line);
         obj.key(b"\"marks\": ");
         list(obj.buf, 4, self.marks.iter().map(String::as_str));
         obj.key(b"\"parametrized\": ");
@@ -331,6 +320,21 @@ impl ScanSection {
     }
 }
 
+/// Attachments with every field set, for the tests of this crate's writers.
+#[cfg(test)]
+pub(crate) fn every_attachment() -> Attachments {
+    Attachments {
+        assumes: vec!["x > 0".into()],
+        domain: Some("st.integers()".into()),
+        fixtures: vec!["golden/a.txt".into()],
+        locked_on: Some("2026-01-01".into()),
+        owner: Some("ana".into()),
+        owner_from: Some("test docstring".into()),
+        settings: [("max_examples".to_string(), "10".to_string())].into(),
+        shrinking: Some("shrinks to 0".into()),
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -381,16 +385,7 @@ mod tests {
             computed: vec!["tests/t.py:3".into(), "tests/t.py:9".into()],
             mark: "skip".into(),
         });
-        t.attachments = Attachments {
-            assumes: vec!["x > 0".into()],
-            domain: Some("st.integers()".into()),
-            fixtures: vec!["golden/a.txt".into()],
-            locked_on: Some("2026-01-01".into()),
-            owner: Some("ana".into()),
-            owner_from: Some("test docstring".into()),
-            settings: [("max_examples".to_string(), "10".to_string())].into(),
-            shrinking: Some("shrinks to 0".into()),
-        };
+        t.attachments = every_attachment();
         cases.push(t);
         let mut t = record("t.py::test_c", 10);
         t.attachments.owner = Some("o".into());

@@ -7,6 +7,7 @@
 //! entries per task, without building a tree of values or cloning an entry. Strings are
 //! escaped by serde_json itself.
 
+use lane_core::document::push_u64;
 use rayon::prelude::*;
 
 /// Entries rendered per task: large enough to keep a core busy, small enough that a few
@@ -171,21 +172,6 @@ fn push_str(out: &mut Vec<u8>, s: &str) {
         return;
     }
     serde_json::to_writer(&mut *out, s).unwrap_or_else(|e| panic!("writing to memory failed: {e}"));
-}
-
-/// `n` in decimal.
-fn push_u64(out: &mut Vec<u8>, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[at..]);
 }
 
 #[cfg(test)]
