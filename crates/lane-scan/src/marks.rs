@@ -712,10 +712,8 @@ pub fn mentions_marks<'a>(tree: &SourceTree<'a>, ex: &'a Ex, m: ModuleId) -> boo
         if depth > 32 {
             return false;
         }
-        match tree.eval(ex, m) {
-            Val::Mark(_) => return true,
-            Val::Path(p) if p == "pytest.mark" || p.starts_with("pytest.mark.") => return true,
-            _ => {}
+        if names_marks(&tree.eval(ex, m)) {
+            return true;
         }
         match ex {
             Ex::Dotted(d) => d
@@ -737,13 +735,19 @@ pub fn mentions_marks<'a>(tree: &SourceTree<'a>, ex: &'a Ex, m: ModuleId) -> boo
         if depth > 32 {
             return false;
         }
-        match tree.eval_path(d, m) {
-            Val::Mark(_) => return true,
-            Val::Path(p) if p == "pytest.mark" || p.starts_with("pytest.mark.") => return true,
-            _ => {}
+        if names_marks(&tree.eval_path(d, m)) {
+            return true;
         }
         d.rsplit_once('.')
             .is_some_and(|(base, _)| walk_dotted(tree, base, m, depth + 1))
+    }
+    /// A mark, `pytest.mark` or a path below it.
+    fn names_marks(val: &Val) -> bool {
+        match val {
+            Val::Mark(_) => true,
+            Val::Path(p) => p == "pytest.mark" || p.starts_with("pytest.mark."),
+            _ => false,
+        }
     }
     walk(tree, ex, m, 0)
 }
