@@ -110,44 +110,29 @@ pub fn discover(config: &Config, args: &[PathBuf], cwd: &Path) -> Result<Found, 
             )));
         }
         ancestor_conftests(config, arg, &mut found.conftests);
-        let walker = walkdir::WalkDir::new(arg)
-            .follow_links(false)
-            .sort_by_file_name()
-            .into_iter()
-            .filter_entry(|e| {
-                e.depth() == 0
-                    || (!ignores.ignored(e.path())
-                        && (!e.file_type().is_dir() || keep_dir(config, e.path())))
-            });
-        for entry in walker {
-            // A folder that cannot be listed may hold tests nobody would see: pytest stops
-            // with an error there, and so does the scan. Loops cannot happen because links
-            // to folders are not followed.
-            let entry = entry.map_err(|e| unlisted(&e, &config.rootdir))?;
-            let path = entry.path();
-            let name = entry.file_name().to_string_lossy();
+        let mut visit = |path: &Path, name: &str, file_type: std::fs::FileType| {
             if doctest_globs
                 .iter()
-                .any(|g| crate::doctest::matches(g, path, &name))
-                && entry.file_type().is_file()
+                .any(|g| crate::doctest::matches(g, path, name))
+                && file_type.is_file()
             {
                 found.doctest_files.push(path.to_path_buf());
-                continue;
+                return;
             }
             if !name.ends_with(".py") {
-                continue;
+                return;
             }
-            let is_file = if entry.file_type().is_symlink() {
+            let is_file = if file_type.is_symlink() {
                 std::fs::metadata(path)
                     .map(|m| m.is_file())
                     .unwrap_or(false)
             } else {
-                entry.file_type().is_file()
+                file_type.is_file()
             };
             if !is_file {
-                continue;
+                return;
             }
-            if doctest_modules && !crate::doctest::skipped_module(path, &name) {
+            if doctest_modules && !crate::doctest::skipped_module(path, name) {
                 found.doctest_modules.push(path.to_path_buf());
             }
             if name == "conftest.py" {
@@ -155,11 +140,20 @@ pub fn discover(config: &Config, args: &[PathBuf], cwd: &Path) -> Result<Found, 
             } else if config
                 .python_files
                 .iter()
-                .any(|p| matches_file(p, path, &name))
+                .any(|p| matches_file(p, path, name))
             {
                 found.test_files.push(path.to_path_buf());
             }
-        }
+        };
+        let enter = |path: &Path| keep_dir(config, path);
+        walk(arg, &ignores, &enter, &mut visit).map_err(|(path, e)| {
+            let name = lane_core::paths::relative_to(&path, &config.rootdir)
+                .unwrap_or_else(|| lane_core::paths::to_slash(&path));
+            Error::usage(format!(
+                "{name}: cannot list this folder of the test tree ({e}); the tests in it would \
+                 go unseen"
+            ))
+        })?;
     }
     found.test_files.sort();
     found.test_files.dedup();
@@ -172,16 +166,41 @@ pub fn discover(config: &Config, args: &[PathBuf], cwd: &Path) -> Result<Found, 
     Ok(found)
 }
 
-fn unlisted(e: &walkdir::Error, root: &Path) -> Error {
-    let path = e.path().unwrap_or(root);
-    let name = lane_core::paths::relative_to(path, root)
-        .unwrap_or_else(|| lane_core::paths::to_slash(path));
-    let why = e
-        .io_error()
-        .map_or_else(|| e.to_string(), ToString::to_string);
-    Error::usage(format!(
-        "{name}: cannot list this folder of the test tree ({why}); the tests in it would go unseen"
-    ))
+/// Walks the folder `dir` as pytest does: depth first, each folder's entries in name order,
+/// links to folders not followed (no loops, nothing outside the tree), entries `ignores`
+/// names left out, and only folders `enter` keeps entered. Calls `visit` with every other
+/// entry (path, name, type as listed: a link stays a link). A folder that cannot be listed
+/// may hold tests nobody would see: pytest stops with an error there, and so does the walk,
+/// at the first such folder in that order.
+fn walk(
+    dir: &Path,
+    ignores: &Ignores,
+    enter: &impl Fn(&Path) -> bool,
+    visit: &mut impl FnMut(&Path, &str, std::fs::FileType),
+) -> Result<(), (PathBuf, std::io::Error)> {
+    let fail = |e| (dir.to_path_buf(), e);
+    let mut entries = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(fail)? {
+        let entry = entry.map_err(fail)?;
+        let file_type = entry.file_type().map_err(|e| (entry.path(), e))?;
+        entries.push((entry.file_name(), file_type));
+    }
+    // Names compared as bytes, as a sort by file name does (no path parsing per comparison).
+    entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    for (name, file_type) in entries {
+        let path = dir.join(&name);
+        if ignores.ignored(&path) {
+            continue;
+        }
+        if file_type.is_dir() {
+            if enter(&path) {
+                walk(&path, ignores, enter, visit)?;
+            }
+        } else {
+            visit(&path, &name.to_string_lossy(), file_type);
+        }
+    }
+    Ok(())
 }
 
 /// A python_files pattern with a `/` matches the end of the path; otherwise the file name.

@@ -831,3 +831,58 @@ fn an_inherited_test_records_the_file_that_defines_it() {
         "additive: absent when it is `file`"
     );
 }
+
+/// Folders the scan cannot list stop it (exit 2), naming the one a sorted walk meets first
+/// (the least path), whatever order the file system lists them in. As root the scan runs as
+/// `nobody`, for whom the folders really are unreadable.
+#[cfg(unix)]
+#[test]
+fn of_unlisted_folders_the_least_path_is_named() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let locked = [
+        "tests/a/m/locked",
+        "tests/a/z/locked",
+        "tests/b",
+        "tests/c/locked",
+        "tests/a.b",
+        "tests/d/e/f",
+    ];
+    let mut files: Vec<(String, &str)> = locked
+        .iter()
+        .map(|dir| (format!("{dir}/test_x.py"), OK))
+        .collect();
+    files.push(("tests/a/test_ok.py".to_string(), OK));
+    let refs: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), *t)).collect();
+    let suite = Suite::with_ini(&refs);
+    let as_root = fs::metadata(suite.path()).unwrap().uid() == 0;
+    let prefix: &[&str] = if as_root {
+        &["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    } else {
+        &["env"]
+    };
+    let mode = |dir: &str, m: u32| {
+        fs::set_permissions(suite.path().join(dir), fs::Permissions::from_mode(m)).unwrap();
+    };
+    // Listed in reverse (on many file systems the order of creation, or its reverse, is the
+    // listing order).
+    for dir in locked.iter().rev() {
+        mode(dir, 0o000);
+    }
+    let out = Command::new(prefix[0])
+        .args(&prefix[1..])
+        .arg(env!("CARGO_BIN_EXE_lane-scan"))
+        .current_dir(suite.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    for dir in locked {
+        mode(dir, 0o755);
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(out.stdout.is_empty());
+    assert!(
+        stderr.contains("tests/a/m/locked: cannot list this folder of the test tree"),
+        "{stderr}"
+    );
+}
