@@ -2,7 +2,7 @@
 //! methods included) and what it imports, each with every decorator and mark reaching it.
 
 use std::borrow::Cow;
-use std::collections::{BTreeSet, HashSet};
+use std::collections::HashSet;
 use std::rc::Rc;
 
 use lane_core::{Problem, Rule};
@@ -120,8 +120,9 @@ pub fn collect_module<'a>(
             .filter(|(_, t)| !t)
             .map(|(n, _)| n.as_str())
             .collect(),
-        names: BTreeSet::new(),
-        class_names: BTreeSet::new(),
+        names: Bound::default(),
+        class_names: Bound::default(),
+        empty_set_mark: empty_parameter_set_mark(config),
         out,
         problems,
     };
@@ -180,6 +181,28 @@ struct InClass<'c, 'a> {
     fixtures: &'c [FixtureDef<'a>],
 }
 
+/// The names bound so far in a module or class body, sorted: a body binds a few, and a sorted
+/// list is cheaper to fill, search and drop than a tree or a hashed set.
+#[derive(Default)]
+struct Bound<'a>(Vec<&'a str>);
+
+impl<'a> Bound<'a> {
+    fn contains(&self, name: &str) -> bool {
+        self.0.binary_search_by(|n| (*n).cmp(name)).is_ok()
+    }
+
+    /// Adds `name`; false when it is bound already.
+    fn insert(&mut self, name: &'a str) -> bool {
+        match self.0.binary_search_by(|n| (*n).cmp(name)) {
+            Ok(_) => false,
+            Err(at) => {
+                self.0.insert(at, name);
+                true
+            }
+        }
+    }
+}
+
 /// Collecting one test module.
 struct Collector<'t, 'a> {
     tree: &'t SourceTree<'a>,
@@ -202,8 +225,10 @@ struct Collector<'t, 'a> {
     /// Function names the module sets `__test__ = False` on.
     disabled: HashSet<&'a str>,
     /// The function and class names bound in the module so far (the last definition wins).
-    names: BTreeSet<&'a str>,
-    class_names: BTreeSet<&'a str>,
+    names: Bound<'a>,
+    class_names: Bound<'a>,
+    /// The `empty_parameter_set_mark` every test of the module gets.
+    empty_set_mark: EmptySetMark,
     out: &'t mut Vec<TestFound<'a>>,
     problems: &'t mut Vec<Problem>,
 }
@@ -231,7 +256,7 @@ impl<'a> Collector<'_, 'a> {
             module_skip: self.module_skip,
             fixture_params,
             plugin_marks: self.plugin_marks(f, false),
-            empty_set_mark: empty_parameter_set_mark(self.config),
+            empty_set_mark: self.empty_set_mark,
         });
     }
 
@@ -360,7 +385,7 @@ impl<'a> Collector<'_, 'a> {
         } else {
             Vec::new()
         };
-        let mut names = BTreeSet::new();
+        let mut names = Bound::default();
         for (i, c) in &classes {
             for f in c.methods.iter().rev() {
                 if names.contains(f.name.as_str()) || !self.defined(f, *i, c, unittest) {
@@ -376,7 +401,7 @@ impl<'a> Collector<'_, 'a> {
             }
         }
         if !unittest {
-            let mut inner_names = BTreeSet::new();
+            let mut inner_names = Bound::default();
             for inner in class.classes.iter().rev() {
                 if inner_names.insert(inner.name.as_str()) {
                     self.class(m, inner, &node_id(prefix, &inner.name), &class_marks);
@@ -665,7 +690,7 @@ impl<'a> Collector<'_, 'a> {
             module_skip: self.module_skip,
             fixture_params,
             plugin_marks: self.plugin_marks(f, unittest),
-            empty_set_mark: empty_parameter_set_mark(self.config),
+            empty_set_mark: self.empty_set_mark,
         });
     }
 
@@ -730,12 +755,14 @@ fn mro<'a>(
         m: ModuleId,
         class: &'a Class,
         out: &mut Vec<MroEntry<'a>>,
-        seen: &mut HashSet<*const Class>,
+        seen: &mut Vec<*const Class>,
         depth: usize,
     ) {
-        if depth > 64 || !seen.insert(class as *const Class) {
+        // A hierarchy holds a few classes: a list is cheaper than a hashed set.
+        if depth > 64 || seen.contains(&std::ptr::from_ref(class)) {
             return;
         }
+        seen.push(class);
         out.push(MroEntry::Class(m, class));
         if class
             .metaclass
@@ -783,7 +810,7 @@ fn mro<'a>(
         }
     }
     let mut out = Vec::new();
-    walk(tree, installed, m, class, &mut out, &mut HashSet::new(), 0);
+    walk(tree, installed, m, class, &mut out, &mut Vec::new(), 0);
     out
 }
 
