@@ -1040,3 +1040,20 @@ fn is_fixture(applied: &[Applied]) -> bool {
         _ => false,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bound_names() {
+        let mut b = Bound::default();
+        for name in ["test_b", "test_a", "test_c"] {
+            assert!(b.insert(name));
+        }
+        assert!(!b.insert("test_a"));
+        assert!(b.contains("test_a") && b.contains("test_b") && b.contains("test_c"));
+        assert!(!b.contains("test_d") && !b.contains("test_"));
+        assert_eq!(b.0, ["test_a", "test_b", "test_c"]);
+    }
+}

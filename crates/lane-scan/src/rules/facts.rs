@@ -847,6 +847,27 @@ mod tests {
     use super::*;
 
     #[test]
+    fn class_field_innermost_first() {
+        let m = crate::python::summarize(
+            "class Outer:\n    \"\"\"owner: outer\"\"\"\n\n    class Mid:\n        \"\"\"nothing\"\"\"\n\n\
+             \x20       class Inner:\n            \"\"\"owner: inner\"\"\"\n\n            def test_a(self):\n\
+             \x20               pass\n\n        def test_b(self):\n            pass\n\n\
+             class Other:\n    def test_c(self):\n        pass\n\n\
+             def test_d():\n    pass\n",
+        )
+        .unwrap();
+        let mid = &m.classes[0].classes[0];
+        let (inner, other) = (&mid.classes[0], &m.classes[1]);
+        let field = |f: &Function| class_field(&m.classes, f, "owner");
+        // The innermost class that gives the field wins; one that does not is passed over.
+        assert_eq!(field(&inner.methods[0]), Some(Some("inner".to_string())));
+        assert_eq!(field(&mid.methods[0]), Some(Some("outer".to_string())));
+        // Inside a class without the field: found, no value; outside every class: not found.
+        assert_eq!(field(&other.methods[0]), Some(None));
+        assert_eq!(field(&m.functions[0]), None);
+    }
+
+    #[test]
     fn doc_fields() {
         let doc = "Round trip.\n\n    owner: billing-team\n    Shrinking:\n      toward zero\n";
         assert_eq!(
