@@ -353,7 +353,8 @@ impl<'a> Collector<'_, 'a> {
         if !self.collects_class(class, unittest, &mro, &classes) {
             return;
         }
-        let mut class_marks: Vec<Applied<'a>> = Vec::new();
+        let own: usize = classes.iter().map(|(_, c)| c.decorators.len()).sum();
+        let mut class_marks: Vec<Applied<'a>> = Vec::with_capacity(own + outer.len());
         for (i, c) in &classes {
             for d in &c.decorators {
                 class_marks.push(applied_from(tree, d, *i, false));
@@ -755,14 +756,14 @@ fn mro<'a>(
         m: ModuleId,
         class: &'a Class,
         out: &mut Vec<MroEntry<'a>>,
-        seen: &mut Vec<*const Class>,
         depth: usize,
     ) {
-        // A hierarchy holds a few classes: a list is cheaper than a hashed set.
-        if depth > 64 || seen.contains(&std::ptr::from_ref(class)) {
+        // Each class once: the classes walked so far are those already in `out` (a hierarchy
+        // holds a few).
+        let walked = |e: &MroEntry| matches!(e, MroEntry::Class(_, c) if std::ptr::eq(*c, class));
+        if depth > 64 || out.iter().any(walked) {
             return;
         }
-        seen.push(class);
         out.push(MroEntry::Class(m, class));
         if class
             .metaclass
@@ -781,7 +782,7 @@ fn mro<'a>(
                 val = tree.import_binding(n, m, 0).unwrap_or(Val::Unknown);
             }
             match val {
-                Val::Class(i, c) => walk(tree, installed, i, c, out, seen, depth + 1),
+                Val::Class(i, c) => walk(tree, installed, i, c, out, depth + 1),
                 Val::Path(p)
                     if matches!(
                         &*p,
@@ -810,7 +811,7 @@ fn mro<'a>(
         }
     }
     let mut out = Vec::new();
-    walk(tree, installed, m, class, &mut out, &mut Vec::new(), 0);
+    walk(tree, installed, m, class, &mut out, 0);
     out
 }
 
@@ -1012,14 +1013,10 @@ fn pytestmark_entries<'a>(
         return;
     }
     match tree.eval(&pm.value, m) {
-        Val::List(items) => {
-            for item in items {
-                match item {
-                    Val::Mark(_) => out.push(make(item)),
-                    _ => out.push(make(Val::Unknown)),
-                }
-            }
-        }
+        Val::List(items) => out.extend(items.into_iter().map(|item| match item {
+            Val::Mark(_) => make(item),
+            _ => make(Val::Unknown),
+        })),
         v @ Val::Mark(_) => out.push(make(v)),
         _ => out.push(make(Val::Unknown)),
     }
