@@ -2,7 +2,7 @@
 //! methods included) and what it imports, each with every decorator and mark reaching it.
 
 use std::borrow::Cow;
-use std::collections::{BTreeSet, HashSet};
+use std::collections::HashSet;
 use std::rc::Rc;
 
 use lane_core::{Problem, Rule};
@@ -120,8 +120,9 @@ pub fn collect_module<'a>(
             .filter(|(_, t)| !t)
             .map(|(n, _)| n.as_str())
             .collect(),
-        names: BTreeSet::new(),
-        class_names: BTreeSet::new(),
+        names: Bound::default(),
+        class_names: Bound::default(),
+        empty_set_mark: empty_parameter_set_mark(config),
         out,
         problems,
     };
@@ -180,6 +181,28 @@ struct InClass<'c, 'a> {
     fixtures: &'c [FixtureDef<'a>],
 }
 
+/// The names bound so far in a module or class body, sorted: a body binds a few, and a sorted
+/// list is cheaper to fill, search and drop than a tree or a hashed set.
+#[derive(Default)]
+struct Bound<'a>(Vec<&'a str>);
+
+impl<'a> Bound<'a> {
+    fn contains(&self, name: &str) -> bool {
+        self.0.binary_search_by(|n| (*n).cmp(name)).is_ok()
+    }
+
+    /// Adds `name`; false when it is bound already.
+    fn insert(&mut self, name: &'a str) -> bool {
+        match self.0.binary_search_by(|n| (*n).cmp(name)) {
+            Ok(_) => false,
+            Err(at) => {
+                self.0.insert(at, name);
+                true
+            }
+        }
+    }
+}
+
 /// Collecting one test module.
 struct Collector<'t, 'a> {
     tree: &'t SourceTree<'a>,
@@ -202,8 +225,10 @@ struct Collector<'t, 'a> {
     /// Function names the module sets `__test__ = False` on.
     disabled: HashSet<&'a str>,
     /// The function and class names bound in the module so far (the last definition wins).
-    names: BTreeSet<&'a str>,
-    class_names: BTreeSet<&'a str>,
+    names: Bound<'a>,
+    class_names: Bound<'a>,
+    /// The `empty_parameter_set_mark` every test of the module gets.
+    empty_set_mark: EmptySetMark,
     out: &'t mut Vec<TestFound<'a>>,
     problems: &'t mut Vec<Problem>,
 }
@@ -231,7 +256,7 @@ impl<'a> Collector<'_, 'a> {
             module_skip: self.module_skip,
             fixture_params,
             plugin_marks: self.plugin_marks(f, false),
-            empty_set_mark: empty_parameter_set_mark(self.config),
+            empty_set_mark: self.empty_set_mark,
         });
     }
 
@@ -328,7 +353,8 @@ impl<'a> Collector<'_, 'a> {
         if !self.collects_class(class, unittest, &mro, &classes) {
             return;
         }
-        let mut class_marks: Vec<Applied<'a>> = Vec::new();
+        let own: usize = classes.iter().map(|(_, c)| c.decorators.len()).sum();
+        let mut class_marks: Vec<Applied<'a>> = Vec::with_capacity(own + outer.len());
         for (i, c) in &classes {
             for d in &c.decorators {
                 class_marks.push(applied_from(tree, d, *i, false));
@@ -360,7 +386,7 @@ impl<'a> Collector<'_, 'a> {
         } else {
             Vec::new()
         };
-        let mut names = BTreeSet::new();
+        let mut names = Bound::default();
         for (i, c) in &classes {
             for f in c.methods.iter().rev() {
                 if names.contains(f.name.as_str()) || !self.defined(f, *i, c, unittest) {
@@ -376,7 +402,7 @@ impl<'a> Collector<'_, 'a> {
             }
         }
         if !unittest {
-            let mut inner_names = BTreeSet::new();
+            let mut inner_names = Bound::default();
             for inner in class.classes.iter().rev() {
                 if inner_names.insert(inner.name.as_str()) {
                     self.class(m, inner, &node_id(prefix, &inner.name), &class_marks);
@@ -665,7 +691,7 @@ impl<'a> Collector<'_, 'a> {
             module_skip: self.module_skip,
             fixture_params,
             plugin_marks: self.plugin_marks(f, unittest),
-            empty_set_mark: empty_parameter_set_mark(self.config),
+            empty_set_mark: self.empty_set_mark,
         });
     }
 
@@ -730,10 +756,12 @@ fn mro<'a>(
         m: ModuleId,
         class: &'a Class,
         out: &mut Vec<MroEntry<'a>>,
-        seen: &mut HashSet<*const Class>,
         depth: usize,
     ) {
-        if depth > 64 || !seen.insert(class as *const Class) {
+        // Each class once: the classes walked so far are those already in `out` (a hierarchy
+        // holds a few).
+        let walked = |e: &MroEntry| matches!(e, MroEntry::Class(_, c) if std::ptr::eq(*c, class));
+        if depth > 64 || out.iter().any(walked) {
             return;
         }
         out.push(MroEntry::Class(m, class));
@@ -754,7 +782,7 @@ fn mro<'a>(
                 val = tree.import_binding(n, m, 0).unwrap_or(Val::Unknown);
             }
             match val {
-                Val::Class(i, c) => walk(tree, installed, i, c, out, seen, depth + 1),
+                Val::Class(i, c) => walk(tree, installed, i, c, out, depth + 1),
                 Val::Path(p)
                     if matches!(
                         &*p,
@@ -783,7 +811,7 @@ fn mro<'a>(
         }
     }
     let mut out = Vec::new();
-    walk(tree, installed, m, class, &mut out, &mut HashSet::new(), 0);
+    walk(tree, installed, m, class, &mut out, 0);
     out
 }
 
@@ -985,14 +1013,10 @@ fn pytestmark_entries<'a>(
         return;
     }
     match tree.eval(&pm.value, m) {
-        Val::List(items) => {
-            for item in items {
-                match item {
-                    Val::Mark(_) => out.push(make(item)),
-                    _ => out.push(make(Val::Unknown)),
-                }
-            }
-        }
+        Val::List(items) => out.extend(items.into_iter().map(|item| match item {
+            Val::Mark(_) => make(item),
+            _ => make(Val::Unknown),
+        })),
         v @ Val::Mark(_) => out.push(make(v)),
         _ => out.push(make(Val::Unknown)),
     }
@@ -1012,4 +1036,21 @@ fn is_fixture(applied: &[Applied]) -> bool {
         Val::Path(p) | Val::CallOf(p, _) => p == "pytest.fixture",
         _ => false,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bound_names() {
+        let mut b = Bound::default();
+        for name in ["test_b", "test_a", "test_c"] {
+            assert!(b.insert(name));
+        }
+        assert!(!b.insert("test_a"));
+        assert!(b.contains("test_a") && b.contains("test_b") && b.contains("test_c"));
+        assert!(!b.contains("test_d") && !b.contains("test_"));
+        assert_eq!(b.0, ["test_a", "test_b", "test_c"]);
+    }
 }

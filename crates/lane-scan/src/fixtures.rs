@@ -6,9 +6,10 @@
 //! up to the rootdir (nearest first), then the plugin modules the configuration loads.
 
 use std::collections::{HashMap, HashSet};
+use std::path::Path;
 use std::sync::OnceLock;
 
-use crate::marks::{ModuleId, SourceTree, Val};
+use crate::marks::{ModuleFile, ModuleId, SourceTree, Val};
 use crate::python::{Call, Class, Ex, Function};
 
 /// A fixture function as pytest registers it.
@@ -44,6 +45,9 @@ pub struct Fixtures<'a> {
     visible: Vec<OnceLock<Vec<FixtureDef<'a>>>>,
     /// Plugin modules the configuration loads, in module order.
     plugins: Vec<ModuleId>,
+    /// The tree's conftest.py modules by folder: most suites have a few, many none, and then
+    /// no test module's folders need be walked.
+    conftests: HashMap<&'a Path, ModuleId>,
 }
 
 /// `Some(call)` when `f` (in module `m`) is decorated as a fixture (`None` inside for a bare
@@ -94,10 +98,18 @@ impl<'a> Fixtures<'a> {
     pub fn new(tree: &SourceTree<'a>, plugins: &HashSet<ModuleId>) -> Fixtures<'a> {
         let mut plugins: Vec<ModuleId> = plugins.iter().copied().collect();
         plugins.sort_by_key(|m| m.0);
+        let modules: &'a [ModuleFile] = tree.modules;
+        let conftests = modules
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.abs.file_name().is_some_and(|n| n == "conftest.py"))
+            .filter_map(|(i, f)| Some((f.abs.parent()?, ModuleId(i))))
+            .collect();
         Fixtures {
             per_module: (0..tree.modules.len()).map(|_| OnceLock::new()).collect(),
             visible: (0..tree.modules.len()).map(|_| OnceLock::new()).collect(),
             plugins,
+            conftests,
         }
     }
 
@@ -167,13 +179,15 @@ impl<'a> Fixtures<'a> {
         let abs = &tree.modules[m].abs;
         // The module's folder and its parents up to the rootdir: as many as the module's path
         // has components past the rootdir's (compared once, not folder by folder).
-        let folders = if abs.starts_with(&tree.root) {
+        let folders = if self.conftests.is_empty() {
+            0
+        } else if abs.starts_with(&tree.root) {
             abs.components().count() - tree.root.components().count()
         } else {
             0
         };
         for d in abs.ancestors().skip(1).take(folders) {
-            if let Some(&c) = tree.by_path.get(&d.join("conftest.py"))
+            if let Some(&c) = self.conftests.get(d)
                 && c != m
             {
                 out.extend_from_slice(self.of_module(tree, c));

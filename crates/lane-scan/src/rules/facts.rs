@@ -255,26 +255,22 @@ impl<'a> TestFacts<'a> {
         for u in &found.fixture_params {
             facts.fixture_param_sets(tree, u);
         }
-        facts
-            .marks
-            .extend(found.plugin_marks.iter().map(|m| m.to_string()));
+        for m in found.plugin_marks {
+            facts.add_mark(m);
+        }
         // The asyncio mark makes an async generator pytest-asyncio's in strict mode too: it
         // marks it xfail(run=False) (issue 18 (fid5)).
         if func.async_generator && !facts.plugin_xfail && facts.marks.iter().any(|m| m == "asyncio")
         {
-            facts.marks.push("xfail".to_string());
+            facts.add_mark("xfail");
             facts.plugin_xfail = true;
         }
         // The parameter sets' marks (noted apart so far): those no other source gives.
         let mut from_params = std::mem::take(&mut facts.param_only_marks);
+        from_params.retain(|m| !facts.marks.contains(m));
         from_params.sort_unstable();
-        from_params.dedup();
-        facts.param_only_marks = from_params
-            .iter()
-            .filter(|m| !facts.marks.contains(m))
-            .cloned()
-            .collect();
-        facts.marks.extend(from_params);
+        facts.marks.extend(from_params.iter().cloned());
+        facts.param_only_marks = from_params;
         if facts.given {
             facts.search_domain(tree, found, profile);
         }
@@ -359,11 +355,19 @@ impl<'a> TestFacts<'a> {
         Some(from)
     }
 
+    /// Notes mark `name` once: a name reaching the test again (stacked parametrizes, a class's
+    /// and its base's marks) is not copied only to be dropped when `marks` is made unique.
+    fn add_mark(&mut self, name: &str) {
+        if !self.marks.iter().any(|m| m == name) {
+            self.marks.push(name.to_string());
+        }
+    }
+
     /// What `a` does to the test; marks and parameter sets are noted on the way.
     fn effect_of(&mut self, tree: &'a SourceTree<'a>, a: &'a Applied<'a>) -> Effect {
         match &a.val {
             Val::Mark(mark) => {
-                self.marks.push(mark.name.to_string());
+                self.add_mark(&mark.name);
                 match &*mark.name {
                     "parametrize" => {
                         self.parametrized = true;
@@ -388,11 +392,11 @@ impl<'a> TestFacts<'a> {
                         // (issue 18 (fid4)).
                         match self.empty_set_mark {
                             EmptySetMark::Skip => {
-                                self.marks.push("skip".to_string());
+                                self.add_mark("skip");
                                 Effect::Skip
                             }
                             EmptySetMark::Xfail => {
-                                self.marks.push("xfail".to_string());
+                                self.add_mark("xfail");
                                 Effect::Xfail
                             }
                             EmptySetMark::FailAtCollect => {
@@ -416,7 +420,7 @@ impl<'a> TestFacts<'a> {
             Val::CallOf(path, call) => match &**path {
                 "hypothesis.given" => {
                     self.given = true;
-                    self.marks.push("hypothesis".to_string());
+                    self.add_mark("hypothesis");
                     if !call.args_src.is_empty() {
                         self.attachments.domain = Some(domain_text(tree, a.module, call));
                     }
@@ -505,8 +509,8 @@ impl<'a> TestFacts<'a> {
                 // with the empty_parameter_set_mark (skips.rs, voting_lane.rs and
                 // param_marks.rs judge it).
                 match self.empty_set_mark {
-                    EmptySetMark::Skip => self.marks.push("skip".to_string()),
-                    EmptySetMark::Xfail => self.marks.push("xfail".to_string()),
+                    EmptySetMark::Skip => self.add_mark("skip"),
+                    EmptySetMark::Xfail => self.add_mark("xfail"),
                     EmptySetMark::FailAtCollect => {}
                 }
                 self.empty_fixture_params.push(At {
@@ -553,15 +557,18 @@ impl<'a> TestFacts<'a> {
         line: u64,
     ) {
         {
-            let vals = match tree.eval(marks_ex, module) {
-                Val::List(v) => v,
-                other => vec![other],
+            let val = tree.eval(marks_ex, module);
+            let vals = match &val {
+                Val::List(v) => &v[..],
+                other => std::slice::from_ref(other),
             };
             for v in vals {
                 let what = match &v {
                     Val::Mark(mark) => {
                         // Joined to `marks` once every other source is known.
-                        self.param_only_marks.push(mark.name.to_string());
+                        if !self.param_only_marks.iter().any(|m| *m == mark.name) {
+                            self.param_only_marks.push(mark.name.to_string());
+                        }
                         if let Some(lane) = Lane::from_name(&mark.name) {
                             self.lanes.push(lane);
                             Some(ParamMark::Lane(mark.name.to_string()))
@@ -720,22 +727,11 @@ fn outer_field(
     key: &'static str,
 ) -> Option<(String, &'static str)> {
     let module = &tree.modules[found.func_module].module;
-    // Classes rarely nest more than a level or two.
-    let mut chain = Vec::with_capacity(4);
-    enclosing_classes(&module.classes, found.func, &mut chain);
-    let docs = chain
-        .iter()
-        .rev()
-        .map(|c| (c.docstring.as_deref(), crate::owners::FROM_CLASS))
-        .chain([(module.docstring.as_deref(), crate::owners::FROM_MODULE)]);
-    for (doc, from) in docs {
-        if let Some(doc) = doc
-            && let Some(value) = remembered_field(doc, key)
-        {
-            return Some((value, from));
-        }
+    if let Some(Some(value)) = class_field(&module.classes, found.func, key) {
+        return Some((value, crate::owners::FROM_CLASS));
     }
-    None
+    let value = remembered_field(module.docstring.as_deref()?, key)?;
+    Some((value, crate::owners::FROM_MODULE))
 }
 
 /// How many (docstring, key) answers [`remembered_field`] keeps per thread.
@@ -763,26 +759,30 @@ fn remembered_field(doc: &str, key: &'static str) -> Option<String> {
     })
 }
 
-/// The classes (outermost first) whose bodies hold `func`, pushed onto `chain`; whether found.
-fn enclosing_classes<'m>(
-    classes: &'m [crate::python::Class],
+/// Field `key` of the docstrings of the classes among `classes` whose bodies hold `func`,
+/// innermost first: `None` when no class holds it, `Some(None)` when none of those gives the
+/// field. Found on the way back out of the nesting, so no chain of classes is kept.
+fn class_field(
+    classes: &[crate::python::Class],
     func: &Function,
-    chain: &mut Vec<&'m crate::python::Class>,
-) -> bool {
+    key: &'static str,
+) -> Option<Option<String>> {
     for class in classes {
-        chain.push(class);
         // One of the methods when it lies among them in memory: no method-by-method look.
-        if class
+        let inner = if class
             .methods
             .as_ptr_range()
             .contains(&std::ptr::from_ref(func))
-            || enclosing_classes(&class.classes, func, chain)
         {
-            return true;
+            Some(None)
+        } else {
+            class_field(&class.classes, func, key)
+        };
+        if let Some(value) = inner {
+            return Some(value.or_else(|| remembered_field(class.docstring.as_deref()?, key)));
         }
-        chain.pop();
     }
-    false
+    None
 }
 
 /// `owner: X` / `shrinking: ...` fields of a docstring, in one pass: each key's first `key:`
@@ -845,6 +845,27 @@ fn field_rest<'d>(line: &'d str, key: &str) -> Option<&'d str> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn class_field_innermost_first() {
+        let m = crate::python::summarize(
+            "class Outer:\n    \"\"\"owner: outer\"\"\"\n\n    class Mid:\n        \"\"\"nothing\"\"\"\n\n\
+             \x20       class Inner:\n            \"\"\"owner: inner\"\"\"\n\n            def test_a(self):\n\
+             \x20               pass\n\n        def test_b(self):\n            pass\n\n\
+             class Other:\n    def test_c(self):\n        pass\n\n\
+             def test_d():\n    pass\n",
+        )
+        .unwrap();
+        let mid = &m.classes[0].classes[0];
+        let (inner, other) = (&mid.classes[0], &m.classes[1]);
+        let field = |f: &Function| class_field(&m.classes, f, "owner");
+        // The innermost class that gives the field wins; one that does not is passed over.
+        assert_eq!(field(&inner.methods[0]), Some(Some("inner".to_string())));
+        assert_eq!(field(&mid.methods[0]), Some(Some("outer".to_string())));
+        // Inside a class without the field: found, no value; outside every class: not found.
+        assert_eq!(field(&other.methods[0]), Some(None));
+        assert_eq!(field(&m.functions[0]), None);
+    }
 
     #[test]
     fn doc_fields() {
