@@ -1582,12 +1582,13 @@ impl Summarizer<'_> {
             marks.visit_body(&f.body);
         }
         // A statement nested past MAX_DEPTH is recorded whatever it says, and takes more lines
-        // than that.
-        // (A count the compiler vectorizes: a search call per line cost more on short bodies.)
-        let shallow = || {
-            body_text.is_some_and(|t| {
-                t.bytes().filter(|&b| b == b'\n' || b == b'\r').count() < MAX_DEPTH
-            })
+        // than that (each nested body starts a line): the line index already knows how many
+        // the body spans, without a count of its bytes.
+        let shallow = || match (f.body.first(), f.body.last()) {
+            (Some(first), Some(last)) => {
+                self.lines.line(last.end()) - self.lines.line(first.start()) < MAX_DEPTH as u64
+            }
+            _ => false,
         };
         let regression_checks = if lacks(&CHECK) && shallow() {
             Vec::new()
