@@ -382,7 +382,6 @@ fn parse_tree(
     let mut problems = Vec::new();
     let mut files = Vec::new();
     let mut modules: Vec<ModuleFile> = Vec::new();
-    let mut seen: HashSet<PathBuf> = HashSet::new();
     let mut wanted: Vec<PathBuf> = found
         .test_files
         .iter()
@@ -390,6 +389,9 @@ fn parse_tree(
         .chain(cli_plugins.iter())
         .cloned()
         .collect();
+    // Made at the size of the first round (most of the files): a set grown by doubling hashes
+    // every path again at each growth.
+    let mut seen: HashSet<PathBuf> = HashSet::with_capacity(wanted.len());
     for round in 0..=IMPORT_ROUNDS {
         wanted.retain(|p| seen.insert(p.clone()));
         if wanted.is_empty() {
