@@ -97,6 +97,46 @@ pub fn read_opened(file: fs::File, size: u64, cap: u64) -> io::Result<Option<Vec
     Ok((bytes.len() as u64 <= cap).then_some(bytes))
 }
 
+/// [`read_opened`] into `buffer`, reused from file to file (a scan reading thousands of them):
+/// the bytes up to its length stay initialized between calls, so a file no larger than one
+/// read before costs no allocation and no zeroing. Gives how many bytes of `buffer` the file
+/// filled (what lies past them is stale), or `None` for a file that grew past `cap`.
+///
+/// The first `read` asks for one byte more than the size: when it returns exactly the size, it
+/// has reached the end (a regular file's `read` falls short only there), so the `read` that
+/// would return 0 is saved, half the reads of a small file (as [`sha256_file`] does). Any other
+/// count, a file grown or shrunk since its `fstat`, reads on until a `read` returns 0.
+pub fn read_opened_into(
+    file: fs::File,
+    size: u64,
+    cap: u64,
+    buffer: &mut Vec<u8>,
+) -> io::Result<Option<usize>> {
+    let want = usize::try_from(size.min(cap))
+        .unwrap_or(usize::MAX)
+        .saturating_add(1);
+    if buffer.len() < want {
+        buffer
+            .try_reserve_exact(want - buffer.len())
+            .map_err(|e| io::Error::new(io::ErrorKind::OutOfMemory, e))?;
+        buffer.resize(want, 0);
+    }
+    let mut file = file.take(cap.saturating_add(1));
+    let first = loop {
+        match file.read(&mut buffer[..want]) {
+            Ok(n) => break n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    };
+    if first as u64 == size {
+        return Ok(Some(first));
+    }
+    buffer.truncate(first);
+    file.read_to_end(buffer)?;
+    Ok((buffer.len() as u64 <= cap).then_some(buffer.len()))
+}
+
 /// How long [`EditLock::acquire`] waits for another run's edit before it says so on stderr.
 pub const EDIT_LOCK_NOTICE_AFTER: std::time::Duration = std::time::Duration::from_secs(3);
 
@@ -201,6 +241,36 @@ pub fn is_not_regular(e: &io::Error) -> bool {
 /// A refusal is an `InvalidInput` error reading "not a regular file" ([`is_not_regular`]).
 pub fn open_regular(path: &Path) -> io::Result<fs::File> {
     open_regular_sized(path).map(|(file, _)| file)
+}
+
+/// [`open_regular`] for a path that a folder's listing or a `stat` has just shown to be a
+/// regular file (a scan opening thousands of them): one `open` and one `fstat`, no `stat` of
+/// the path first. The path is opened with `O_NOFOLLOW` as well as `O_NONBLOCK | O_NOCTTY`: a
+/// symlink is not followed there but opened the careful way, [`open_regular`]'s. Either way the
+/// handle is checked to be a regular file before any byte is read. Gives the file and its size
+/// as the handle's `fstat` gave it.
+pub fn open_seen_regular(path: &Path) -> io::Result<(fs::File, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut options = fs::OpenOptions::new();
+        options
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_NOFOLLOW);
+        match options.open(path) {
+            Ok(file) => {
+                let meta = file.metadata()?;
+                if !meta.is_file() {
+                    return Err(io::Error::new(io::ErrorKind::InvalidInput, NotRegular));
+                }
+                return Ok((file, meta.len()));
+            }
+            // A symlink (or too many of them on the way).
+            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    open_regular_sized(path)
 }
 
 /// [`open_regular`], also giving the file's size as its handle's `fstat` gave it.
@@ -621,6 +691,73 @@ mod tests {
                     &sha256_listed_file(Path::new(device)).unwrap_err()
                 ));
             }
+        }
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn seen_files_open_once_and_a_link_the_careful_way() {
+        let dir = scratch("seen");
+        fs::write(dir.join("file"), b"hello").unwrap();
+        let (_, size) = open_seen_regular(&dir.join("file")).unwrap();
+        assert_eq!(size, 5);
+        let folder = open_seen_regular(&dir).unwrap_err();
+        assert!(is_not_regular(&folder), "{folder}");
+        let missing = open_seen_regular(&dir.join("gone")).unwrap_err();
+        assert_eq!(missing.kind(), io::ErrorKind::NotFound);
+        #[cfg(unix)]
+        {
+            // A symlink to a regular file is followed (after a `stat`), one to a device is
+            // refused before it is opened.
+            std::os::unix::fs::symlink(dir.join("file"), dir.join("link")).unwrap();
+            assert_eq!(open_seen_regular(&dir.join("link")).unwrap().1, 5);
+            std::os::unix::fs::symlink("/dev/zero", dir.join("zero")).unwrap();
+            assert!(is_not_regular(
+                &open_seen_regular(&dir.join("zero")).unwrap_err()
+            ));
+            for device in ["/dev/zero", "/dev/null"] {
+                assert!(is_not_regular(
+                    &open_seen_regular(Path::new(device)).unwrap_err()
+                ));
+            }
+        }
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn reads_into_a_reused_buffer_whatever_its_stale_bytes() {
+        let dir = scratch("into");
+        let mut buffer = vec![b'x'; 100];
+        for size in [0usize, 1, 7, 100, 4097] {
+            let path = dir.join(format!("f{size}"));
+            let bytes: Vec<u8> = (0..size).map(|i| (i % 251) as u8).collect();
+            fs::write(&path, &bytes).unwrap();
+            let (file, seen) = open_seen_regular(&path).unwrap();
+            let len = read_opened_into(file, seen, 1 << 20, &mut buffer)
+                .unwrap()
+                .unwrap();
+            assert_eq!(&buffer[..len], &bytes[..], "size {size}");
+        }
+        // A size that is no longer true (the file grew or shrank since its `fstat`): the file
+        // is read to its end all the same, and one past the cap is refused.
+        let path = dir.join("f4097");
+        for said in [0, 1, 4096, 4098] {
+            let len = read_opened_into(fs::File::open(&path).unwrap(), said, 1 << 20, &mut buffer)
+                .unwrap()
+                .unwrap();
+            assert_eq!(len, 4097, "said {said}");
+        }
+        let over = read_opened_into(fs::File::open(&path).unwrap(), 100, 4096, &mut buffer);
+        assert!(over.unwrap().is_none());
+        // A /proc file says it holds 0 bytes: it is read to its real end.
+        #[cfg(target_os = "linux")]
+        {
+            let proc = Path::new("/proc/self/cmdline");
+            let (file, said) = open_seen_regular(proc).unwrap();
+            let len = read_opened_into(file, said, 1 << 20, &mut buffer)
+                .unwrap()
+                .unwrap();
+            assert_eq!(&buffer[..len], &fs::read(proc).unwrap()[..]);
         }
         fs::remove_dir_all(&dir).unwrap();
     }

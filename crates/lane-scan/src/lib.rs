@@ -382,7 +382,6 @@ fn parse_tree(
     let mut problems = Vec::new();
     let mut files = Vec::new();
     let mut modules: Vec<ModuleFile> = Vec::new();
-    let mut seen: HashSet<PathBuf> = HashSet::new();
     let mut wanted: Vec<PathBuf> = found
         .test_files
         .iter()
@@ -390,6 +389,9 @@ fn parse_tree(
         .chain(cli_plugins.iter())
         .cloned()
         .collect();
+    // Made at the size of the first round (most of the files): a set grown by doubling hashes
+    // every path again at each growth.
+    let mut seen: HashSet<PathBuf> = HashSet::with_capacity(wanted.len());
     for round in 0..=IMPORT_ROUNDS {
         wanted.retain(|p| seen.insert(p.clone()));
         if wanted.is_empty() {
@@ -888,9 +890,10 @@ fn parse_file(abs: &Path, rel: &str) -> Result<python::Module, Problem> {
         Problem::new(Rule::ParseError, format!("cannot read {rel}: {why}")).file(rel)
     };
     // One open and one `fstat` per file (the size decides the parse budget and the limit):
-    // 5,000 test modules cost no path lookup more than they need.
-    let file = match lane_core::io::open_regular(abs) {
-        Ok(file) => file,
+    // 5,000 test modules cost no path lookup more than they need. Every path parsed was seen
+    // to be a regular file (discovery's listing, or a `stat` of a conftest or an import).
+    let (file, size) = match lane_core::io::open_seen_regular(abs) {
+        Ok(opened) => opened,
         Err(e) => {
             // A file over the limit is refused as such, readable or not.
             if let Ok(meta) = std::fs::metadata(abs)
@@ -901,21 +904,33 @@ fn parse_file(abs: &Path, rel: &str) -> Result<python::Module, Problem> {
             return Err(cannot_read(e.to_string()));
         }
     };
-    let size = file
-        .metadata()
-        .map_err(|e| cannot_read(e.to_string()))?
-        .len();
     if size > SOURCE_MAX_BYTES {
         return Err(too_large(Some(size)));
     }
     // Held until the parse is done (the end of this function).
     let _share = PARSE_BUDGET.take(size);
-    let bytes = lane_core::io::read_opened(file, size, SOURCE_MAX_BYTES)
-        .map_err(|e| cannot_read(e.to_string()))?
-        .ok_or_else(|| too_large(None))?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        let offset = e.utf8_error().valid_up_to();
-        let before = &e.as_bytes()[..offset];
+    // The source is read into this thread's buffer, kept from file to file (taken out while in
+    // use): no allocation per file, and none of it zeroed again.
+    let mut buffer = SOURCE_BUFFER.take();
+    let summary = lane_core::io::read_opened_into(file, size, SOURCE_MAX_BYTES, &mut buffer)
+        .map_err(|e| cannot_read(e.to_string()))
+        .and_then(|read| read.ok_or_else(|| too_large(None)))
+        .and_then(|len| summarize_source(&buffer[..len], rel));
+    SOURCE_BUFFER.set(buffer);
+    summary
+}
+
+thread_local! {
+    /// Each parser thread's buffer for the file it reads (see [`parse_file`]); it keeps the
+    /// size of the largest file the thread read, at most [`SOURCE_MAX_BYTES`].
+    static SOURCE_BUFFER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// The summary of a Python file's bytes, or why it has none (not UTF-8, a syntax error).
+fn summarize_source(bytes: &[u8], rel: &str) -> Result<python::Module, Problem> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let offset = e.valid_up_to();
+        let before = &bytes[..offset];
         let line = before.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
         Problem::new(
             Rule::ParseError,
@@ -923,7 +938,7 @@ fn parse_file(abs: &Path, rel: &str) -> Result<python::Module, Problem> {
         )
         .at(rel, line)
     })?;
-    python::summarize(&text).map_err(|e| {
+    python::summarize(text).map_err(|e| {
         Problem::new(
             Rule::ParseError,
             format!("{rel}:{}:{}: {}", e.line, e.column, e.message),

@@ -907,7 +907,8 @@ impl Summarizer<'_> {
     /// Every binding of each name that `body` binds more than once on paths that can run
     /// (a branch whose condition is a constant false is left out).
     fn rebound(&self, body: &[Stmt]) -> Vec<Binding> {
-        let mut all = Vec::new();
+        // About one binding a statement: room made once rather than grown by doubling.
+        let mut all = Vec::with_capacity(body.len());
         self.bindings(body, &mut Vec::new(), &mut all, 0);
         rebound_of(all)
     }
@@ -1445,9 +1446,18 @@ impl Summarizer<'_> {
         };
         // Names the class body binds shadow the module's in its `if` conditions: such a
         // condition is not followed to the module's binding (issue 18 (fid4)).
-        let mut bound = Vec::new();
+        let mut bound = Vec::with_capacity(c.body.len());
         self.bindings(&c.body, &mut Vec::new(), &mut bound, 0);
-        let shadow: Vec<CompactString> = bound.iter().map(|b| b.name.clone()).collect();
+        // Only an `if` reads them (one under a `try` included): most class bodies have none.
+        let shadow: Vec<CompactString> = if c
+            .body
+            .iter()
+            .any(|s| matches!(s, Stmt::If(_) | Stmt::Try(_)))
+        {
+            bound.iter().map(|b| b.name.clone()).collect()
+        } else {
+            Vec::new()
+        };
         class.rebound = rebound_of(bound);
         self.class_stmts(&c.body, &mut class, &mut Vec::new(), &shadow, 0);
         class
@@ -1582,12 +1592,13 @@ impl Summarizer<'_> {
             marks.visit_body(&f.body);
         }
         // A statement nested past MAX_DEPTH is recorded whatever it says, and takes more lines
-        // than that.
-        // (A count the compiler vectorizes: a search call per line cost more on short bodies.)
-        let shallow = || {
-            body_text.is_some_and(|t| {
-                t.bytes().filter(|&b| b == b'\n' || b == b'\r').count() < MAX_DEPTH
-            })
+        // than that (each nested body starts a line): the line index already knows how many
+        // the body spans, without a count of its bytes.
+        let shallow = || match (f.body.first(), f.body.last()) {
+            (Some(first), Some(last)) => {
+                self.lines.line(last.end()) - self.lines.line(first.start()) < MAX_DEPTH as u64
+            }
+            _ => false,
         };
         let regression_checks = if lacks(&CHECK) && shallow() {
             Vec::new()
@@ -2559,6 +2570,14 @@ fn rebound_of(mut all: Vec<Binding>) -> Vec<Binding> {
     });
     // Most bodies bind a few names: compared pairwise, without hashing or copying them.
     if all.len() <= REBOUND_PAIRWISE {
+        // Most bind each name once: each pair compared once to say so, and nothing kept.
+        let any_twice = all
+            .iter()
+            .enumerate()
+            .any(|(i, b)| all[i + 1..].iter().any(|o| o.name == b.name));
+        if !any_twice {
+            return Vec::new();
+        }
         let twice: Vec<bool> = all
             .iter()
             .enumerate()
@@ -3432,6 +3451,43 @@ mod tests {
                 names,
                 [("v1", 2), ("v2", 3), ("v1", n + 1), ("v2", n + 2)],
                 "{n} bindings"
+            );
+        }
+        // Nothing bound twice; only the last two bindings; a class body's.
+        let lines =
+            |bindings: &[Binding]| -> Vec<u64> { bindings.iter().map(|b| b.line).collect() };
+        assert!(summarize("a = 1\nb = 2\n").unwrap().rebound.is_empty());
+        assert_eq!(
+            lines(&summarize("a = 1\nb = 2\nb = 3\n").unwrap().rebound),
+            [2, 3]
+        );
+        let m = summarize("class C:\n    x = 1\n    y = 2\n    def y(self): pass\n").unwrap();
+        assert_eq!(lines(&m.classes[0].rebound), [3, 4]);
+    }
+
+    #[test]
+    fn a_class_body_binding_shadows_the_module_name_its_conditions_read() {
+        let guard = |src: &str| {
+            summarize(src).unwrap().classes[0].methods[0].guards[0]
+                .0
+                .clone()
+        };
+        let module = "FLAG = True\nclass C:\n    if FLAG:\n        def test_a(self): pass\n";
+        assert!(
+            matches!(guard(module), Cond::Ref { .. }),
+            "{:?}",
+            guard(module)
+        );
+        // Bound in the class body (before or after, plainly or under `try`): not followed.
+        for bound in [
+            "    FLAG = False\n",
+            "    try:\n        FLAG = 1\n    except E:\n        pass\n",
+        ] {
+            let class = format!("class C:\n{bound}    if FLAG:\n        def test_a(self): pass\n");
+            assert!(
+                !matches!(guard(&class), Cond::Ref { .. }),
+                "{bound}: {:?}",
+                guard(&class)
             );
         }
     }
