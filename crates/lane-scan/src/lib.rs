@@ -174,6 +174,18 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
     let names = names::Names::new(&installed, root, &target).with_tree(&modules, &tree.by_path);
     let asyncio_auto = asyncio::auto_mode(&config, &installed)?;
     let fixtures = fixtures::Fixtures::new(&tree, &plugins);
+    // The snapshot folders are looked for once per folder of test modules, not twice per
+    // module.
+    let snapshot_folders = snapshots::Folders::of(
+        root,
+        modules
+            .iter()
+            .zip(&is_test)
+            .filter(|(_, t)| **t)
+            .map(|(m, _)| m.rel.as_str()),
+    )
+    .with_class_names(snapshots::regression_class_names(&config.addopts))
+    .with_names(&config);
     let ctx = ModuleCtx {
         tree: &tree,
         config: &config,
@@ -185,6 +197,7 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
         target: &target,
         names: &names,
         asyncio_auto,
+        snapshot_folders: &snapshot_folders,
     };
     trace::mark("tree, fixtures, names");
     // Each module is collected and its tests checked on one core, so the intermediate
@@ -202,7 +215,8 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
     let mut runs = Vec::with_capacity(per_module.len());
     let mut no_vote = Vec::new();
     // Every file a test's snapshots name (a `snapshot_dir` it sets, a `check(fullpath=...)`)
-    // is a snapshot file too, wherever it lies: listed with the layouts' files below.
+    // is a snapshot file too, wherever it lies, listed with the files of the layouts beside
+    // each test module.
     let mut attached_snapshots: Vec<String> = Vec::new();
     for (module_tests, module_problems, module_no_vote, module_snapshots) in per_module {
         if !module_tests.is_empty() {
@@ -259,27 +273,8 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
     }
     let runs = in_id_order(runs);
     trace::mark("doctests and id order");
-    // On every core (sorted below, so in any order); the snapshot folders are looked for
-    // once per folder of test modules, not twice per module.
-    let folders = snapshots::Folders::of(
-        root,
-        modules
-            .iter()
-            .zip(&is_test)
-            .filter(|(_, t)| **t)
-            .map(|(m, _)| m.rel.as_str()),
-    )
-    .with_class_names(snapshots::regression_class_names(&config.addopts))
-    .with_names(&config);
-    let mut snapshot_files: Vec<String> = pool.install(|| {
-        modules
-            .par_iter()
-            .zip(&is_test)
-            .filter(|(_, t)| **t)
-            .flat_map_iter(|(m, _)| snapshots::module_files_in(root, &m.rel, &m.module, &folders))
-            .collect()
-    });
-    snapshot_files.extend(attached_snapshots);
+    // Each test module's snapshot files were listed with its tests (`module_tests`).
+    let mut snapshot_files = attached_snapshots;
     snapshot_files.sort();
     snapshot_files.dedup();
     trace::mark("snapshots");
@@ -474,6 +469,7 @@ struct ModuleCtx<'a> {
     target: &'a (dyn Fn() -> Option<python::Target> + Sync),
     names: &'a names::Names<'a>,
     asyncio_auto: bool,
+    snapshot_folders: &'a snapshots::Folders,
 }
 
 /// Per module, whether it is one of `test_files`: one merge walk of the two lists, both sorted
@@ -605,10 +601,20 @@ fn module_tests(ctx: &ModuleCtx, i: ModuleId, module: &ModuleFile) -> ModuleTest
         snapshots::regression_class_names(&config.addopts),
     );
     let mut no_vote = Vec::new();
-    let attached: Vec<String> = snapshots
+    // The files the tests' snapshots name, and a test module's snapshot and data files (read
+    // here, while the module's summary is still in the cache).
+    let mut attached: Vec<String> = snapshots
         .values()
         .flat_map(|s| s.files.iter().cloned())
         .collect();
+    if is_test_file {
+        attached.extend(snapshots::module_files_in(
+            &tree.root,
+            &module.rel,
+            &module.module,
+            ctx.snapshot_folders,
+        ));
+    }
     let tests = found
         .into_iter()
         .map(|t| {
