@@ -72,8 +72,9 @@ pub struct TestFacts<'a> {
     /// Every lane reaching it, sorted and unique.
     pub lanes: Vec<Lane>,
     pub marks: Vec<String>,
-    /// The marks that reach it only through a `pytest.param(..., marks=...)` (one parameter
-    /// set's, not the test's as a whole), sorted and unique.
+    /// While the facts are gathered: the marks that reach it through a
+    /// `pytest.param(..., marks=...)` (one parameter set's, not the test's as a whole), joined
+    /// to `marks` (those no other source gives) once every other source is known; empty after.
     pub param_only_marks: Vec<String>,
     pub parametrized: bool,
     /// `@hypothesis.given` reaches it.
@@ -269,8 +270,7 @@ impl<'a> TestFacts<'a> {
         let mut from_params = std::mem::take(&mut facts.param_only_marks);
         from_params.retain(|m| !facts.marks.contains(m));
         from_params.sort_unstable();
-        facts.marks.extend(from_params.iter().cloned());
-        facts.param_only_marks = from_params;
+        facts.marks.extend(from_params);
         if facts.given {
             facts.search_domain(tree, found, profile);
         }
