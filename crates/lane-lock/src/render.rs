@@ -7,7 +7,7 @@
 //! entries per task, without building a tree of values or cloning an entry. Strings are
 //! escaped by serde_json itself.
 
-use lane_core::document::push_u64;
+use lane_core::document::{json_str, push_u64};
 use rayon::prelude::*;
 
 /// Entries rendered per task: large enough to keep a core busy, small enough that a few
@@ -61,13 +61,13 @@ pub fn lock_bytes(entries: &[EntryRef<'_>]) -> Vec<u8> {
     out.extend_from_slice(b",\n  \"files\": ");
     list(&mut out, entries, 1, |buf, e| {
         buf.extend_from_slice(b"{\n      \"path\": ");
-        push_str(buf, e.path);
+        json_str(buf, e.path);
         buf.extend_from_slice(b",\n      \"sha256\": ");
-        push_str(buf, e.sha256);
+        json_str(buf, e.sha256);
         buf.extend_from_slice(b",\n      \"bytes\": ");
         push_u64(buf, e.bytes);
         buf.extend_from_slice(b",\n      \"locked_on\": ");
-        push_str(buf, e.locked_on);
+        json_str(buf, e.locked_on);
         buf.extend_from_slice(b"\n    }");
     });
     out.extend_from_slice(b"\n}\n");
@@ -85,24 +85,24 @@ pub fn section_text(s: &SectionRef<'_>) -> String {
         buf.extend_from_slice(b"{\n        \"bytes\": ");
         push_u64(buf, c.new.bytes);
         buf.extend_from_slice(b",\n        \"locked_on\": ");
-        push_str(buf, c.new.locked_on);
+        json_str(buf, c.new.locked_on);
         buf.extend_from_slice(b",\n        \"path\": ");
-        push_str(buf, c.new.path);
+        json_str(buf, c.new.path);
         buf.extend_from_slice(b",\n        \"previous_bytes\": ");
         push_u64(buf, c.previous_bytes);
         buf.extend_from_slice(b",\n        \"previous_sha256\": ");
-        push_str(buf, c.previous_sha256);
+        json_str(buf, c.previous_sha256);
         buf.extend_from_slice(b",\n        \"sha256\": ");
-        push_str(buf, c.new.sha256);
+        json_str(buf, c.new.sha256);
         buf.extend_from_slice(b"\n      }");
     });
     out.extend_from_slice(b",\n    \"lock\": ");
-    push_str(&mut out, s.lock);
+    json_str(&mut out, s.lock);
     // Refusals stop the command instead: the list is always empty.
     out.extend_from_slice(b",\n    \"problems\": [],\n    \"sidecars\": ");
-    list(&mut out, s.sidecars, 2, |buf, name| push_str(buf, name));
+    list(&mut out, s.sidecars, 2, |buf, name| json_str(buf, name));
     out.extend_from_slice(b",\n    \"tool\": ");
-    push_str(&mut out, s.tool);
+    json_str(&mut out, s.tool);
     out.extend_from_slice(b",\n    \"unchanged\": ");
     list(&mut out, s.unchanged, 2, doc_entry);
     out.extend_from_slice(b"\n  }");
@@ -115,11 +115,11 @@ fn doc_entry(buf: &mut Vec<u8>, e: &EntryRef<'_>) {
     buf.extend_from_slice(b"{\n        \"bytes\": ");
     push_u64(buf, e.bytes);
     buf.extend_from_slice(b",\n        \"locked_on\": ");
-    push_str(buf, e.locked_on);
+    json_str(buf, e.locked_on);
     buf.extend_from_slice(b",\n        \"path\": ");
-    push_str(buf, e.path);
+    json_str(buf, e.path);
     buf.extend_from_slice(b",\n        \"sha256\": ");
-    push_str(buf, e.sha256);
+    json_str(buf, e.sha256);
     buf.extend_from_slice(b"\n      }");
 }
 
@@ -159,19 +159,6 @@ fn list<T: Sync>(
     out.push(b'\n');
     out.extend_from_slice(&indent.as_bytes()[2..]);
     out.push(b']');
-}
-
-/// `s` as a JSON string: between quotes as it is when nothing in it needs escaping (no quote,
-/// backslash or control character), otherwise escaped by serde_json.
-fn push_str(out: &mut Vec<u8>, s: &str) {
-    if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
-        out.reserve(s.len() + 2);
-        out.push(b'"');
-        out.extend_from_slice(s.as_bytes());
-        out.push(b'"');
-        return;
-    }
-    serde_json::to_writer(&mut *out, s).unwrap_or_else(|e| panic!("writing to memory failed: {e}"));
 }
 
 #[cfg(test)]
