@@ -856,7 +856,12 @@ fn of_unlisted_folders_the_least_path_is_named() {
     let suite = Suite::with_ini(&refs);
     let as_root = fs::metadata(suite.path()).unwrap().uid() == 0;
     let prefix: &[&str] = if as_root {
-        &["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        &[
+            "setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+        ]
     } else {
         &["env"]
     };
