@@ -2,7 +2,7 @@
 //! methods included) and what it imports, each with every decorator and mark reaching it.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use std::rc::Rc;
 
 use lane_core::{Problem, Rule};
@@ -120,8 +120,8 @@ pub fn collect_module<'a>(
             .filter(|(_, t)| !t)
             .map(|(n, _)| n.as_str())
             .collect(),
-        names: Bound::default(),
-        class_names: Bound::default(),
+        names: BTreeSet::new(),
+        class_names: BTreeSet::new(),
         empty_set_mark: empty_parameter_set_mark(config),
         out,
         problems,
@@ -181,28 +181,6 @@ struct InClass<'c, 'a> {
     fixtures: &'c [FixtureDef<'a>],
 }
 
-/// The names bound so far in a module or class body, sorted: a body binds a few, and a sorted
-/// list is cheaper to fill, search and drop than a tree or a hashed set.
-#[derive(Default)]
-struct Bound<'a>(Vec<&'a str>);
-
-impl<'a> Bound<'a> {
-    fn contains(&self, name: &str) -> bool {
-        self.0.binary_search_by(|n| (*n).cmp(name)).is_ok()
-    }
-
-    /// Adds `name`; false when it is bound already.
-    fn insert(&mut self, name: &'a str) -> bool {
-        match self.0.binary_search_by(|n| (*n).cmp(name)) {
-            Ok(_) => false,
-            Err(at) => {
-                self.0.insert(at, name);
-                true
-            }
-        }
-    }
-}
-
 /// Collecting one test module.
 struct Collector<'t, 'a> {
     tree: &'t SourceTree<'a>,
@@ -225,8 +203,8 @@ struct Collector<'t, 'a> {
     /// Function names the module sets `__test__ = False` on.
     disabled: HashSet<&'a str>,
     /// The function and class names bound in the module so far (the last definition wins).
-    names: Bound<'a>,
-    class_names: Bound<'a>,
+    names: BTreeSet<&'a str>,
+    class_names: BTreeSet<&'a str>,
     /// The `empty_parameter_set_mark` every test of the module gets.
     empty_set_mark: EmptySetMark,
     out: &'t mut Vec<TestFound<'a>>,
@@ -386,7 +364,7 @@ impl<'a> Collector<'_, 'a> {
         } else {
             Vec::new()
         };
-        let mut names = Bound::default();
+        let mut names = BTreeSet::new();
         for (i, c) in &classes {
             for f in c.methods.iter().rev() {
                 if names.contains(f.name.as_str()) || !self.defined(f, *i, c, unittest) {
@@ -402,7 +380,7 @@ impl<'a> Collector<'_, 'a> {
             }
         }
         if !unittest {
-            let mut inner_names = Bound::default();
+            let mut inner_names = BTreeSet::new();
             for inner in class.classes.iter().rev() {
                 if inner_names.insert(inner.name.as_str()) {
                     self.class(m, inner, &node_id(prefix, &inner.name), &class_marks);
@@ -1036,21 +1014,4 @@ fn is_fixture(applied: &[Applied]) -> bool {
         Val::Path(p) | Val::CallOf(p, _) => p == "pytest.fixture",
         _ => false,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bound_names() {
-        let mut b = Bound::default();
-        for name in ["test_b", "test_a", "test_c"] {
-            assert!(b.insert(name));
-        }
-        assert!(!b.insert("test_a"));
-        assert!(b.contains("test_a") && b.contains("test_b") && b.contains("test_c"));
-        assert!(!b.contains("test_d") && !b.contains("test_"));
-        assert_eq!(b.0, ["test_a", "test_b", "test_c"]);
-    }
 }
