@@ -1044,6 +1044,9 @@ impl Summarizer<'_> {
         m.imports.reserve_exact(imports);
         m.docstring = docstring(body);
         self.module_stmts(body, &mut m, &mut Vec::new(), 0);
+        // The last binding of a name wins: one pass over each list, not a search per binding.
+        keep_last_of_each(&mut m.assigns, |(n, _)| n, |_| true);
+        keep_last_of_each(&mut m.definitions, |d| &d.name, |_| true);
         self.names(body, &mut Vec::new(), false, &mut m.names, 0);
         let mut dynamic = Dynamic::at_module(self.lines, true);
         match run_time_words(self.source, self.tokens) {
@@ -1349,7 +1352,6 @@ impl Summarizer<'_> {
         } else {
             CompactString::new(text)
         };
-        m.definitions.retain(|d| d.name != name);
         m.definitions.push(Definition {
             name: CompactString::new(name),
             text,
@@ -1386,7 +1388,6 @@ impl Summarizer<'_> {
                     }
                     "__test__" => m.dunder_test = const_truth(value),
                     _ => {
-                        m.assigns.retain(|(n, _)| n != name);
                         m.assigns.push((CompactString::new(name), located));
                         let mut read = ReadNames::default();
                         read.visit_expr(value);
@@ -1460,6 +1461,10 @@ impl Summarizer<'_> {
         };
         class.rebound = rebound_of(bound);
         self.class_stmts(&c.body, &mut class, &mut Vec::new(), &shadow, 0);
+        // A `def` outside any `if` replaces every earlier method of its name; a class
+        // statement replaces every earlier class of its name, under `if` or not.
+        keep_last_of_each(&mut class.methods, |f| &f.name, |f| f.guards.is_empty());
+        keep_last_of_each(&mut class.classes, |k| &k.name, |_| true);
         class
     }
 
@@ -1484,15 +1489,11 @@ impl Summarizer<'_> {
                     if matches!(f.name.as_str(), "__init__" | "__new__") {
                         class.has_init = true;
                     }
-                    if guards.is_empty() {
-                        class.methods.retain(|m| m.name != f.name.as_str());
-                    }
                     let mut method = self.function(f);
                     method.guards = guards.clone();
                     class.methods.push(method);
                 }
                 Stmt::ClassDef(inner) => {
-                    class.classes.retain(|k| k.name != inner.name.as_str());
                     class.classes.push(self.class(inner));
                 }
                 Stmt::Assign(assign) => {
@@ -2562,6 +2563,50 @@ fn target_names<'e>(target: &'e Expr, out: &mut Vec<&'e str>, depth: usize) {
 
 /// Every binding (of `all`, one body's) of each name bound more than once on paths that can
 /// run (a branch whose condition is a constant false is left out).
+/// Drops every item that a later item of the same name replaces (`replaces` says which items
+/// do), keeping the order of the rest: what a search-and-remove before each push leaves, in
+/// one pass from the end. A module or class body of many thousands of definitions stays
+/// linear; the few items of a usual body are compared pairwise, with no set built.
+fn keep_last_of_each<T>(
+    items: &mut Vec<T>,
+    name: impl Fn(&T) -> &CompactString,
+    replaces: impl Fn(&T) -> bool,
+) {
+    const PAIRWISE_MAX: usize = 16;
+    let keep: Vec<bool> = if items.len() <= PAIRWISE_MAX {
+        let kept = |i: usize| {
+            !items[i + 1..]
+                .iter()
+                .any(|later| replaces(later) && name(later) == name(&items[i]))
+        };
+        if (0..items.len()).all(kept) {
+            return;
+        }
+        (0..items.len()).map(kept).collect()
+    } else {
+        let mut replaced: std::collections::HashSet<&CompactString> =
+            std::collections::HashSet::with_capacity(items.len());
+        let mut keep: Vec<bool> = items
+            .iter()
+            .rev()
+            .map(|item| {
+                let kept = !replaced.contains(name(item));
+                if replaces(item) {
+                    replaced.insert(name(item));
+                }
+                kept
+            })
+            .collect();
+        keep.reverse();
+        keep
+    };
+    if keep.iter().all(|k| *k) {
+        return;
+    }
+    let mut keep = keep.into_iter();
+    items.retain(|_| keep.next().unwrap_or(true));
+}
+
 fn rebound_of(mut all: Vec<Binding>) -> Vec<Binding> {
     all.retain(|b: &Binding| {
         b.guards
@@ -3489,6 +3534,74 @@ mod tests {
                 "{bound}: {:?}",
                 guard(&class)
             );
+        }
+    }
+
+    /// What `keep_last_of_each` replaced: a search-and-remove before each push.
+    fn keep_last_by_search(items: &[(CompactString, bool)]) -> Vec<(CompactString, bool)> {
+        let mut out: Vec<(CompactString, bool)> = Vec::new();
+        for item in items {
+            if item.1 {
+                out.retain(|earlier| earlier.0 != item.0);
+            }
+            out.push(item.clone());
+        }
+        out
+    }
+
+    proptest::proptest! {
+        /// Both the pairwise path (16 items or fewer) and the set path (more) leave what a
+        /// search before each push leaves, order included.
+        #[test]
+        fn keep_last_of_each_is_search_and_remove(
+            items in proptest::collection::vec((0u8..6, proptest::bool::ANY), 0..60)
+        ) {
+            let mut items: Vec<(CompactString, bool)> = items
+                .into_iter()
+                .map(|(n, r)| (CompactString::new(format!("n{n}")), r))
+                .collect();
+            let want = keep_last_by_search(&items);
+            keep_last_of_each(&mut items, |i| &i.0, |i| i.1);
+            proptest::prop_assert_eq!(items, want);
+        }
+    }
+
+    #[test]
+    fn the_last_definition_of_a_name_wins_in_small_and_large_bodies() {
+        for count in [3usize, 40] {
+            let mut src = String::from("class C:\n");
+            for i in 0..count {
+                src.push_str(&format!("    def test_{i}(self): pass\n"));
+            }
+            // Under `if`, a second `test_0` is kept beside the first; a plain one replaces
+            // both, and lands last.
+            src.push_str("    if FLAG:\n        def test_1(self): pass\n");
+            src.push_str("    def test_0(self): pass\n    class K: pass\n    class K: x = 1\n");
+            src.push_str("a = 1\nb = 2\na = 3\n");
+            let m = summarize(&src).unwrap();
+            let class = &m.classes[0];
+            let names: Vec<(&str, bool)> = class
+                .methods
+                .iter()
+                .map(|f| (f.name.as_str(), f.guards.is_empty()))
+                .collect();
+            let mut want: Vec<(String, bool)> =
+                (1..count).map(|i| (format!("test_{i}"), true)).collect();
+            want.push(("test_1".into(), false));
+            want.push(("test_0".into(), true));
+            let want: Vec<(&str, bool)> = want.iter().map(|(n, g)| (n.as_str(), *g)).collect();
+            assert_eq!(names, want, "{count} methods");
+            assert_eq!(class.classes.len(), 1);
+            assert_eq!(class.classes[0].line, u64::try_from(count + 6).unwrap());
+            let assigns: Vec<(&str, u64)> = m
+                .assigns
+                .iter()
+                .map(|(n, v)| (n.as_str(), v.line))
+                .collect();
+            let first = u64::try_from(count + 7).unwrap();
+            assert_eq!(assigns, [("b", first + 1), ("a", first + 2)]);
+            let defined: Vec<&str> = m.definitions.iter().map(|d| d.name.as_str()).collect();
+            assert_eq!(defined, ["b", "a"]);
         }
     }
 }
