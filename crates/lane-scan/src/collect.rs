@@ -258,11 +258,11 @@ impl<'a> Collector<'_, 'a> {
                 continue;
             }
             let own = &tree.modules[i].module;
-            if let Some(class) = own.classes.iter().rev().find(|c| c.name == item) {
+            if let Some(class) = own.class_named(item) {
                 self.class_names.insert(bound);
                 let outer = Rc::clone(&self.module_marks);
                 self.class(i, class, &node_id(rel, bound), &outer);
-            } else if let Some(f) = own.functions.iter().rev().find(|f| f.name == item) {
+            } else if let Some(f) = own.function_named(item) {
                 self.names.insert(bound);
                 self.function(f, i, bound);
             }
@@ -734,12 +734,10 @@ fn mro<'a>(
         m: ModuleId,
         class: &'a Class,
         out: &mut Vec<MroEntry<'a>>,
+        walked: &mut Walked,
         depth: usize,
     ) {
-        // Each class once: the classes walked so far are those already in `out` (a hierarchy
-        // holds a few).
-        let walked = |e: &MroEntry| matches!(e, MroEntry::Class(_, c) if std::ptr::eq(*c, class));
-        if depth > 64 || out.iter().any(walked) {
+        if depth > 64 || !walked.first_time(class, out) {
             return;
         }
         out.push(MroEntry::Class(m, class));
@@ -760,7 +758,7 @@ fn mro<'a>(
                 val = tree.import_binding(n, m, 0).unwrap_or(Val::Unknown);
             }
             match val {
-                Val::Class(i, c) => walk(tree, installed, i, c, out, depth + 1),
+                Val::Class(i, c) => walk(tree, installed, i, c, out, walked, depth + 1),
                 Val::Path(p)
                     if matches!(
                         &*p,
@@ -789,8 +787,50 @@ fn mro<'a>(
         }
     }
     let mut out = Vec::new();
-    walk(tree, installed, m, class, &mut out, 0);
+    walk(
+        tree,
+        installed,
+        m,
+        class,
+        &mut out,
+        &mut Walked::default(),
+        0,
+    );
     out
+}
+
+/// The classes an MRO walk has met, each walked once. A usual hierarchy holds a few, found
+/// by looking through the walk's output; past `LIST_MAX` entries a set takes over, so a class
+/// with thousands of bases costs a lookup per base, not a pass over all the earlier ones.
+#[derive(Default)]
+struct Walked {
+    set: Option<HashSet<*const Class>>,
+}
+
+impl Walked {
+    const LIST_MAX: usize = 32;
+
+    /// True when `class` was not met before. The walk pushes it to `out` next, which is how
+    /// the list remembers it; the set notes it here.
+    fn first_time(&mut self, class: &Class, out: &[MroEntry]) -> bool {
+        let key: *const Class = class;
+        if self.set.is_none() && out.len() > Self::LIST_MAX {
+            self.set = Some(
+                out.iter()
+                    .filter_map(|e| match e {
+                        MroEntry::Class(_, c) => Some(*c as *const Class),
+                        _ => None,
+                    })
+                    .collect(),
+            );
+        }
+        match &mut self.set {
+            Some(set) => set.insert(key),
+            None => !out
+                .iter()
+                .any(|e| matches!(e, MroEntry::Class(_, c) if std::ptr::eq(*c, class))),
+        }
+    }
 }
 
 fn is_abc_meta<'a>(tree: &SourceTree<'a>, ex: &'a python::Ex, m: ModuleId) -> bool {
@@ -1014,4 +1054,27 @@ fn is_fixture(applied: &[Applied]) -> bool {
         Val::Path(p) | Val::CallOf(p, _) => p == "pytest.fixture",
         _ => false,
     })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_mro_walk_meets_each_class_once_before_and_after_its_set_takes_over() {
+        let source: String = (0..80).map(|i| format!("class C{i}: pass\n")).collect();
+        let module = python::summarize(&source).unwrap();
+        let mut walked = Walked::default();
+        let mut out = Vec::new();
+        for (round, class) in module.classes.iter().enumerate() {
+            assert!(walked.first_time(class, &out), "class {round}");
+            out.push(MroEntry::Class(ModuleId(0), class));
+            out.push(MroEntry::Abc);
+            for earlier in &module.classes[..=round] {
+                assert!(!walked.first_time(earlier, &out), "class {round}");
+            }
+        }
+        assert!(walked.set.is_some());
+    }
 }

@@ -166,7 +166,7 @@ impl Installed {
     ) -> Option<BaseInfo> {
         let (first, more) = rest.split_first()?;
         let module = scope.module;
-        if let Some(class) = module.classes.iter().rev().find(|c| c.name == *first) {
+        if let Some(class) = module.class_named(first) {
             let mut class = class;
             for name in more {
                 class = class.classes.iter().rev().find(|c| c.name == *name)?;
@@ -186,7 +186,7 @@ impl Installed {
     /// The dotted path module-level `name` is bound to by an import or a plain assignment.
     fn binding(&self, scope: &Scope, name: &str) -> Option<String> {
         let module = scope.module;
-        if let Some(import) = module.imports.iter().rev().find(|i| i.binds == name) {
+        if let Some((_, import)) = module.import_named(name) {
             let base = absolute(scope, &import.module, import.level)?;
             return Some(match &import.name {
                 Some(item) if base.is_empty() => item.to_string(),
@@ -195,7 +195,7 @@ impl Installed {
                 None => base,
             });
         }
-        if let Some((_, value)) = module.assigns.iter().rev().find(|(n, _)| n == name) {
+        if let Some(value) = module.assign_named(name) {
             return self.dotted_in(scope, &value.value, 0);
         }
         None
@@ -226,13 +226,13 @@ impl Installed {
 
     /// A name written in module `scope`, as a dotted path.
     fn name_in(&self, scope: &Scope, n: &str) -> Option<String> {
-        if scope.module.classes.iter().any(|c| c.name == *n) {
+        if scope.module.class_named(n).is_some() {
             return Some(format!("{}.{n}", scope.name));
         }
         match self.binding(scope, n) {
             Some(p) => Some(p),
             // A builtin (`object`, `Exception`).
-            None if !scope.module.functions.iter().any(|f| f.name == *n) => Some(n.to_string()),
+            None if scope.module.function_named(n).is_none() => Some(n.to_string()),
             None => None,
         }
     }

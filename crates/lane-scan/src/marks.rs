@@ -472,15 +472,10 @@ impl<'a> SourceTree<'a> {
         }
         let modules: &'a [ModuleFile] = self.modules;
         let module = &modules[m].module;
-        if let Some(f) = module.functions.iter().rev().find(|f| f.name == name) {
+        if let Some(f) = module.function_named(name) {
             return Some((m, f));
         }
-        let (k, import) = module
-            .imports
-            .iter()
-            .enumerate()
-            .rev()
-            .find(|(_, i)| i.binds == name)?;
+        let (k, import) = module.import_named(name)?;
         let item = import.name.as_deref()?;
         let i = self.import_target(m, k)?;
         self.named_function(item, i, hops + 1)
@@ -493,12 +488,7 @@ impl<'a> SourceTree<'a> {
         }
         let modules: &'a [ModuleFile] = self.modules;
         let module = &modules[m].module;
-        let (k, import) = module
-            .imports
-            .iter()
-            .enumerate()
-            .rev()
-            .find(|(_, i)| i.binds == name)?;
+        let (k, import) = module.import_named(name)?;
         let Some(item) = &import.name else {
             return Some(match self.import_target(m, k) {
                 Some(i) => Val::Module(i),
@@ -508,9 +498,9 @@ impl<'a> SourceTree<'a> {
         if let Some(i) = self.import_target(m, k) {
             // `from pkg import sub` may name a submodule.
             let own = &modules[i].module;
-            let defined = own.classes.iter().any(|c| c.name == *item)
-                || own.assigns.iter().any(|(n, _)| n == item)
-                || own.imports.iter().any(|imp| imp.binds == *item);
+            let defined = own.class_named(item).is_some()
+                || own.assign_named(item).is_some()
+                || own.import_named(item).is_some();
             if !defined && let Some(j) = self.import_submodule(m, k) {
                 return Some(Val::Module(j));
             }
@@ -534,10 +524,10 @@ impl<'a> SourceTree<'a> {
         }
         let modules: &'a [ModuleFile] = self.modules;
         let module = &modules[m].module;
-        if let Some(class) = module.classes.iter().rev().find(|c| c.name == name) {
+        if let Some(class) = module.class_named(name) {
             return Val::Class(m, class);
         }
-        if let Some((_, value)) = module.assigns.iter().rev().find(|(n, _)| n == name) {
+        if let Some(value) = module.assign_named(name) {
             // `pytest = pytest.importorskip("pytest")`: the `pytest` on the right is the
             // binding before this one (the import), not this assignment.
             if let Ex::Call(call) = &value.value
@@ -560,7 +550,7 @@ impl<'a> SourceTree<'a> {
         if let Some(v) = self.import_binding(name, m, hops) {
             return v;
         }
-        if module.functions.iter().any(|f| f.name == name) {
+        if module.function_named(name).is_some() {
             return Val::Unknown;
         }
         // `from M import *` with M in the tree: the names of its `__all__`, or its public names.
@@ -582,18 +572,18 @@ impl<'a> SourceTree<'a> {
     /// Whether module `i` binds `name` at module level.
     fn defines(&self, i: ModuleId, name: &str) -> bool {
         let own = &self.modules[i].module;
-        own.classes.iter().any(|c| c.name == name)
-            || own.assigns.iter().any(|(n, _)| n == name)
-            || own.imports.iter().any(|imp| imp.binds == name)
-            || own.functions.iter().any(|f| f.name == name)
+        own.class_named(name).is_some()
+            || own.assign_named(name).is_some()
+            || own.import_named(name).is_some()
+            || own.function_named(name).is_some()
     }
 
     /// Whether `from <module i> import *` binds `name`: listed in a literal `__all__`, or
     /// (without `__all__`) defined there and not starting with `_`.
     fn exports(&self, i: ModuleId, name: &str) -> bool {
         let own = &self.modules[i].module;
-        match own.assigns.iter().rev().find(|(n, _)| n == "__all__") {
-            Some((_, all)) => match &all.value {
+        match own.assign_named("__all__") {
+            Some(all) => match &all.value {
                 Ex::List(items) | Ex::Tuple(items) => {
                     items.iter().any(|e| matches!(e, Ex::Str(s) if s == name))
                 }

@@ -342,8 +342,8 @@ impl<'t> Names<'t> {
             return Some(UNKNOWN);
         };
         let exported = match other.names.iter().rev().find(|b| b.name == "__all__") {
-            Some(all) => match other.assigns.iter().rev().find(|(n, _)| n == "__all__") {
-                Some((_, v)) if all.guards.is_empty() && !all.maybe => match &v.value {
+            Some(all) => match other.assign_named("__all__") {
+                Some(v) if all.guards.is_empty() && !all.maybe => match &v.value {
                     crate::python::Ex::List(items) | crate::python::Ex::Tuple(items) => items
                         .iter()
                         .any(|e| matches!(e, crate::python::Ex::Str(s) if s == name)),
@@ -427,8 +427,8 @@ fn tree_place(file: &Path) -> Place {
 /// Whether `module` binds `name` at module level by name (not through `import *`).
 fn binds(module: &Module, name: &str) -> bool {
     module.names.iter().any(|b| b.name == name)
-        || module.functions.iter().any(|f| f.name == name)
-        || module.classes.iter().any(|c| c.name == name)
+        || module.function_named(name).is_some()
+        || module.class_named(name).is_some()
 }
 
 /// `from .x import y` in installed module `name`: the absolute module name.

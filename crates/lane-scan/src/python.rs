@@ -3,6 +3,8 @@
 //! assignments, classes, functions, decorators as small expression trees ([`Ex`]), docstrings
 //! and what the assertions in a test body can do. Nothing here knows about lanes.
 
+use std::collections::HashMap;
+
 use compact_str::CompactString;
 use ruff_python_ast::comparable::ComparableExpr;
 use ruff_python_ast::visitor::Visitor;
@@ -253,6 +255,98 @@ pub struct Module {
     /// Module-level bindings of names other than by `def` and `class`, in source order, for
     /// following a name a condition reads (issue 18 (fid4)).
     pub names: Vec<NameBinding>,
+    /// Where each name is last bound, for a module of many bindings (see
+    /// [`Module::class_named`]); None for a usual module, whose lists are searched.
+    by_name: Option<HashMap<CompactString, LastBound>>,
+}
+
+/// The last class, function, assignment and import of one name in a module's lists.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct LastBound {
+    class: Option<u32>,
+    function: Option<u32>,
+    assign: Option<u32>,
+    import: Option<u32>,
+}
+
+impl Module {
+    /// Past this many classes, functions, assignments and imports, a module's names are
+    /// looked up in a map built once, not searched per lookup (a module of thousands of
+    /// classes that name each other as bases stays linear).
+    const SEARCH_MAX: usize = 64;
+
+    /// Builds the name map when the module is large enough to need it. Called once the lists
+    /// are final (at the end of [`summarize`]).
+    fn index_names(&mut self) {
+        let count =
+            self.classes.len() + self.functions.len() + self.assigns.len() + self.imports.len();
+        if count <= Self::SEARCH_MAX {
+            return;
+        }
+        let mut map: HashMap<CompactString, LastBound> = HashMap::with_capacity(count);
+        let at = |i: usize| u32::try_from(i).ok();
+        for (i, c) in self.classes.iter().enumerate() {
+            map.entry(c.name.clone()).or_default().class = at(i);
+        }
+        for (i, f) in self.functions.iter().enumerate() {
+            map.entry(f.name.clone()).or_default().function = at(i);
+        }
+        for (i, (n, _)) in self.assigns.iter().enumerate() {
+            map.entry(n.clone()).or_default().assign = at(i);
+        }
+        for (i, imp) in self.imports.iter().enumerate() {
+            map.entry(imp.binds.clone()).or_default().import = at(i);
+        }
+        self.by_name = Some(map);
+    }
+
+    fn last_bound(&self, name: &str) -> Option<LastBound> {
+        self.by_name
+            .as_ref()
+            .map(|map| map.get(name).copied().unwrap_or_default())
+    }
+
+    /// The last class statement at module level that binds `name`.
+    pub fn class_named(&self, name: &str) -> Option<&Class> {
+        match self.last_bound(name) {
+            Some(at) => at.class.map(|i| &self.classes[i as usize]),
+            None => self.classes.iter().rev().find(|c| c.name == name),
+        }
+    }
+
+    /// The last `def` at module level that binds `name`.
+    pub fn function_named(&self, name: &str) -> Option<&Function> {
+        match self.last_bound(name) {
+            Some(at) => at.function.map(|i| &self.functions[i as usize]),
+            None => self.functions.iter().rev().find(|f| f.name == name),
+        }
+    }
+
+    /// The value of the last module-level `name = ...`.
+    pub fn assign_named(&self, name: &str) -> Option<&Located<Ex>> {
+        match self.last_bound(name) {
+            Some(at) => at.assign.map(|i| &self.assigns[i as usize].1),
+            None => self
+                .assigns
+                .iter()
+                .rev()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v),
+        }
+    }
+
+    /// The last import that binds `name`, with its place in [`Module::imports`].
+    pub fn import_named(&self, name: &str) -> Option<(usize, &Import)> {
+        match self.last_bound(name) {
+            Some(at) => at.import.map(|i| (i as usize, &self.imports[i as usize])),
+            None => self
+                .imports
+                .iter()
+                .enumerate()
+                .rev()
+                .find(|(_, i)| i.binds == name),
+        }
+    }
 }
 
 /// One module-level binding of a name (assignment, import, loop or `with` target ...), under
@@ -1064,6 +1158,7 @@ impl Summarizer<'_> {
         if self.source.contains("collect_ignore") {
             self.ignore_ops(body, &mut Vec::new(), &mut m.collect_ignore, 0);
         }
+        m.index_names();
         m
     }
 
@@ -3603,5 +3698,60 @@ mod tests {
             let defined: Vec<&str> = m.definitions.iter().map(|d| d.name.as_str()).collect();
             assert_eq!(defined, ["b", "a"]);
         }
+    }
+
+    proptest::proptest! {
+        /// A module's name lookups give what a search of its lists from the end gives, below
+        /// the map's threshold (searched) and above it (the map).
+        #[test]
+        fn name_lookups_find_the_last_binding(
+            bindings in proptest::collection::vec((0u8..4, 0u8..9), 0..150)
+        ) {
+            let mut src = String::new();
+            for (i, (kind, name)) in bindings.iter().enumerate() {
+                src.push_str(&match kind {
+                    0 => format!("class n{name}: pass\n"),
+                    1 => format!("def n{name}(): pass\n"),
+                    2 => format!("n{name} = {i}\n"),
+                    _ => format!("from m{i} import n{name}\n"),
+                });
+            }
+            let m = summarize(&src).unwrap();
+            for name in (0..10).map(|n| format!("n{n}")) {
+                let name = name.as_str();
+                proptest::prop_assert_eq!(
+                    m.class_named(name).map(|c| c.line),
+                    m.classes.iter().rev().find(|c| c.name == name).map(|c| c.line)
+                );
+                proptest::prop_assert_eq!(
+                    m.function_named(name).map(|f| f.line),
+                    m.functions.iter().rev().find(|f| f.name == name).map(|f| f.line)
+                );
+                proptest::prop_assert_eq!(
+                    m.assign_named(name).map(|v| v.line),
+                    m.assigns.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v.line)
+                );
+                proptest::prop_assert_eq!(
+                    m.import_named(name).map(|(k, i)| (k, i.line)),
+                    m.imports.iter().enumerate().rev().find(|(_, i)| i.binds == name).map(|(k, i)| (k, i.line))
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_module_of_many_bindings_is_looked_up_through_its_map() {
+        let mut src = String::from("class Base: pass\n");
+        for i in 0..Module::SEARCH_MAX {
+            src.push_str(&format!("def helper_{i}(): pass\n"));
+        }
+        src.push_str("class Base: x = 1\n");
+        let m = summarize(&src).unwrap();
+        assert!(m.by_name.is_some());
+        assert_eq!(m.class_named("Base").map(|c| c.line), Some(66));
+        assert_eq!(m.function_named("helper_3").map(|f| f.line), Some(5));
+        assert!(m.function_named("Base").is_none());
+        assert!(m.assign_named("helper_3").is_none());
+        assert!(summarize("class Base: pass\n").unwrap().by_name.is_none());
     }
 }

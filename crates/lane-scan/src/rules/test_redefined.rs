@@ -45,9 +45,9 @@ pub fn check(
     // makes it one (real suites: pygments, pyfakefs).
     let module_defines = |name: &str| {
         collected(name)
-            && (m.functions.iter().any(|f| f.name == name)
-                || m.classes.iter().any(|c| c.name == name)
-                || m.imports.iter().any(|i| i.binds == name))
+            && (m.function_named(name).is_some()
+                || m.class_named(name).is_some()
+                || m.import_named(name).is_some())
     };
     report(&m.rebound, &module.rel, &module_defines);
     let mut stack: Vec<(String, &Class)> = m
