@@ -42,12 +42,39 @@ pub struct Fixtures<'a> {
     per_module: Vec<OnceLock<Vec<FixtureDef<'a>>>>,
     /// Per test module: the fixtures visible from it (its own, its conftests', the plugins'),
     /// found once for all its tests.
-    visible: Vec<OnceLock<Vec<FixtureDef<'a>>>>,
+    visible: Vec<OnceLock<Visible<'a>>>,
     /// Plugin modules the configuration loads, in module order.
     plugins: Vec<ModuleId>,
     /// The tree's conftest.py modules by folder: most suites have a few, many none, and then
     /// no test module's folders need be walked.
     conftests: HashMap<&'a Path, ModuleId>,
+}
+
+/// The fixtures visible from one module, nearest first, with what every test of the module
+/// asks of them found once: which are looked up by a name, which are autouse, whether any is
+/// parametrized. A test's lookups then cost a map probe each, not a pass over every fixture
+/// (a conftest of thousands of fixtures under thousands of tests stays linear).
+struct Visible<'a> {
+    defs: Vec<FixtureDef<'a>>,
+    /// Each name's places in `defs`, in order.
+    by_name: HashMap<&'a str, Vec<usize>>,
+    autouse: Vec<&'a str>,
+    any_params: bool,
+}
+
+impl<'a> Visible<'a> {
+    fn new(defs: Vec<FixtureDef<'a>>) -> Visible<'a> {
+        let mut by_name: HashMap<&'a str, Vec<usize>> = HashMap::new();
+        for (k, d) in defs.iter().enumerate() {
+            by_name.entry(d.name).or_default().push(k);
+        }
+        Visible {
+            autouse: defs.iter().filter(|d| d.autouse).map(|d| d.name).collect(),
+            any_params: defs.iter().any(|d| d.params.is_some()),
+            by_name,
+            defs,
+        }
+    }
 }
 
 /// `Some(call)` when `f` (in module `m`) is decorated as a fixture (`None` inside for a bare
@@ -138,12 +165,7 @@ impl<'a> Fixtures<'a> {
                 let Some(i) = tree.import_target(m, k) else {
                     continue;
                 };
-                if let Some(f) = modules[i]
-                    .module
-                    .functions
-                    .iter()
-                    .rev()
-                    .find(|f| f.name == item)
+                if let Some(f) = modules[i].module.function_named(item)
                     && let Some(d) = def_of(tree, f, i, &import.binds, false)
                 {
                     out.push(d);
@@ -154,8 +176,8 @@ impl<'a> Fixtures<'a> {
     }
 
     /// The fixtures visible from module `m`, found once per module.
-    fn visible(&self, tree: &SourceTree<'a>, m: ModuleId) -> &[FixtureDef<'a>] {
-        self.visible[m.0].get_or_init(|| self.find_visible(tree, m))
+    fn visible(&self, tree: &SourceTree<'a>, m: ModuleId) -> &Visible<'a> {
+        self.visible[m.0].get_or_init(|| Visible::new(self.find_visible(tree, m)))
     }
 
     /// Whether a test of module `home` with its class's fixtures `class_defs` can use a
@@ -166,10 +188,7 @@ impl<'a> Fixtures<'a> {
         home: ModuleId,
         class_defs: &[FixtureDef<'a>],
     ) -> bool {
-        class_defs
-            .iter()
-            .chain(self.visible(tree, home))
-            .any(|d| d.params.is_some())
+        class_defs.iter().any(|d| d.params.is_some()) || self.visible(tree, home).any_params
     }
 
     /// The fixtures visible from module `m`: its own, its conftests' (nearest first), the
@@ -234,27 +253,42 @@ impl<'a> Fixtures<'a> {
         if !self.any_params(tree, home, class_defs) {
             return Vec::new();
         }
-        let mut all: Vec<FixtureDef<'a>> = class_defs.to_vec();
-        all.extend_from_slice(self.visible(tree, home));
-        let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
-        for (k, d) in all.iter().enumerate() {
-            by_name.entry(d.name).or_default().push(k);
-        }
+        // The class's fixtures come first (places 0..), then the module's visible ones: the
+        // place of a fixture is its rank in the lookup, and an override asks for the next one
+        // of its name past its own place.
+        let visible = self.visible(tree, home);
+        let first = |name: &str, from: usize| -> Option<(usize, FixtureDef<'a>)> {
+            let own = class_defs.len();
+            if let Some((k, d)) = class_defs
+                .iter()
+                .enumerate()
+                .skip(from)
+                .find(|(_, d)| d.name == name)
+            {
+                return Some((k, *d));
+            }
+            let ks = visible.by_name.get(name)?;
+            let j = *ks.iter().find(|&&j| own + j >= from)?;
+            Some((own + j, visible.defs[j]))
+        };
         let mut todo: Vec<(&'a str, usize)> = requested.into_iter().map(|n| (n, 0)).collect();
-        todo.extend(all.iter().filter(|d| d.autouse).map(|d| (d.name, 0)));
+        todo.extend(
+            class_defs
+                .iter()
+                .filter(|d| d.autouse)
+                .map(|d| d.name)
+                .chain(visible.autouse.iter().copied())
+                .map(|name| (name, 0)),
+        );
         let mut seen = HashSet::new();
         let mut used = Vec::new();
         while let Some((name, from)) = todo.pop() {
             if direct.contains(name) || !seen.insert((name, from)) {
                 continue;
             }
-            let Some(&k) = by_name
-                .get(name)
-                .and_then(|ks| ks.iter().find(|&&k| k >= from))
-            else {
+            let Some((k, d)) = first(name, from) else {
                 continue;
             };
-            let d = all[k];
             if let Some(params) = d.params {
                 used.push((
                     k,
