@@ -583,12 +583,9 @@ impl<'a> SourceTree<'a> {
     fn exports(&self, i: ModuleId, name: &str) -> bool {
         let own = &self.modules[i].module;
         match own.assign_named("__all__") {
-            Some(all) => match &all.value {
-                Ex::List(items) | Ex::Tuple(items) => {
-                    items.iter().any(|e| matches!(e, Ex::Str(s) if s == name))
-                }
-                _ => false,
-            },
+            // A literal list or tuple names what the star import binds; anything else binds
+            // nothing that can be read.
+            Some(_) => own.dunder_all_lists(name).unwrap_or(false),
             None => !name.starts_with('_') && self.defines(i, name),
         }
     }

@@ -343,12 +343,12 @@ impl<'t> Names<'t> {
         };
         let exported = match other.names.iter().rev().find(|b| b.name == "__all__") {
             Some(all) => match other.assign_named("__all__") {
-                Some(v) if all.guards.is_empty() && !all.maybe => match &v.value {
-                    crate::python::Ex::List(items) | crate::python::Ex::Tuple(items) => items
-                        .iter()
-                        .any(|e| matches!(e, crate::python::Ex::Str(s) if s == name)),
-                    _ => return Some(UNKNOWN),
-                },
+                Some(_) if all.guards.is_empty() && !all.maybe => {
+                    match other.dunder_all_lists(name) {
+                        Some(listed) => listed,
+                        None => return Some(UNKNOWN),
+                    }
+                }
                 _ => return Some(UNKNOWN),
             },
             None => !name.starts_with('_') && binds(other, name),

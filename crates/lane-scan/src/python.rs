@@ -258,6 +258,8 @@ pub struct Module {
     /// Where each name is last bound, for a module of many bindings (see
     /// [`Module::class_named`]); None for a usual module, whose lists are searched.
     by_name: Option<HashMap<CompactString, LastBound>>,
+    /// The strings of a long literal `__all__` (see [`Module::dunder_all_lists`]).
+    dunder_all: Option<std::collections::HashSet<CompactString>>,
 }
 
 /// The last class, function, assignment and import of one name in a module's lists.
@@ -275,9 +277,22 @@ impl Module {
     /// classes that name each other as bases stays linear).
     const SEARCH_MAX: usize = 64;
 
-    /// Builds the name map when the module is large enough to need it. Called once the lists
-    /// are final (at the end of [`summarize`]).
+    /// Builds the name map, and the set of a long literal `__all__`, where the module is large
+    /// enough to need them. Called once the lists are final (at the end of [`summarize`]).
     fn index_names(&mut self) {
+        if let Some(Ex::List(items) | Ex::Tuple(items)) =
+            self.assign_named("__all__").map(|v| &v.value)
+            && items.len() > Self::SEARCH_MAX
+        {
+            let strings = items
+                .iter()
+                .filter_map(|e| match e {
+                    Ex::Str(s) => Some(s.clone()),
+                    _ => None,
+                })
+                .collect();
+            self.dunder_all = Some(strings);
+        }
         let count =
             self.classes.len() + self.functions.len() + self.assigns.len() + self.imports.len();
         if count <= Self::SEARCH_MAX {
@@ -298,6 +313,19 @@ impl Module {
             map.entry(imp.binds.clone()).or_default().import = at(i);
         }
         self.by_name = Some(map);
+    }
+
+    /// Whether the literal list or tuple `__all__` is last bound to holds the string `name`;
+    /// None when `__all__` is not bound to a literal list or tuple. A long one is looked up in
+    /// a set built once (`from m import *` reads it for every name the importer looks up).
+    pub fn dunder_all_lists(&self, name: &str) -> Option<bool> {
+        match &self.assign_named("__all__")?.value {
+            Ex::List(items) | Ex::Tuple(items) => Some(match &self.dunder_all {
+                Some(set) => set.contains(name),
+                None => items.iter().any(|e| matches!(e, Ex::Str(s) if s == name)),
+            }),
+            _ => None,
+        }
     }
 
     fn last_bound(&self, name: &str) -> Option<LastBound> {
@@ -3753,5 +3781,25 @@ mod tests {
         assert!(m.function_named("Base").is_none());
         assert!(m.assign_named("helper_3").is_none());
         assert!(summarize("class Base: pass\n").unwrap().by_name.is_none());
+    }
+
+    #[test]
+    fn dunder_all_is_read_the_same_short_or_long() {
+        for count in [3usize, 100] {
+            let names: Vec<String> = (0..count).map(|i| format!("'n{i}'")).collect();
+            let m = summarize(&format!("__all__ = [{}, f()]\n", names.join(", "))).unwrap();
+            assert_eq!(m.dunder_all.is_some(), count > Module::SEARCH_MAX);
+            assert_eq!(m.dunder_all_lists("n0"), Some(true), "{count}");
+            assert_eq!(m.dunder_all_lists(&format!("n{}", count - 1)), Some(true));
+            assert_eq!(m.dunder_all_lists(&format!("n{count}")), Some(false));
+            // The last binding wins: a later non-literal `__all__` is read as unknown.
+            let later = summarize(&format!(
+                "__all__ = ({},)\n__all__ = names()\n",
+                names.join(", ")
+            ))
+            .unwrap();
+            assert_eq!(later.dunder_all_lists("n0"), None);
+        }
+        assert_eq!(summarize("x = 1\n").unwrap().dunder_all_lists("x"), None);
     }
 }
