@@ -727,7 +727,13 @@ fn outer_field(
     key: &'static str,
 ) -> Option<(String, &'static str)> {
     let module = &tree.modules[found.func_module].module;
-    if let Some(Some(value)) = class_field(&module.classes, found.func, key) {
+    // A module-level function is in no class: no class need be looked through (a module of
+    // thousands of functions and classes stays linear).
+    let at_module_level = module
+        .functions
+        .as_ptr_range()
+        .contains(&std::ptr::from_ref(found.func));
+    if !at_module_level && let Some(Some(value)) = class_field(&module.classes, found.func, key) {
         return Some((value, crate::owners::FROM_CLASS));
     }
     let value = remembered_field(module.docstring.as_deref()?, key)?;
