@@ -1,6 +1,8 @@
 //! `lane-scan --diff`: a unified diff (three lines of context) of a file before and after the
 //! fixes, as `diff -u` and `git apply` read it. Lines are compared with Myers' algorithm, whose
-//! cost grows with the number of changed lines (the fixes only insert a few).
+//! time grows with the lines times the changed lines and whose trace with the square of the
+//! changed lines: a file the fixes change in many places ([`unified_cut`]) is compared piece
+//! by piece, between places where the two files are known to line up.
 
 /// One step of the edit script.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,14 +25,44 @@ pub fn unified(path: &str, old: Option<&str>, new: &str) -> String {
         return String::new();
     }
     let ops = myers(&a, &b);
-    let mut out = match old {
-        Some(_) => format!("--- a/{path}\n+++ b/{path}\n"),
-        None => format!("--- /dev/null\n+++ b/{path}\n"),
+    render(path, old.is_some(), &a, &b, &ops)
+}
+
+/// [`unified`] of `old` into `new` where `cuts` are places the two line up: pairs of offsets,
+/// in order, each at the start of a line (or the end) in both, with the text before them in
+/// `old` becoming the text before them in `new`. The lines between two cuts are compared
+/// alone, so the cost is that of the pieces, not of the whole file.
+pub fn unified_cut(path: &str, old: &str, new: &str, cuts: &[(usize, usize)]) -> String {
+    if old == new {
+        return String::new();
+    }
+    let a: Vec<&str> = old.split_inclusive('\n').collect();
+    let b: Vec<&str> = new.split_inclusive('\n').collect();
+    let mut ops = Vec::with_capacity(b.len());
+    let (mut a_at, mut b_at) = (0, 0);
+    for &(a_cut, b_cut) in cuts.iter().chain([&(old.len(), new.len())]) {
+        if a_cut < a_at || b_cut < b_at {
+            continue;
+        }
+        let piece_a: Vec<&str> = old[a_at..a_cut].split_inclusive('\n').collect();
+        let piece_b: Vec<&str> = new[b_at..b_cut].split_inclusive('\n').collect();
+        ops.extend(myers(&piece_a, &piece_b));
+        (a_at, b_at) = (a_cut, b_cut);
+    }
+    render(path, true, &a, &b, &ops)
+}
+
+/// The hunks of the edit script `ops` from lines `a` into lines `b`.
+fn render(path: &str, old: bool, a: &[&str], b: &[&str], ops: &[Op]) -> String {
+    let mut out = if old {
+        format!("--- a/{path}\n+++ b/{path}\n")
+    } else {
+        format!("--- /dev/null\n+++ b/{path}\n")
     };
     // Positions in a and b of each op.
     let mut at = Vec::with_capacity(ops.len());
     let (mut i, mut j) = (0, 0);
-    for op in &ops {
+    for op in ops {
         at.push((i, j));
         match op {
             Op::Keep => {

@@ -51,6 +51,18 @@ pub struct Layout {
     pub after_imports: Option<usize>,
 }
 
+impl Layout {
+    /// The function whose name is on `line`. `defs` are in source order, so in order of line:
+    /// found by halving, not by a pass per test (a file of many tests stays linear).
+    pub fn function_at(&self, line: u64) -> Option<&Def> {
+        let from = self.defs.partition_point(|d| d.line < line);
+        self.defs[from..]
+            .iter()
+            .take_while(|d| d.line == line)
+            .find(|d| !d.is_class)
+    }
+}
+
 /// What follows the place where `import pytest` goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ImportNext {
@@ -198,5 +210,26 @@ fn defs(
             defs(source, newlines, &c.body, outer, out);
             outer.pop();
         }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_function_on_a_line_is_found_among_classes_and_nested_defs() {
+        let source = "import pytest\n\nclass TestA:\n    @pytest.mark.x\n    def test_a(self):\n        pass\n\n    class TestB:\n        def test_b(self):\n            pass\n\ndef test_c():\n    pass\n";
+        let layout = read(source).unwrap();
+        assert!(layout.defs.windows(2).all(|w| w[0].line < w[1].line));
+        let name = |line: u64| layout.function_at(line).map(|d| d.qual.join("::"));
+        assert_eq!(name(5).as_deref(), Some("TestA::test_a"));
+        assert_eq!(name(9).as_deref(), Some("TestA::TestB::test_b"));
+        assert_eq!(name(12).as_deref(), Some("test_c"));
+        // A class's line, a decorator's line, a line past the end: no function.
+        assert_eq!(name(3), None);
+        assert_eq!(name(4), None);
+        assert_eq!(name(99), None);
     }
 }

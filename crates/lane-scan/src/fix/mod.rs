@@ -26,7 +26,7 @@ pub mod diff;
 pub mod layout;
 pub mod markers;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use lane_core::scan::{Lane, ScanTest};
@@ -95,6 +95,9 @@ struct FileEdit {
     source: String,
     layout: Layout,
     inserts: Vec<Insert>,
+    /// The lane marks put on functions, as (offset, text): a function collected as several
+    /// tests is marked once.
+    function_marks: HashSet<(usize, String)>,
     /// `pytest.mark.*` is written into it.
     needs_pytest: bool,
 }
@@ -159,6 +162,7 @@ pub fn fix(options: &FixOptions) -> Result<FixOutcome, Error> {
                             source,
                             layout,
                             inserts: Vec::new(),
+                            function_marks: HashSet::new(),
                             needs_pytest: false,
                         },
                     );
@@ -204,12 +208,7 @@ pub fn fix(options: &FixOptions) -> Result<FixOutcome, Error> {
         for t in &unmarked {
             let def_file = t.defining_file();
             let def = if load(def_file, &mut files, &mut out) {
-                files[def_file]
-                    .layout
-                    .defs
-                    .iter()
-                    .find(|d| !d.is_class && d.line == t.line)
-                    .cloned()
+                files[def_file].layout.function_at(t.line).cloned()
             } else {
                 None
             };
@@ -293,7 +292,9 @@ pub fn fix(options: &FixOptions) -> Result<FixOutcome, Error> {
             missing.join(", "),
             Rule::FixMarkers.id()
         ));
-        out.diff.push_str(&diff::unified(rel, old.as_deref(), new));
+        if !options.write {
+            out.diff.push_str(&diff::unified(rel, old.as_deref(), new));
+        }
         if options.write {
             lane_core::io::atomic_write(&root.join(rel), new.as_bytes())?;
         }
@@ -310,8 +311,12 @@ pub fn fix(options: &FixOptions) -> Result<FixOutcome, Error> {
         if new == edit.source {
             continue;
         }
-        out.diff
-            .push_str(&diff::unified(rel, Some(&edit.source), &new));
+        // The diff is only printed (`--diff`), never written.
+        if !options.write {
+            let cuts = line_up(&edit.source, &edit.inserts);
+            out.diff
+                .push_str(&diff::unified_cut(rel, &edit.source, &new, &cuts));
+        }
         if options.write {
             lane_core::io::atomic_write(&root.join(rel), new.as_bytes())?;
         }
@@ -377,10 +382,17 @@ fn check_line(flag: &str, value: &str) -> Result<(), Error> {
 }
 
 /// The class names of a test id (`file::A::B::test` -> [A, B]).
-fn class_qual(t: &ScanTest) -> Vec<String> {
-    let mut parts: Vec<String> = t.id.split("::").skip(1).map(str::to_string).collect();
-    parts.pop();
-    parts
+/// The outermost class in a test's id: the part after the file, when more parts follow it.
+fn outer_class(t: &ScanTest) -> Option<&str> {
+    let mut parts = t.id.split("::").skip(1);
+    let first = parts.next()?;
+    parts.next()?;
+    Some(first)
+}
+
+/// A test's definition: its defining file and the line of its name.
+fn def_key(t: &ScanTest) -> (&str, u64) {
+    (t.defining_file(), t.line)
 }
 
 /// The rule that gives an unmarked test its lane. `no_vote`: why the scan's lane rules refuse
@@ -416,7 +428,7 @@ fn reasons(at: &[NoVoteAt]) -> String {
 }
 
 /// Where a lane mark goes.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Place {
     Module(Lane),
     /// The outermost class, by name.
@@ -448,51 +460,70 @@ fn place(
     {
         return vec![Place::Module(*first)];
     }
+    // What each test's check asks of the file's other tests, counted once (a file of
+    // thousands of tests stays linear): the tests of each outermost class, the lanes its
+    // unmarked tests get, the items of each definition and how many get each lane.
+    let mut members: HashMap<&str, usize> = HashMap::new();
+    let mut items: HashMap<(&str, u64), usize> = HashMap::new();
+    for x in tests {
+        if let Some(outer) = outer_class(x) {
+            *members.entry(outer).or_default() += 1;
+        }
+        *items.entry(def_key(x)).or_default() += 1;
+    }
+    // Per outermost class: how many of its tests are decided here, and the lane all of them
+    // get (None once two differ or one gets none).
+    let mut class_lane: HashMap<&str, (usize, Option<Lane>)> = HashMap::new();
+    let mut agreeing: HashMap<((&str, u64), Lane), usize> = HashMap::new();
+    for ((x, _), l) in decided.iter().zip(&lanes) {
+        if let Some(outer) = outer_class(x) {
+            let (count, all) = class_lane.entry(outer).or_insert((0, *l));
+            *count += 1;
+            if *all != *l {
+                *all = None;
+            }
+        }
+        if let Some(l) = l {
+            *agreeing.entry((def_key(x), *l)).or_default() += 1;
+        }
+    }
+    let classes_in_file: HashSet<&str> = layout
+        .defs
+        .iter()
+        .filter(|d| d.is_class && d.qual.len() == 1)
+        .map(|d| d.qual[0].as_str())
+        .collect();
     let mut places = Vec::new();
     let mut done_classes: BTreeSet<String> = BTreeSet::new();
+    let mut mixed: HashSet<Place> = HashSet::new();
     for ((t, _), lane) in decided.iter().zip(&lanes) {
         let Some(lane) = lane else { continue };
-        let qual = class_qual(t);
-        if let Some(outer) = qual.first() {
-            let in_class = |x: &ScanTest| class_qual(x).first() == Some(outer);
-            let members = tests.iter().filter(|x| in_class(x)).count();
-            let same: Vec<Option<Lane>> = decided
-                .iter()
-                .zip(&lanes)
-                .filter(|((x, _), _)| in_class(x))
-                .map(|(_, l)| *l)
-                .collect();
-            let class_in_file = layout
-                .defs
-                .iter()
-                .any(|d| d.is_class && d.qual.len() == 1 && &d.qual[0] == outer);
-            if class_in_file && same.len() == members && same.iter().all(|l| *l == Some(*lane)) {
-                if done_classes.insert(outer.clone()) {
-                    places.push(Place::Class(outer.clone(), *lane));
+        if let Some(outer) = outer_class(t) {
+            // Every test of the class is decided here and gets this lane.
+            let uniform = class_lane.get(outer).is_some_and(|(count, all)| {
+                *all == Some(*lane) && members.get(outer) == Some(count)
+            });
+            if classes_in_file.contains(outer) && uniform {
+                if done_classes.insert(outer.to_string()) {
+                    places.push(Place::Class(outer.to_string(), *lane));
                 }
                 continue;
             }
         }
         // Every item of this function (same defining file and line) collected here: one
         // decorator reaches them all, so it is placed only if they all get this lane.
-        let same_def = |x: &ScanTest| x.defining_file() == t.defining_file() && x.line == t.line;
-        let items = tests.iter().filter(|x| same_def(x)).count();
-        let agreeing = decided
-            .iter()
-            .zip(&lanes)
-            .filter(|((x, _), l)| same_def(x) && **l == Some(*lane))
-            .count();
-        if agreeing != items {
+        let key = def_key(t);
+        if agreeing.get(&(key, *lane)) != items.get(&key) {
             let id = t.id.split('[').next().unwrap_or(&t.id).to_string();
             let place = Place::Mixed(t.defining_file().to_string(), t.line, id);
-            if !places.contains(&place) {
+            if mixed.insert(place.clone()) {
                 places.push(place);
             }
             continue;
         }
         match &t.defined_in {
             None => places.push(Place::Function(t.file.clone(), t.line, *lane)),
-            Some(_) if qual.is_empty() => places.push(Place::Function(
+            Some(_) if outer_class(t).is_none() => places.push(Place::Function(
                 t.defining_file().to_string(),
                 t.line,
                 *lane,
@@ -512,25 +543,50 @@ fn apply_placements(
     decided: &[(&ScanTest, Decision)],
     lane_of: &dyn Fn(Decision) -> Option<Lane>,
 ) -> Vec<bool> {
+    // The decided tests of each definition and of each outermost class, found once: a mark
+    // placed looks only at the tests it can reach (a file of thousands of tests stays linear).
+    let mut by_def: HashMap<(&str, u64), Vec<usize>> = HashMap::new();
+    let mut by_class: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (k, (t, _)) in decided.iter().enumerate() {
+        by_def.entry(def_key(t)).or_default().push(k);
+        if let Some(outer) = outer_class(t) {
+            by_class.entry(outer).or_default().push(k);
+        }
+    }
+    let all: Vec<usize> = (0..decided.len()).collect();
+    fn of_def<'m, 'k>(
+        by_def: &'m HashMap<(&'k str, u64), Vec<usize>>,
+        file: &'k str,
+        line: u64,
+    ) -> &'m [usize] {
+        by_def.get(&(file, line)).map_or(&[], Vec::as_slice)
+    }
+    // A class's tests: those whose id starts `FILE::CLASS::`.
+    let of_class = |prefix: &str, name: &str| -> Vec<usize> {
+        by_class.get(name).map_or_else(Vec::new, |ks| {
+            ks.iter()
+                .copied()
+                .filter(|&k| decided[k].0.id.starts_with(prefix))
+                .collect()
+        })
+    };
     // Which decided tests a placed mark reaches.
     let mut marked = vec![false; decided.len()];
-    let mut mark = |filter: &dyn Fn(&ScanTest) -> bool| {
-        for (m, (t, d)) in marked.iter_mut().zip(decided) {
-            if lane_of(*d).is_some() && filter(t) {
-                *m = true;
+    let mut mark = |reached: &[usize]| {
+        for &k in reached {
+            if lane_of(decided[k].1).is_some() {
+                marked[k] = true;
             }
         }
     };
-    let rules_of = |filter: &dyn Fn(&ScanTest) -> bool| -> String {
+    let rules_of = |reached: &[usize]| -> String {
         let mut rules: BTreeMap<&str, usize> = BTreeMap::new();
-        for (t, d) in decided {
-            let r = match d {
-                Decision::Lane(_, r) => *r,
+        for &k in reached {
+            let r = match decided[k].1 {
+                Decision::Lane(_, r) => r,
                 Decision::FreezeCandidate => Rule::FixFreezeCandidate,
             };
-            if filter(t) {
-                *rules.entry(r.id()).or_default() += 1;
-            }
+            *rules.entry(r.id()).or_default() += 1;
         }
         rules
             .iter()
@@ -544,11 +600,11 @@ fn apply_placements(
                 let Some(edit) = files.get_mut(file) else { continue };
                 let text = format!("pytestmark = pytest.mark.{}\n", lane.as_str());
                 module_mark(edit, text);
-                mark(&|_| true);
+                mark(&all);
                 lines.push(format!(
                     "{file}: pytestmark = pytest.mark.{} ({})",
                     lane.as_str(),
-                    rules_of(&|_| true)
+                    rules_of(&all)
                 ));
             }
             Place::Class(name, lane) => {
@@ -567,29 +623,23 @@ fn apply_placements(
                     text: format!("{}@pytest.mark.{}\n", def.indent, lane.as_str()),
                 });
                 edit.needs_pytest = true;
-                let prefix = format!("{file}::{name}::");
-                mark(&|t| t.id.starts_with(&prefix));
+                let reached = of_class(&format!("{file}::{name}::"), name);
+                mark(&reached);
                 lines.push(format!(
                     "{file}:{}: class {name}: @pytest.mark.{} ({})",
                     def.line,
                     lane.as_str(),
-                    rules_of(&|t| t.id.starts_with(&prefix))
+                    rules_of(&reached)
                 ));
             }
             Place::Function(def_file, line, lane) => {
                 let Some(edit) = files.get_mut(def_file.as_str()) else { continue };
-                let Some(def) = edit
-                    .layout
-                    .defs
-                    .iter()
-                    .find(|d| !d.is_class && d.line == *line)
-                    .cloned()
-                else {
+                let Some(def) = edit.layout.function_at(*line).cloned() else {
                     continue;
                 };
                 let text = format!("{}@pytest.mark.{}\n", def.indent, lane.as_str());
-                mark(&|t| t.defining_file() == def_file && t.line == *line);
-                if edit.inserts.iter().any(|i| i.at == def.start && i.text == text) {
+                mark(of_def(&by_def, def_file, *line));
+                if !edit.function_marks.insert((def.start, text.clone())) {
                     continue;
                 }
                 edit.inserts.push(Insert { at: def.start, text });
@@ -598,7 +648,7 @@ fn apply_placements(
                 lines.push(format!(
                     "{def_file}:{line}: {name}: @pytest.mark.{} ({})",
                     lane.as_str(),
-                    rules_of(&|t| t.defining_file() == def_file && t.line == *line)
+                    rules_of(of_def(&by_def, def_file, *line))
                 ));
             }
             Place::Nowhere(id) => lines.push(format!(
@@ -606,7 +656,7 @@ fn apply_placements(
             )),
             Place::Mixed(def_file, line, id) => lines.push(format!(
                 "{def_file}:{line}: {id}: not marked: its definition is collected as several tests that need different lanes ({}), and one decorator would reach them all; mark it by hand",
-                rules_of(&|t| t.defining_file() == def_file && t.line == *line)
+                rules_of(of_def(&by_def, def_file, *line))
             )),
         }
     }
@@ -681,6 +731,25 @@ fn import_pytest(edit: &mut FileEdit) {
 }
 
 /// `source` with the inserts applied (stable by offset).
+/// Where `source` and the text [`apply`] makes of it with `inserts` (sorted by offset) line
+/// up: the start of each line an insert falls in, paired with where that line starts after
+/// the inserts before it. The diff compares the lines between two such places alone.
+fn line_up(source: &str, inserts: &[Insert]) -> Vec<(usize, usize)> {
+    let mut cuts: Vec<(usize, usize)> = Vec::new();
+    let (mut before, mut counted) = (0, 0);
+    for insert in inserts {
+        let line = source[..insert.at].rfind('\n').map_or(0, |nl| nl + 1);
+        while counted < inserts.len() && inserts[counted].at < line {
+            before += inserts[counted].text.len();
+            counted += 1;
+        }
+        if cuts.last().is_none_or(|&(at, _)| at < line) {
+            cuts.push((line, line + before));
+        }
+    }
+    cuts
+}
+
 fn apply(source: &str, inserts: &mut [Insert]) -> String {
     inserts.sort_by_key(|i| i.at);
     let mut out =
@@ -870,4 +939,110 @@ fn register_markers(
         new,
         missing.iter().map(|l| l.as_str().to_string()).collect(),
     )))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// `old` with the unified diff `patch` applied, as `patch` would do it; panics where a
+    /// context or removed line is not the file's.
+    fn patched(old: &str, patch: &str) -> String {
+        let old: Vec<&str> = old.split_inclusive('\n').collect();
+        let mut rows: Vec<&str> = patch.split_inclusive('\n').skip(2).collect();
+        // A line without its newline is followed by a marker line: join them back.
+        let mut lines: Vec<String> = Vec::new();
+        while let Some(row) = rows.first().copied() {
+            rows.remove(0);
+            if row.starts_with("\\ No newline") {
+                let last = lines.last_mut().unwrap();
+                last.pop();
+            } else {
+                lines.push(row.to_string());
+            }
+        }
+        let (mut out, mut next) = (String::new(), 0usize);
+        for line in &lines {
+            if let Some(head) = line.strip_prefix("@@ -") {
+                let from: usize = head.split([',', ' ']).next().unwrap().parse().unwrap();
+                let count: usize = head.split([',', ' ']).nth(1).unwrap().parse().unwrap();
+                let start = if count == 0 { from } else { from - 1 };
+                while next < start {
+                    out.push_str(old[next]);
+                    next += 1;
+                }
+                continue;
+            }
+            let (mark, text) = line.split_at(1);
+            match mark {
+                " " | "-" => {
+                    assert_eq!(old[next], text, "line {}", next + 1);
+                    if mark == " " {
+                        out.push_str(text);
+                    }
+                    next += 1;
+                }
+                _ => out.push_str(text),
+            }
+        }
+        for line in &old[next..] {
+            out.push_str(line);
+        }
+        out
+    }
+
+    /// The lines a diff adds and removes.
+    fn changes(patch: &str) -> (usize, usize) {
+        let rows = patch.lines().skip(2);
+        let added = rows.clone().filter(|r| r.starts_with('+')).count();
+        (added, rows.filter(|r| r.starts_with('-')).count())
+    }
+
+    proptest::proptest! {
+        /// The diff compared piece by piece between the places `line_up` finds turns the old
+        /// file into the new one: inserts of whole lines at line starts, of text inside a line
+        /// (a docstring's closing line), several at one offset, at the end of a file without
+        /// a final newline. Where the fixes only insert whole lines (every decorator and
+        /// `pytestmark` they write), it changes as few lines as the diff of the whole files;
+        /// where equal lines repeat, the two may pair them differently. (A line split by an
+        /// insert next to an inserted copy of it can cost the pieces one line more.)
+        #[test]
+        fn a_diff_cut_where_the_files_line_up_is_a_shortest_diff(
+            lines in proptest::collection::vec(0u8..4, 0..40),
+            edits in proptest::collection::vec((0usize..400, 0u8..4), 0..12),
+            last_newline in proptest::bool::ANY,
+        ) {
+            let mut source: String = lines.iter().map(|l| format!("line {l}\n")).collect();
+            if !last_newline {
+                source.push_str("tail");
+            }
+            let mut inserts: Vec<Insert> = edits
+                .iter()
+                .map(|&(at, kind)| {
+                    let at = at % (source.len() + 1);
+                    let line = source[..at].rfind('\n').map_or(0, |nl| nl + 1);
+                    match kind {
+                        0 => Insert { at: line, text: "@pytest.mark.merge\n".into() },
+                        1 => Insert { at: line, text: "line 1\n".into() },
+                        2 => Insert { at, text: "owner: x\n".into() },
+                        _ => Insert { at, text: String::new() },
+                    }
+                })
+                .collect();
+            let new = apply(&source, &mut inserts);
+            let cut = diff::unified_cut("t.py", &source, &new, &line_up(&source, &inserts));
+            let whole = diff::unified("t.py", Some(&source), &new);
+            let whole_lines = inserts
+                .iter()
+                .all(|i| i.text.is_empty() || (i.text.ends_with('\n') && (i.at == 0 || source.as_bytes()[i.at - 1] == b'\n')));
+            if whole_lines {
+                proptest::prop_assert_eq!(changes(&cut), changes(&whole));
+            }
+            if new != source {
+                proptest::prop_assert_eq!(patched(&source, &cut), new.clone());
+                proptest::prop_assert_eq!(patched(&source, &whole), new);
+            }
+        }
+    }
 }
