@@ -71,7 +71,7 @@ pub struct FixOptions {
 pub struct FixOutcome {
     /// One line per decision, sorted, then a summary line.
     pub report: String,
-    /// The unified diff of every changed file (`--diff`).
+    /// The unified diff of every changed file (`--diff`; empty when the files are written).
     pub diff: String,
     /// Root-relative files left untouched because they do not parse, with why.
     pub unparsable: Vec<String>,
@@ -292,11 +292,10 @@ pub fn fix(options: &FixOptions) -> Result<FixOutcome, Error> {
             missing.join(", "),
             Rule::FixMarkers.id()
         ));
-        if !options.write {
-            out.diff.push_str(&diff::unified(rel, old.as_deref(), new));
-        }
         if options.write {
             lane_core::io::atomic_write(&root.join(rel), new.as_bytes())?;
+        } else {
+            out.diff.push_str(&diff::unified(rel, old.as_deref(), new));
         }
         changed += 1;
     }
@@ -311,14 +310,13 @@ pub fn fix(options: &FixOptions) -> Result<FixOutcome, Error> {
         if new == edit.source {
             continue;
         }
-        // The diff is only printed (`--diff`), never written.
-        if !options.write {
+        // `--fix` writes the files; `--diff` only prints the diff.
+        if options.write {
+            lane_core::io::atomic_write(&root.join(rel), new.as_bytes())?;
+        } else {
             let cuts = line_up(&edit.source, &edit.inserts);
             out.diff
                 .push_str(&diff::unified_cut(rel, &edit.source, &new, &cuts));
-        }
-        if options.write {
-            lane_core::io::atomic_write(&root.join(rel), new.as_bytes())?;
         }
         changed += 1;
     }
@@ -381,7 +379,6 @@ fn check_line(flag: &str, value: &str) -> Result<(), Error> {
     Ok(())
 }
 
-/// The class names of a test id (`file::A::B::test` -> [A, B]).
 /// The outermost class in a test's id: the part after the file, when more parts follow it.
 fn outer_class(t: &ScanTest) -> Option<&str> {
     let mut parts = t.id.split("::").skip(1);
