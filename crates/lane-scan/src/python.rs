@@ -3,7 +3,7 @@
 //! assignments, classes, functions, decorators as small expression trees ([`Ex`]), docstrings
 //! and what the assertions in a test body can do. Nothing here knows about lanes.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use compact_str::CompactString;
 use ruff_python_ast::comparable::ComparableExpr;
@@ -259,7 +259,7 @@ pub struct Module {
     /// [`Module::class_named`]); None for a usual module, whose lists are searched.
     by_name: Option<HashMap<CompactString, LastBound>>,
     /// The strings of a long literal `__all__` (see [`Module::dunder_all_lists`]).
-    dunder_all: Option<std::collections::HashSet<CompactString>>,
+    dunder_all: Option<HashSet<CompactString>>,
 }
 
 /// The last class, function, assignment and import of one name in a module's lists.
@@ -2684,8 +2684,6 @@ fn target_names<'e>(target: &'e Expr, out: &mut Vec<&'e str>, depth: usize) {
     }
 }
 
-/// Every binding (of `all`, one body's) of each name bound more than once on paths that can
-/// run (a branch whose condition is a constant false is left out).
 /// Drops every item that a later item of the same name replaces (`replaces` says which items
 /// do), keeping the order of the rest: what a search-and-remove before each push leaves, in
 /// one pass from the end. A module or class body of many thousands of definitions stays
@@ -2707,8 +2705,7 @@ fn keep_last_of_each<T>(
         }
         (0..items.len()).map(kept).collect()
     } else {
-        let mut replaced: std::collections::HashSet<&CompactString> =
-            std::collections::HashSet::with_capacity(items.len());
+        let mut replaced: HashSet<&CompactString> = HashSet::with_capacity(items.len());
         let mut keep: Vec<bool> = items
             .iter()
             .rev()
@@ -2730,6 +2727,8 @@ fn keep_last_of_each<T>(
     items.retain(|_| keep.next().unwrap_or(true));
 }
 
+/// Every binding (of `all`, one body's) of each name bound more than once on paths that can
+/// run (a branch whose condition is a constant false is left out).
 fn rebound_of(mut all: Vec<Binding>) -> Vec<Binding> {
     all.retain(|b: &Binding| {
         b.guards
