@@ -9,7 +9,7 @@ use std::sync::{Mutex, OnceLock};
 
 use compact_str::CompactString;
 
-use crate::python::{Call, Class, Ex, Module};
+use crate::python::{Call, Class, Ex, Function, Module};
 
 /// How deep name chains are followed (`a = b`, `b = c` ...) before giving up.
 const MAX_HOPS: usize = 32;
@@ -188,6 +188,56 @@ pub struct SourceTree<'a> {
     /// the hop and their value when it borrows nothing from the tree (see [`Kept`]). Nothing a
     /// value depends on changes once the modules are parsed.
     names: Vec<Mutex<Vec<(CompactString, usize, Kept)>>>,
+    /// Per module: where its classes' method lists lie, found on first use (see
+    /// [`SourceTree::classes_around`]).
+    methods: Vec<OnceLock<MethodLists>>,
+}
+
+/// A module's classes with methods, by where their method lists lie in memory, each with the
+/// path to it from the module level (the index of each class in its parent's list): sorted by
+/// address, so the list holding a method is found by halving. Indices, not references, keep
+/// [`SourceTree`] free to shorten its lifetime.
+pub struct MethodLists(Vec<(std::ops::Range<usize>, Box<[u32]>)>);
+
+impl MethodLists {
+    pub fn new(classes: &[Class]) -> MethodLists {
+        fn walk(
+            classes: &[Class],
+            path: &mut Vec<u32>,
+            out: &mut Vec<(std::ops::Range<usize>, Box<[u32]>)>,
+        ) {
+            for (k, class) in classes.iter().enumerate() {
+                path.push(u32::try_from(k).unwrap_or(u32::MAX));
+                if !class.methods.is_empty() {
+                    let range = class.methods.as_ptr_range();
+                    out.push((range.start.addr()..range.end.addr(), path.as_slice().into()));
+                }
+                walk(&class.classes, path, out);
+                path.pop();
+            }
+        }
+        let mut out = Vec::new();
+        walk(classes, &mut Vec::new(), &mut out);
+        out.sort_unstable_by_key(|(range, _)| range.start);
+        MethodLists(out)
+    }
+
+    /// The path (see above) to the class of `classes` whose methods hold `func`, if any.
+    pub fn around(&self, func: &Function) -> Option<&[u32]> {
+        let at = std::ptr::from_ref(func).addr();
+        let next = self.0.partition_point(|(range, _)| range.start <= at);
+        let (range, path) = self.0.get(next.checked_sub(1)?)?;
+        range.contains(&at).then_some(&**path)
+    }
+}
+
+/// The classes along `path` (see [`MethodLists`]) from `classes`, from the module level in.
+pub fn classes_on<'c>(classes: &'c [Class], path: &[u32]) -> impl Iterator<Item = &'c Class> {
+    path.iter().scan(classes, |level, &k| {
+        let class = level.get(k as usize)?;
+        *level = &class.classes;
+        Some(class)
+    })
 }
 
 #[derive(Default)]
@@ -223,7 +273,16 @@ impl<'a> SourceTree<'a> {
             files,
             imports,
             names: modules.iter().map(|_| Mutex::default()).collect(),
+            methods: modules.iter().map(|_| OnceLock::new()).collect(),
         }
+    }
+
+    /// The path to the class of module `m` whose methods hold `func` (see [`MethodLists`]):
+    /// one lookup per test, however many classes the module holds.
+    pub fn method_path(&self, m: ModuleId, func: &Function) -> Option<&[u32]> {
+        self.methods[m.0]
+            .get_or_init(|| MethodLists::new(&self.modules[m.0].module.classes))
+            .around(func)
     }
 
     /// The tree module that import `k` of module `m` names (`M` of `from M import X`).

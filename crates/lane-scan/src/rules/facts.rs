@@ -727,13 +727,9 @@ fn outer_field(
     key: &'static str,
 ) -> Option<(String, &'static str)> {
     let module = &tree.modules[found.func_module].module;
-    // A module-level function is in no class: no class need be looked through (a module of
-    // thousands of functions and classes stays linear).
-    let at_module_level = module
-        .functions
-        .as_ptr_range()
-        .contains(&std::ptr::from_ref(found.func));
-    if !at_module_level && let Some(Some(value)) = class_field(&module.classes, found.func, key) {
+    if let Some(path) = tree.method_path(found.func_module, found.func)
+        && let Some(value) = class_field(&module.classes, path, key)
+    {
         return Some((value, crate::owners::FROM_CLASS));
     }
     let value = remembered_field(module.docstring.as_deref()?, key)?;
@@ -765,30 +761,17 @@ fn remembered_field(doc: &str, key: &'static str) -> Option<String> {
     })
 }
 
-/// Field `key` of the docstrings of the classes among `classes` whose bodies hold `func`,
-/// innermost first: `None` when no class holds it, `Some(None)` when none of those gives the
-/// field. Found on the way back out of the nesting, so no chain of classes is kept.
+/// Field `key` of the docstrings of the classes along `path` from `classes` (the classes
+/// around a test, from the module level in; see [`crate::marks::MethodLists`]), innermost first.
 fn class_field(
     classes: &[crate::python::Class],
-    func: &Function,
+    path: &[u32],
     key: &'static str,
-) -> Option<Option<String>> {
-    for class in classes {
-        // One of the methods when it lies among them in memory: no method-by-method look.
-        let inner = if class
-            .methods
-            .as_ptr_range()
-            .contains(&std::ptr::from_ref(func))
-        {
-            Some(None)
-        } else {
-            class_field(&class.classes, func, key)
-        };
-        if let Some(value) = inner {
-            return Some(value.or_else(|| remembered_field(class.docstring.as_deref()?, key)));
-        }
-    }
-    None
+) -> Option<String> {
+    (1..=path.len()).rev().find_map(|depth| {
+        let class = crate::marks::classes_on(classes, &path[..depth]).last()?;
+        remembered_field(class.docstring.as_deref()?, key)
+    })
 }
 
 /// `owner: X` / `shrinking: ...` fields of a docstring, in one pass: each key's first `key:`
@@ -864,7 +847,12 @@ mod tests {
         .unwrap();
         let mid = &m.classes[0].classes[0];
         let (inner, other) = (&mid.classes[0], &m.classes[1]);
-        let field = |f: &Function| class_field(&m.classes, f, "owner");
+        let lists = crate::marks::MethodLists::new(&m.classes);
+        let field = |f: &Function| {
+            lists
+                .around(f)
+                .map(|path| class_field(&m.classes, path, "owner"))
+        };
         // The innermost class that gives the field wins; one that does not is passed over.
         assert_eq!(field(&inner.methods[0]), Some(Some("inner".to_string())));
         assert_eq!(field(&mid.methods[0]), Some(Some("outer".to_string())));
