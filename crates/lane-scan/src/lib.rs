@@ -25,6 +25,7 @@ pub mod trace;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use lane_core::rule::SOURCE_MAX_BYTES;
 use lane_core::scan::{Counts, Lane, ScanSection, ScanTest};
@@ -38,6 +39,43 @@ use crate::marks::{ModuleFile, ModuleId, SourceTree};
 /// Stack for parser threads: the parser and the AST's drop are recursive, and hostile input
 /// can nest deeply. The memory is reserved, not touched.
 const PARSER_STACK: usize = 512 << 20;
+
+/// Set once rayon's global pool was started with [`PARSER_STACK`] ([`start_threads`]).
+static GLOBAL_THREADS: AtomicBool = AtomicBool::new(false);
+
+/// Starts rayon's global pool with the parser's stack, for a binary whose scans and whatever
+/// it renders afterwards should share one set of threads (lane-scan's output is rendered on
+/// the threads that parsed, whose heaps are warm: issue 22). Returns false when the global
+/// pool was already started; scans then start a pool of their own, as they do in a process
+/// that never calls this.
+pub fn start_threads() -> bool {
+    let started = rayon::ThreadPoolBuilder::new()
+        .stack_size(PARSER_STACK)
+        .build_global()
+        .is_ok();
+    if started {
+        GLOBAL_THREADS.store(true, Ordering::Relaxed);
+    }
+    started
+}
+
+/// The threads a scan parses and collects on.
+#[derive(Clone, Copy)]
+enum Threads<'a> {
+    /// Rayon's global pool, started by [`start_threads`]; the scan is not running on a
+    /// worker of some other pool (whose stack may be small).
+    Global,
+    Own(&'a rayon::ThreadPool),
+}
+
+impl Threads<'_> {
+    fn install<R: Send>(self, work: impl FnOnce() -> R + Send) -> R {
+        match self {
+            Threads::Global => work(),
+            Threads::Own(pool) => pool.install(work),
+        }
+    }
+}
 
 /// How many rounds of "parse the tree modules the parsed ones import" are followed.
 const IMPORT_ROUNDS: usize = 8;
@@ -149,10 +187,17 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
     };
     trace::mark("collect_ignore");
 
-    let pool = rayon::ThreadPoolBuilder::new()
-        .stack_size(PARSER_STACK)
-        .build()
-        .map_err(|e| Error::usage(format!("cannot start parser threads: {e}")))?;
+    let own_pool;
+    let pool = if GLOBAL_THREADS.load(Ordering::Relaxed) && rayon::current_thread_index().is_none()
+    {
+        Threads::Global
+    } else {
+        own_pool = rayon::ThreadPoolBuilder::new()
+            .stack_size(PARSER_STACK)
+            .build()
+            .map_err(|e| Error::usage(format!("cannot start parser threads: {e}")))?;
+        Threads::Own(&own_pool)
+    };
 
     let test_files: HashSet<&PathBuf> = found.test_files.iter().collect();
     let imports = marks::ImportCache::default();
@@ -161,7 +206,7 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
         files,
         modules,
         mut problems,
-    } = parse_tree(&pool, &found, &cli_plugins, &test_files, root, &imports);
+    } = parse_tree(pool, &found, &cli_plugins, &test_files, root, &imports);
     trace::mark("parse");
     let is_test = test_flags(&modules, &found.test_files);
 
@@ -367,7 +412,7 @@ struct Parsed {
 /// ones import. Long for a reason: one round is parse on every core, then a sequential pass
 /// over the results that must see the whole round (what is already loaded).
 fn parse_tree(
-    pool: &rayon::ThreadPool,
+    pool: Threads,
     found: &discover::Found,
     cli_plugins: &[PathBuf],
     test_files: &HashSet<&PathBuf>,

@@ -75,6 +75,8 @@ struct Args {
 
 fn main() -> ExitCode {
     lane_scan::trace::start();
+    // One set of threads parses, collects and renders the output.
+    lane_scan::start_threads();
     let args: Args = cli::parse("lane-scan");
     lane_scan::trace::mark("arguments");
     cli::run("lane-scan", || {
