@@ -75,9 +75,9 @@ struct Args {
 
 fn main() -> ExitCode {
     lane_scan::trace::start();
+    let args: Args = cli::parse("lane-scan");
     // One set of threads parses, collects and renders the output.
     lane_scan::start_threads();
-    let args: Args = cli::parse("lane-scan");
     lane_scan::trace::mark("arguments");
     cli::run("lane-scan", || {
         if let Some(done) = args.common.tool.meta(Args::command) {
