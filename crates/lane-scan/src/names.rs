@@ -342,15 +342,14 @@ impl<'t> Names<'t> {
             return Some(UNKNOWN);
         };
         let exported = match other.names.iter().rev().find(|b| b.name == "__all__") {
-            Some(all) => match other.assign_named("__all__") {
-                Some(_) if all.guards.is_empty() && !all.maybe => {
-                    match other.dunder_all_lists(name) {
-                        Some(listed) => listed,
-                        None => return Some(UNKNOWN),
-                    }
+            // A literal list or tuple bound unconditionally; anything else is unknown.
+            Some(all) if all.guards.is_empty() && !all.maybe => {
+                match other.dunder_all_lists(name) {
+                    Some(listed) => listed,
+                    None => return Some(UNKNOWN),
                 }
-                _ => return Some(UNKNOWN),
-            },
+            }
+            Some(_) => return Some(UNKNOWN),
             None => !name.starts_with('_') && binds(other, name),
         };
         exported.then(|| self.final_value(&from, other, name, hops))

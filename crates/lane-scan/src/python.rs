@@ -2694,37 +2694,34 @@ fn keep_last_of_each<T>(
     replaces: impl Fn(&T) -> bool,
 ) {
     const PAIRWISE_MAX: usize = 16;
-    let keep: Vec<bool> = if items.len() <= PAIRWISE_MAX {
-        let kept = |i: usize| {
-            !items[i + 1..]
+    let count = items.len();
+    // Whether each item stays: on the stack for a usual body, each item judged once.
+    let mut small = [true; PAIRWISE_MAX];
+    let large: Vec<bool>;
+    let keep: &[bool] = if count <= PAIRWISE_MAX {
+        for (i, item) in items.iter().enumerate() {
+            small[i] = !items[i + 1..]
                 .iter()
-                .any(|later| replaces(later) && name(later) == name(&items[i]))
-        };
-        if (0..items.len()).all(kept) {
-            return;
+                .any(|later| replaces(later) && name(later) == name(item));
         }
-        (0..items.len()).map(kept).collect()
+        &small[..count]
     } else {
-        let mut replaced: HashSet<&CompactString> = HashSet::with_capacity(items.len());
-        let mut keep: Vec<bool> = items
-            .iter()
-            .rev()
-            .map(|item| {
-                let kept = !replaced.contains(name(item));
-                if replaces(item) {
-                    replaced.insert(name(item));
-                }
-                kept
-            })
-            .collect();
-        keep.reverse();
-        keep
+        let mut replaced: HashSet<&CompactString> = HashSet::with_capacity(count);
+        let mut kept = vec![true; count];
+        for (stays, item) in kept.iter_mut().zip(items.iter()).rev() {
+            *stays = !replaced.contains(name(item));
+            if replaces(item) {
+                replaced.insert(name(item));
+            }
+        }
+        large = kept;
+        &large
     };
     if keep.iter().all(|k| *k) {
         return;
     }
-    let mut keep = keep.into_iter();
-    items.retain(|_| keep.next().unwrap_or(true));
+    let mut keep = keep.iter();
+    items.retain(|_| keep.next().copied().unwrap_or(true));
 }
 
 /// Every binding (of `all`, one body's) of each name bound more than once on paths that can

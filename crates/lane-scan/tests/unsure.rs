@@ -484,6 +484,25 @@ fn a_function_rebound_to_a_test_name_is_collected_with_its_marks() {
 
 /// `def test_x` then `test_x = helper`: pytest runs the later binding, the helper with its own
 /// marks (none here: unmarked); test-redefined names the pair.
+/// In a class body too: a method bound again is named with its class; a name only ever bound
+/// to values there is no test, however often.
+#[test]
+fn a_method_bound_twice_in_its_class_is_test_redefined() {
+    let body = "class TestA:\n    @pytest.mark.merge\n    def test_x(self):\n        assert 1\n\n    test_x = None\n    test_data = 1\n    test_data = 2\n";
+    let doc = scan(
+        "rebound-method",
+        &[("tests/test_m.py", &format!("{HEAD}{body}"))],
+    );
+    let found = found(&doc, "test-redefined");
+    assert_eq!(found.len(), 1, "{doc:#}");
+    let (file, line, message) = &found[0];
+    assert_eq!((file.as_str(), *line), ("tests/test_m.py", 10), "{doc:#}");
+    assert!(
+        message.starts_with("test_x is bound 2 times in tests/test_m.py::TestA (lines 7, 10)"),
+        "{message}"
+    );
+}
+
 #[test]
 fn a_test_rebound_to_a_function_runs_the_later_binding() {
     let body = "@pytest.mark.merge\ndef test_x():\n    assert 1\n\ndef _passes():\n    pass\n\ntest_x = _passes\n";

@@ -550,7 +550,6 @@ fn apply_placements(
             by_class.entry(outer).or_default().push(k);
         }
     }
-    let all: Vec<usize> = (0..decided.len()).collect();
     fn of_def<'m, 'k>(
         by_def: &'m HashMap<(&'k str, u64), Vec<usize>>,
         file: &'k str,
@@ -597,6 +596,7 @@ fn apply_placements(
                 let Some(edit) = files.get_mut(file) else { continue };
                 let text = format!("pytestmark = pytest.mark.{}\n", lane.as_str());
                 module_mark(edit, text);
+                let all: Vec<usize> = (0..decided.len()).collect();
                 mark(&all);
                 lines.push(format!(
                     "{file}: pytestmark = pytest.mark.{} ({})",
@@ -727,7 +727,6 @@ fn import_pytest(edit: &mut FileEdit) {
     edit.inserts.insert(pos, Insert { at, text });
 }
 
-/// `source` with the inserts applied (stable by offset).
 /// Where `source` and the text [`apply`] makes of it with `inserts` (sorted by offset) line
 /// up: the start of each line an insert falls in, paired with where that line starts after
 /// the inserts before it. The diff compares the lines between two such places alone.
@@ -747,6 +746,7 @@ fn line_up(source: &str, inserts: &[Insert]) -> Vec<(usize, usize)> {
     cuts
 }
 
+/// `source` with the inserts applied (stable by offset).
 fn apply(source: &str, inserts: &mut [Insert]) -> String {
     inserts.sort_by_key(|i| i.at);
     let mut out =

@@ -3,7 +3,7 @@
 //! `sys.version_info` / `sys.platform` conditions are decided for the target interpreter; a
 //! binding in a branch that does not run there does not count.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use lane_core::{Problem, Rule};
 
@@ -59,11 +59,20 @@ pub fn check(
         if !matches_prefix_or_glob(&config.python_classes, &class.name) {
             continue;
         }
-        let class_defines = |name: &str| {
-            collected(name)
-                && (class.methods.iter().any(|f| f.name == name)
-                    || class.classes.iter().any(|c| c.name == name))
+        // The names the body defines, asked once per binding of a name bound twice: a set,
+        // built only for a class that binds a name twice (a class of thousands of methods
+        // that redefines thousands of them stays linear).
+        let defined: HashSet<&str> = if class.rebound.is_empty() {
+            HashSet::new()
+        } else {
+            class
+                .methods
+                .iter()
+                .map(|f| f.name.as_str())
+                .chain(class.classes.iter().map(|c| c.name.as_str()))
+                .collect()
         };
+        let class_defines = |name: &str| collected(name) && defined.contains(name);
         report(&class.rebound, &scope, &class_defines);
         for inner in &class.classes {
             stack.push((format!("{scope}::{}", inner.name), inner));
