@@ -7,7 +7,20 @@ VPY := $(VENV)/bin/python
 BIN := target/release
 TOOLS := lane-scan lane-lock freeze-ledger lane-tally lane-gate
 
-.PHONY: all build venv test test-rust test-e2e demo demo-patch docs install wheel clean
+# Profile-guided optimization (issue 22): on x86-64 Linux every cargo build below (the release
+# binaries, the tests' builds, the wheel's) reads pgo/lanes.profdata, which scripts/pgo-profile
+# writes (`make pgo-profile`). A function changed since the profile was written is compiled
+# without it. `make PGO_PROFILE=` builds without a profile. A make started by a recipe (the
+# end-to-end tests run `make install`) inherits the flags and adds nothing: the same flags, so
+# cargo rebuilds nothing.
+PGO_PROFILE ?= $(if $(filter x86_64-Linux,$(shell uname -m)-$(shell uname -s)),$(CURDIR)/pgo/lanes.profdata)
+ifneq ($(PGO_PROFILE),)
+ifeq ($(findstring -Cprofile-use=,$(RUSTFLAGS)),)
+export RUSTFLAGS := $(strip $(RUSTFLAGS) -Cprofile-use=$(PGO_PROFILE) -Cllvm-args=-no-pgo-warn-mismatch)
+endif
+endif
+
+.PHONY: all build venv test test-rust test-e2e demo demo-patch docs install wheel pgo-profile clean
 
 all: build
 
@@ -59,6 +72,11 @@ demo-patch: venv build
 	st=0; $(DEMO_ENV) $(GATE) --base HEAD~1 || st=$$?; \
 	rm -rf "$(CURDIR)/target/demo-patch"; cp -R out/lanes "$(CURDIR)/target/demo-patch"; \
 	if [ $$st -eq 1 ]; then echo "demo-patch: rejected, as it should be"; else echo "demo-patch: expected a rejection (exit 1), got exit $$st" >&2; exit 1; fi
+
+# Rewrites pgo/lanes.profdata from instrumented binaries run on a training workload (needs
+# llvm-profdata; see the script).
+pgo-profile: venv
+	scripts/pgo-profile
 
 # Shell completions and man pages from each binary's hidden --generate flag.
 DOCS ?= target/docs
