@@ -10,13 +10,28 @@ TOOLS := lane-scan lane-lock freeze-ledger lane-tally lane-gate
 # Profile-guided optimization (issue 22): on x86-64 Linux every cargo build below (the release
 # binaries, the tests' builds, the wheel's) reads pgo/lanes.profdata, which scripts/pgo-profile
 # writes (`make pgo-profile`). A function changed since the profile was written is compiled
-# without it. `make PGO_PROFILE=` builds without a profile. A make started by a recipe (the
-# end-to-end tests run `make install`) inherits the flags and adds nothing: the same flags, so
-# cargo rebuilds nothing.
-PGO_PROFILE ?= $(if $(filter x86_64-Linux,$(shell uname -m)-$(shell uname -s)),$(CURDIR)/pgo/lanes.profdata)
+# without it, never wrongly. The records are named by symbols that carry the compiler's version
+# and the packages' metadata, so pgo/lanes.profdata.key names the rustc and the Cargo.lock the
+# profile was written with, and a build with others warns that the profile may no longer apply.
+# `make PGO_PROFILE=` builds without a profile. RUSTFLAGS of one's own (environment or command
+# line) are kept and the profile's flags added after them, unless they name a profile already
+# (-Cprofile-use, -Cprofile-generate). A make started by a recipe (the end-to-end tests run
+# `make install`) inherits the flags and adds nothing, so cargo rebuilds nothing.
+ROOT := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
+PGO_PROFILE ?= $(if $(filter x86_64-Linux,$(shell uname -m)-$(shell uname -s)),$(wildcard $(ROOT)/pgo/lanes.profdata))
 ifneq ($(PGO_PROFILE),)
-ifeq ($(findstring -Cprofile-use=,$(RUSTFLAGS)),)
-export RUSTFLAGS := $(strip $(RUSTFLAGS) -Cprofile-use=$(PGO_PROFILE) -Cllvm-args=-no-pgo-warn-mismatch)
+ifneq ($(findstring profile-,$(RUSTFLAGS) $(CARGO_ENCODED_RUSTFLAGS)),)
+# A profile of one's own, or the flags of the make above: as they are.
+else ifneq ($(CARGO_ENCODED_RUSTFLAGS),)
+$(warning CARGO_ENCODED_RUSTFLAGS is set, and cargo reads it instead of RUSTFLAGS: building without $(PGO_PROFILE))
+else ifneq ($(words $(PGO_PROFILE)),1)
+$(warning RUSTFLAGS cannot carry a path with spaces: building without the profile at "$(PGO_PROFILE)")
+else
+ifneq ($(shell cat "$(PGO_PROFILE).key" 2>/dev/null),$(shell $${RUSTC:-rustc} -V 2>/dev/null; sha256sum <"$(ROOT)/Cargo.lock" 2>/dev/null | cut -d' ' -f1))
+$(warning $(PGO_PROFILE) was written with another rustc or Cargo.lock (see its .key) and may no longer apply: `make pgo-profile` writes one for this build)
+endif
+override RUSTFLAGS := $(strip $(RUSTFLAGS) -Cprofile-use=$(PGO_PROFILE) -Cllvm-args=-no-pgo-warn-mismatch)
+export RUSTFLAGS
 endif
 endif
 

@@ -29,6 +29,25 @@ class Run:
         return json.loads(self.stdout)
 
 
+def release_env(env: dict[str, str] | None = None) -> dict[str, str]:
+    """ENV (default: this process's) with RUSTFLAGS as `make build` hands them to cargo (the PGO
+    profile on x86-64 Linux), for a cargo or maturin build a test starts: it then reuses the
+    release build's compiled crates instead of compiling all of them again. Under `make test`
+    they are inherited; when the tests run alone the Makefile is asked."""
+    env = dict(os.environ if env is None else env)
+    flags = os.environ.get("RUSTFLAGS")
+    if flags is None and shutil.which("make") is not None:
+        clean = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS")}
+        proc = subprocess.run(["make", "-s", "--no-print-directory", "--eval",
+                               '.release-rustflags: ; @printf "%s" "$$RUSTFLAGS"',
+                               ".release-rustflags"], cwd=REPO, capture_output=True, text=True,
+                              env=clean, timeout=120)
+        flags = proc.stdout if proc.returncode == 0 else None
+    if flags:
+        env["RUSTFLAGS"] = flags
+    return env
+
+
 def tool_path(name: str) -> Path:
     path = BIN_DIR / name
     if not path.exists():

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO, copy_tree
+from conftest import REPO, copy_tree, release_env
 from test_gate import GIT_DATES, PATCH, TODAY
 
 ACTION = yaml.safe_load((REPO / "action.yml").read_text())
@@ -127,7 +127,7 @@ def find_links(tmp_path_factory: pytest.TempPathFactory) -> str:
         return given
     out = tmp_path_factory.mktemp("wheels")
     subprocess.run([sys.executable, "-m", "maturin", "build", "--release", "--quiet",
-                    "--out", str(out)], cwd=REPO, check=True, timeout=3000)
+                    "--out", str(out)], cwd=REPO, check=True, timeout=3000, env=release_env())
     return str(out)
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, copy_tree
+from conftest import REPO, copy_tree, release_env
 
 
 def seeded_target(root: Path) -> Path:
@@ -51,7 +51,9 @@ def pre_commit_venv(root: Path) -> Path:
 
 def try_repo(project: Path, clone: Path, home: Path, target: Path,
              *hooks: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PRE_COMMIT", "LANES_"))}
+    # The release build's RUSTFLAGS, so the seeded crates are reused.
+    env = release_env({k: v for k, v in os.environ.items()
+                       if not k.startswith(("PRE_COMMIT", "LANES_"))})
     env.update({"PRE_COMMIT_HOME": str(home), "CARGO_TARGET_DIR": str(target),
                 "PYTHONDONTWRITEBYTECODE": "1"})
     # Only the system's tools and pre-commit's venv: no

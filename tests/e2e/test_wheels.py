@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, TOOLS, copy_tree
+from conftest import REPO, TOOLS, copy_tree, release_env
 from test_gate import GIT_DATES, PATCH, TODAY
 
 PLUGIN = REPO / "python" / "pytest-lanes-gate"
@@ -35,7 +35,7 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
         return Path(given)
     out = tmp_path_factory.mktemp("wheels")
     subprocess.run([sys.executable, "-m", "maturin", "build", "--release", "--quiet",
-                    "--out", str(out)], cwd=REPO, check=True, timeout=3000)
+                    "--out", str(out)], cwd=REPO, check=True, timeout=3000, env=release_env())
     if PLUGIN.is_dir():
         subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w",
                         str(out), str(PLUGIN)], check=True, timeout=600)
