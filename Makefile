@@ -35,7 +35,7 @@ export RUSTFLAGS
 endif
 endif
 
-.PHONY: all build venv test test-rust test-e2e demo demo-patch docs install wheel pgo-profile clean
+.PHONY: all build venv test test-rust test-e2e demo demo-patch docs install wheel pgo-profile rustflags clean
 
 all: build
 
@@ -92,6 +92,11 @@ demo-patch: venv build
 # llvm-profdata; see the script).
 pgo-profile: venv
 	scripts/pgo-profile
+
+# The RUSTFLAGS every cargo build above gets (the bench scripts name the build they measure by
+# them; the end-to-end tests give them to the builds they start, which then reuse the crates).
+rustflags:
+	@printf '%s\n' "$$RUSTFLAGS"
 
 # Shell completions and man pages from each binary's hidden --generate flag.
 DOCS ?= target/docs

@@ -12,9 +12,7 @@ bench_build() {
     echo "$name: make build (the release binaries; nothing to do when they are up to date)" >&2
     make -C "$repo" -s --no-print-directory build >&2 \
         || { echo "$name: error: make build failed" >&2; exit 2; }
-    # The flags make hands cargo, from the Makefile itself.
-    flags=$(make -C "$repo" -s --no-print-directory \
-        --eval '.bench-rustflags: ; @printf "%s\n" "$$RUSTFLAGS"' .bench-rustflags 2>/dev/null)
+    flags=$(make -C "$repo" -s --no-print-directory rustflags 2>/dev/null)
     extra=$(printf '%s\n' $flags | grep -v -e '^-Cprofile-use=' -e '^-Cllvm-args=-no-pgo-warn-mismatch$' \
         | tr '\n' ' ' | sed 's/ $//' || true)
     if [[ $flags == *-Cprofile-use=* ]]; then

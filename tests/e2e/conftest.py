@@ -38,11 +38,9 @@ def release_env(env: dict[str, str] | None = None) -> dict[str, str]:
     flags = os.environ.get("RUSTFLAGS")
     if flags is None and shutil.which("make") is not None:
         clean = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS")}
-        proc = subprocess.run(["make", "-s", "--no-print-directory", "--eval",
-                               '.release-rustflags: ; @printf "%s" "$$RUSTFLAGS"',
-                               ".release-rustflags"], cwd=REPO, capture_output=True, text=True,
-                              env=clean, timeout=120)
-        flags = proc.stdout if proc.returncode == 0 else None
+        proc = subprocess.run(["make", "-s", "--no-print-directory", "rustflags"], cwd=REPO,
+                              capture_output=True, text=True, env=clean, timeout=120)
+        flags = proc.stdout.strip() if proc.returncode == 0 else None
     if flags:
         env["RUSTFLAGS"] = flags
     return env

@@ -15,14 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BIN_DIR, REPO
+from conftest import BIN_DIR, REPO, TOOLS
 
 PROFILE = REPO / "pgo" / "lanes.profdata"
 KEY = REPO / "pgo" / "lanes.profdata.key"
 # IndexedInstrProf's magic, as the little-endian u64 at the start of the file.
 INDEXED_MAGIC = bytes.fromhex("ff6c70726f666981")
 ON_X86_64_LINUX = platform.system() == "Linux" and platform.machine() == "x86_64"
-TOOLS = ("lane-scan", "lane-lock", "freeze-ledger", "lane-tally", "lane-gate")
 MANGLED = re.compile(rb"_ZN[0-9A-Za-z_$.]+E")
 STALE = "may no longer apply"
 
@@ -54,6 +53,12 @@ def cargo_sees(tmp_path: Path, *make_args: str, env_rustflags: str | None = None
     return seen.read_text(), proc.stderr
 
 
+def crate_names(names: set[bytes], tool: str) -> set[bytes]:
+    """The mangled names, of NAMES, of functions in TOOL's crate."""
+    crate = tool.replace("-", "_").encode()
+    return {n for n in names if n.startswith(b"_ZN%d%s" % (len(crate), crate))}
+
+
 def profile_flag(path: Path = PROFILE) -> str:
     return f"-Cprofile-use={path}"
 
@@ -68,10 +73,8 @@ def test_the_committed_profile_is_an_indexed_profile_of_the_five_tools():
     assert data[:8] == INDEXED_MAGIC, data[:16]
     names = set(MANGLED.findall(data))
     for tool in TOOLS:
-        crate = tool.replace("-", "_").encode()
         # Each tool's own code was trained, not only lane-scan's.
-        mine = [n for n in names if n.startswith(b"_ZN%d%s" % (len(crate), crate))]
-        assert len(mine) >= 15, (tool, len(mine))
+        assert len(crate_names(names, tool)) >= 15, tool
 
 
 def test_the_key_names_this_cargo_lock():
@@ -92,12 +95,10 @@ def test_the_profile_names_functions_the_release_binaries_have():
         pytest.skip(f"the profile was written with {rustc_line}, another rustc built these")
     names = set(MANGLED.findall(PROFILE.read_bytes()))
     for tool in TOOLS:
-        binary = BIN_DIR / tool
-        crate = tool.replace("-", "_").encode()
-        mine = {n for n in names if n.startswith(b"_ZN%d%s" % (len(crate), crate))}
+        mine = crate_names(names, tool)
         # Functions the optimizer inlined everywhere have no symbol of their own; a profile of
         # another build (other compiler, other packages) matches next to none.
-        found = len(mine & set(MANGLED.findall(binary.read_bytes())))
+        found = len(mine & set(MANGLED.findall((BIN_DIR / tool).read_bytes())))
         assert found >= len(mine) // 2, (tool, found, len(mine))
 
 
@@ -126,13 +127,11 @@ def test_a_make_started_by_a_recipe_keeps_the_flags_it_inherits(tmp_path: Path):
 
 def test_the_users_own_flags_stay_and_their_own_profile_wins(tmp_path: Path):
     needs_x86_64_linux()
-    for given in ("env", "command line"):
-        if given == "env":
-            flags, _ = cargo_sees(tmp_path, env_rustflags="-Ctarget-cpu=native")
-        else:
-            flags, _ = cargo_sees(tmp_path, "RUSTFLAGS=-Ctarget-cpu=native")
-        assert flags.split()[0] == "-Ctarget-cpu=native", (given, flags)
-        assert flags.split().count(profile_flag()) == 1, (given, flags)
+    # Given in the environment, and on make's command line.
+    for flags, _ in (cargo_sees(tmp_path, env_rustflags="-Ctarget-cpu=native"),
+                     cargo_sees(tmp_path, "RUSTFLAGS=-Ctarget-cpu=native")):
+        assert flags.split()[0] == "-Ctarget-cpu=native", flags
+        assert flags.split().count(profile_flag()) == 1, flags
     # A profile of one's own, spelled either way, is not joined by a second one.
     for own in ("-C profile-generate=/tmp/raw", "-Cprofile-use=/tmp/mine.profdata"):
         assert cargo_sees(tmp_path, env_rustflags=own)[0] == own

@@ -482,10 +482,8 @@ fn a_function_rebound_to_a_test_name_is_collected_with_its_marks() {
     }
 }
 
-/// `def test_x` then `test_x = helper`: pytest runs the later binding, the helper with its own
-/// marks (none here: unmarked); test-redefined names the pair.
-/// In a class body too: a method bound again is named with its class; a name only ever bound
-/// to values there is no test, however often.
+/// test-redefined in a class body: a method bound again is named with its class; a name only
+/// ever bound to values there is no test, however often.
 #[test]
 fn a_method_bound_twice_in_its_class_is_test_redefined() {
     let body = "class TestA:\n    @pytest.mark.merge\n    def test_x(self):\n        assert 1\n\n    test_x = None\n    test_data = 1\n    test_data = 2\n";
@@ -503,6 +501,8 @@ fn a_method_bound_twice_in_its_class_is_test_redefined() {
     );
 }
 
+/// `def test_x` then `test_x = helper`: pytest runs the later binding, the helper with its own
+/// marks (none here: unmarked); test-redefined names the pair.
 #[test]
 fn a_test_rebound_to_a_function_runs_the_later_binding() {
     let body = "@pytest.mark.merge\ndef test_x():\n    assert 1\n\ndef _passes():\n    pass\n\ntest_x = _passes\n";
