@@ -26,6 +26,11 @@ fn found(doc: &Value, rule: &str) -> Vec<(String, u64, String)> {
 
 const HEAD: &str = "import pytest\nimport sys\nimport unittest\n\n";
 
+/// One test module, tests/test_m.py: [`HEAD`], then `body`.
+fn scan_module(name: &str, body: &str) -> Value {
+    scan(name, &[("tests/test_m.py", &format!("{HEAD}{body}"))])
+}
+
 #[test]
 fn runtime_definitions_are_errors_naming_module_and_line() {
     // (name, body after HEAD, line of the construct, words the message must hold)
@@ -98,7 +103,7 @@ fn runtime_definitions_are_errors_naming_module_and_line() {
         ),
     ];
     for (name, body, line, words) in cases {
-        let doc = scan(name, &[("tests/test_m.py", &format!("{HEAD}{body}"))]);
+        let doc = scan_module(name, body);
         let got = found(&doc, "runtime-test-definition");
         assert_eq!(got.len(), 1, "{name}: {doc:#}");
         let (file, at, message) = &got[0];
@@ -146,7 +151,7 @@ fn static_definitions_are_not_flagged() {
         ),
     ];
     for (name, body) in cases {
-        let doc = scan(name, &[("tests/test_m.py", &format!("{HEAD}{body}"))]);
+        let doc = scan_module(name, body);
         assert!(
             found(&doc, "runtime-test-definition").is_empty(),
             "{name}: {doc:#}"
@@ -161,7 +166,7 @@ fn static_definitions_are_not_flagged() {
 #[test]
 fn a_class_bound_to_a_second_test_name_is_collected_under_both() {
     let body = "class TestA:\n    def test_a(self): pass\nTestB = TestA\n_Private = TestA\n";
-    let doc = scan("alias", &[("tests/test_m.py", &format!("{HEAD}{body}"))]);
+    let doc = scan_module("alias", body);
     assert_eq!(
         ids(&doc),
         [
@@ -179,7 +184,7 @@ fn unresolved_bases_of_test_classes_are_errors() {
                 class ByMethods(LibCase):\n    def test_b(self): pass\n\
                 class TestPlain(object):\n    def test_c(self): pass\n\
                 class TestErr(ValueError, unittest.TestCase):\n    def test_d(self): pass\n";
-    let doc = scan("bases", &[("tests/test_m.py", &format!("{HEAD}{body}"))]);
+    let doc = scan_module("bases", body);
     let got = found(&doc, "unresolved-test-base");
     let lines: Vec<u64> = got.iter().map(|g| g.1).collect();
     // TestFromLib (by its name) and ByMethods (by its test method); not the helper, not the
@@ -398,7 +403,7 @@ fn run_test_is_collected_only_without_test_methods() {
     let body = "class Once(unittest.TestCase):\n    def runTest(self): pass\n\
                 class Both(unittest.TestCase):\n    def runTest(self): pass\n    def test_x(self): pass\n\
                 class TestPlain:\n    def runTest(self): pass\n";
-    let doc = scan("run-test", &[("tests/test_m.py", &format!("{HEAD}{body}"))]);
+    let doc = scan_module("run-test", body);
     assert_eq!(
         ids(&doc),
         [
@@ -435,7 +440,7 @@ fn norecursedirs_patterns_with_a_slash_match_the_path() {
 #[test]
 fn a_function_rebound_to_a_test_name_is_collected_with_its_marks() {
     let body = "@pytest.mark.witness\ndef check():\n    pass\n\ntest_again = check\n";
-    let doc = scan("fn-alias", &[("tests/test_m.py", &format!("{HEAD}{body}"))]);
+    let doc = scan_module("fn-alias", body);
     assert!(found(&doc, "runtime-test-definition").is_empty(), "{doc:#}");
     let tests = doc["scan"]["tests"].as_array().unwrap();
     assert_eq!(ids(&doc), ["tests/test_m.py::test_again"], "{doc:#}");
@@ -475,7 +480,7 @@ fn a_function_rebound_to_a_test_name_is_collected_with_its_marks() {
             "test_lost is bound to somewhere.thing",
         ),
     ] {
-        let doc = scan(name, &[("tests/test_m.py", &format!("{HEAD}{body}"))]);
+        let doc = scan_module(name, body);
         let got = found(&doc, "runtime-test-definition");
         assert_eq!(got.len(), 1, "{name}: {doc:#}");
         assert!(got[0].2.contains(words), "{name}: {}", got[0].2);
@@ -487,10 +492,7 @@ fn a_function_rebound_to_a_test_name_is_collected_with_its_marks() {
 #[test]
 fn a_method_bound_twice_in_its_class_is_test_redefined() {
     let body = "class TestA:\n    @pytest.mark.merge\n    def test_x(self):\n        assert 1\n\n    test_x = None\n    test_data = 1\n    test_data = 2\n";
-    let doc = scan(
-        "rebound-method",
-        &[("tests/test_m.py", &format!("{HEAD}{body}"))],
-    );
+    let doc = scan_module("rebound-method", body);
     let found = found(&doc, "test-redefined");
     assert_eq!(found.len(), 1, "{doc:#}");
     let (file, line, message) = &found[0];
@@ -506,10 +508,7 @@ fn a_method_bound_twice_in_its_class_is_test_redefined() {
 #[test]
 fn a_test_rebound_to_a_function_runs_the_later_binding() {
     let body = "@pytest.mark.merge\ndef test_x():\n    assert 1\n\ndef _passes():\n    pass\n\ntest_x = _passes\n";
-    let doc = scan(
-        "rebound-def",
-        &[("tests/test_m.py", &format!("{HEAD}{body}"))],
-    );
+    let doc = scan_module("rebound-def", body);
     let tests = doc["scan"]["tests"].as_array().unwrap();
     assert_eq!(ids(&doc), ["tests/test_m.py::test_x"], "{doc:#}");
     assert_eq!(tests[0]["line"], 9, "{doc:#}");
