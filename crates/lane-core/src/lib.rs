@@ -4,6 +4,7 @@
 
 pub mod cli;
 pub mod clock;
+pub mod detector;
 pub mod document;
 pub mod error;
 pub mod exit;

@@ -4,9 +4,12 @@
 //! names. `--explain RULE` on every binary prints an entry; the rule sections of
 //! docs/evidence.md are generated from here (`evidence_md`), and a test fails when they drift.
 //!
-//! Adding a rule: one entry below (and a constant beside it if the rule names one), its detector
-//! in the tool that reports it, and its tests; then `LANES_WRITE_DOCS=1 cargo test -p lane-core
-//! --test rules_documented` rewrites the docs.
+//! The entries are grouped by the tool whose section carries the rule. Adding a rule (the
+//! steps docs/architecture.md walks through): its entry below in its tool's group (and a
+//! constant beside it if the rule names one), one rule file in that tool's `rules/` holding the
+//! decision and the message, registered by one line in the tool's detector table, and its
+//! tests; then `LANES_WRITE_DOCS=1 cargo test -p lane-core --test rules_documented` rewrites the
+//! docs.
 
 use crate::problem::Severity;
 
@@ -149,6 +152,94 @@ rules! {
         summary: "more freeze tests than merge tests",
         explanation: "Freeze count is a queue length. When it outgrows the merge lane the suite is parking failures instead of specifying behaviour.",
         fix: "replay and promote or delete frozen tests; do not raise the budget.";
+    FileTooLarge = "file-too-large", Error, "lane-scan", acknowledgeable: false,
+        summary: "a Python file is larger than lane-scan reads (SOURCE_MAX_BYTES, 2 MiB)",
+        explanation: "lane-scan refuses a source file over SOURCE_MAX_BYTES (2 MiB) without reading it, so that a hostile file in a patch cannot exhaust the CI runner's memory: parsing costs up to about 170 bytes of memory per byte of source that does not parse. The largest test files of real suites are under 0.4 MB (CPython's test_typing.py, pyparsing's test_unit.py, SymPy's test_spin.py). Its tests are unknown, so the gate fails closed.",
+        fix: "Split the file into smaller test modules, or move generated data out of Python source into a data file the test reads.";
+    TestRedefined = "test-redefined", Error, "lane-scan", acknowledgeable: false,
+        summary: "a collected test name is bound more than once in its module or class",
+        explanation: "pytest runs whatever the name is bound to last (a second def, `test_x = other`, an import as the name), while the scan judges one definition. Definitions in both branches of an if or try whose condition the scan cannot decide are refused too; sys.version_info and sys.platform comparisons are decided for the target interpreter and only the branch that runs counts.",
+        fix: "Give each test one definition: rename or delete the other binding, or guard alternatives with a sys.version_info / sys.platform condition.";
+    CodingCookie = "coding-cookie", Error, "lane-scan", acknowledgeable: false,
+        summary: "a source file declares an encoding other than UTF-8",
+        explanation: "CPython and pytest decode a file with the encoding its PEP 263 coding cookie names, while lane-scan reads UTF-8: with another encoding the scan would judge different text than the one that runs. utf-8, utf8, utf_8 (any case) and ascii are accepted.",
+        fix: "Save the file as UTF-8 and remove the cookie (or declare utf-8).";
+    UnsafeAddopts = "unsafe-addopts", Error, "lane-scan", acknowledgeable: false,
+        summary: "addopts holds an option that changes what runs or how it is reported",
+        explanation: "addopts is added to every pytest run, the gate's too. Options that change selection, collection, the rootdir, the report or hypothesis's search (positional paths, -k, -m, --deselect, -p NAME, --co, -o, --rootdir, --confcutdir, --junitxml, --pyargs, --lf, --ff, --sw, --hypothesis-seed, --hypothesis-profile, snapshot-update flags) would make the run differ from what was scanned. A bare argument after an option lanes does not know is refused too: it may be a path.",
+        fix: "Remove the option from addopts; pass it on the command line of a local run instead. Write an unknown option's value as --opt=VALUE.";
+    UnknownAddopts = "unknown-addopts", Warning, "lane-scan", acknowledgeable: false,
+        summary: "addopts holds an option lanes does not know",
+        explanation: "lanes knows which pytest and common plugin options change nothing it relies on (verbosity, --tb, -W, --cov, -n, -x ...) and which change what runs (unsafe-addopts). An option it does not know could be either; it is named so a human can check it.",
+        fix: "Check the option does not change selection, collection or reports; if it does, remove it from addopts. A warning only.";
+    SwallowedFailure = "swallowed-failure", Error, "lane-scan", acknowledgeable: false,
+        summary: "a merge test's assertion can never fail the test",
+        explanation: "An assert inside a try whose handler catches AssertionError, Exception, BaseException or everything and lets it go (no raise, no pytest.fail, nothing kept for a later assert), an assert inside contextlib.suppress of those, or an assert on an `or` with an operand that cannot be false (`assert x == y or True`) cannot fail a wrong patch, so the test must not vote.",
+        fix: "Let the assertion fail: remove the try / suppress, re-raise or call pytest.fail in the handler, or keep the failures and assert on them afterwards (`failures.append(e)` ... `assert not failures`).";
+    WeakenedSearch = "weakened-search", Warning, "lane-scan", acknowledgeable: false,
+        summary: "a merge property searches a narrowed or shortened domain",
+        explanation: "The property filters its inputs with assume(), sets max_examples below 100 (hypothesis's default), sets phases without generate, sets derandomize=True, or runs under a hypothesis profile loaded in a conftest.py that does. Real suites do these on purpose, so on its own this only informs; the domain attachment records the @given arguments, every assume() and the effective settings, and lane-tally --base reports a change of them as domain-changed.",
+        fix: "Nothing, if the narrowing is intended. Otherwise widen the strategy instead of filtering, and keep max_examples at 100 or more. A warning only.";
+    RuntimeTestDefinition = "runtime-test-definition", Error, "lane-scan", acknowledgeable: false,
+        summary: "a test module creates test classes or functions at run time",
+        explanation: "type(name, bases, namespace), a class or def statement in a loop, writes through globals(), locals() or vars(), setattr on sys.modules or on a class, a metaclass other than abc.ABCMeta on a test class, or a test name bound to a call's result: the tests (or methods) they create exist only once the module runs, so lane-scan cannot know every test of the module or every mark of them. Its tests would reach the tally as unknown-test with no explanation; the scan says so here instead.",
+        fix: "Write each test as a def or class statement at module (or class) level, and express variation with @pytest.mark.parametrize or a parametrized fixture; for unittest suites, one method per case, or subTest inside one method.";
+    ItemCreatingHook = "item-creating-hook", Error, "lane-scan", acknowledgeable: false,
+        summary: "a conftest or plugin module of the project defines a hook that creates test items",
+        explanation: "pytest_collect_file, pytest_collect_directory, pytest_pycollect_makeitem and pytest_pycollect_makemodule in a conftest.py or in a plugin module the configuration loads (-p NAME in addopts, pytest_plugins) make test items (from YAML, text or generated code) that no static reading of Python can list. Every test in the folders the hook reaches is unknown to lane-scan.",
+        fix: "Turn the generated cases into ordinary tests: a test function parametrized over the data files (@pytest.mark.parametrize with a literal or a glob read in the test module), with lane marks written in the source. Installed plugins are not the project's own code and are not flagged.";
+    UnresolvedTestBase = "unresolved-test-base", Error, "lane-scan", acknowledgeable: false,
+        summary: "a test class derives from a base lane-scan cannot read",
+        explanation: "The class's tests, its marks and whether it is a unittest.TestCase come from its bases. A base that is neither a class of the test tree nor one lane-scan knows holds no tests (builtins, unittest.TestCase, abc, typing, enum, collections, dataclasses) is unknown: inherited tests and marks would be missed. Only classes that look like tests (named by python_classes, or with test methods) are reported.",
+        fix: "Derive test classes from classes defined in the test tree (a shared base module under the tests folder) or from unittest.TestCase directly. A base computed at run time (a call, a subscript) should become a plain class statement.";
+    UnresolvedCollectIgnore = "unresolved-collect-ignore", Error, "lane-scan", acknowledgeable: false,
+        summary: "a conftest sets collect_ignore or collect_ignore_glob in a way lane-scan cannot read",
+        explanation: "pytest leaves out of collection the paths a conftest lists in collect_ignore and the patterns in collect_ignore_glob (relative to the conftest's folder; the nearest conftest defining the list decides). lane-scan reads literal lists of strings, + of them, +=, .append and .extend at module level, under if conditions on sys.version_info, sys.platform and os.name decided for the target interpreter. A value computed at run time (a call, a comprehension, a variable), a change inside a function, a loop or a try block, or a condition it cannot decide (an import that may fail, an environment variable) leaves it unsure which files pytest collects under that folder: tests would be reported that pytest never runs, or missed.",
+        fix: "Write the lists as literals at module level of the conftest, and make the variation a condition on sys.version_info or sys.platform; to skip tests when an optional dependency is missing, use pytest.importorskip in the test module (its tests then stay visible and get their lanes).";
+    UnseenDoctests = "unseen-doctests", Error, "lane-scan", acknowledgeable: false,
+        summary: "with --doctest-modules, a module's doctest items cannot all be read statically",
+        explanation: "With --doctest-modules pytest imports every Python module it walks (conftest.py included; not __main__.py or a setuptools setup.py) and collects, through doctest.DocTestFinder, one test per docstring holding examples: the module's, and those of the functions, classes, methods, static and class methods, properties and nested classes defined in it, and the entries of its __test__ dict, named `path.py::module.Class.name`. lane-scan reads these from the source and gives them the lane of `lanes_doctest_lane`. It cannot read a docstring set at run time (`__doc__ = ...` computed, `f.__doc__ = ...`, `setattr(x, \"__doc__\", ...)`, a `__doc__` key given to type()), a decorator it does not know on an object whose docstrings hold examples (it may replace the object, rename it, or drop its docstring: a cached_property's examples are collected on some Python versions only), an object with examples bound under if/try/a loop (whether it exists depends on run time), a function or class made by a call from one with examples, a string with examples that is no docstring it can place (a nested function's), or a __test__ entry that is not a string or a function or class of the module. Nor can it know the module names when the config sets consider_namespace_packages = true: pytest then names a module by the first folder above it under which Python's import system finds it at run time, which depends on sys.path (python -m pytest puts the working folder first, the pytest script does not), so every module's items may be named `ns.pkg.mod.f` or `pkg.mod.f` (reported once, at the config line). Those items would reach the tally as unknown tests or be missed.",
+        fix: "Make the docstrings literal and the objects plain definitions at module or class level: write the docstring in the def (not assigned afterwards), use decorators that keep the function (functools.wraps inside, or staticmethod, classmethod, property, functools.lru_cache), define the object unconditionally (choose the implementation inside it), or move the examples into a doctest text file or a marked test that runs doctest.testmod; with --doctest-modules leave consider_namespace_packages off (or give the namespace folders an __init__.py and drop the option).";
+    FixMarkers = "fix-markers", Warning, "lane-scan", acknowledgeable: false,
+        summary: "lane-scan --fix registers the lane markers the pytest configuration lacks",
+        explanation: "pytest's --strict-markers refuses an unregistered mark, and lane-scan reports unregistered-marker. --fix adds the missing merge, witness and freeze lines to the markers value of the file pytest already reads (pytest.ini, .pytest.ini, tox.ini [pytest], setup.cfg [tool:pytest], pyproject.toml [tool.pytest.ini_options] or [tool.pytest], pytest.toml), or writes a pytest.ini when there is none. Every other byte of the file is kept. Nothing is added when required_plugins names pytest-lanes-gate, which registers them.",
+        fix: "Nothing to do: review the diff (lane-scan --diff) and commit it.";
+    FixProperty = "fix-property", Warning, "lane-scan", acknowledgeable: false,
+        summary: "lane-scan --fix gives an unmarked hypothesis property (@given) the merge lane",
+        explanation: "A property checks an invariant over a generated domain: it can tell a wrong patch from a right one, so it votes. The merge lane then asks for a 'shrinking:' note (in its docstring, its class's or its module's): --fix --shrinking NOTE writes one into the module docstring, or lists the modules that lack one.",
+        fix: "Nothing to do if the property asserts behaviour the patch must keep; otherwise mark it by hand before running --fix.";
+    FixSnapshot = "fix-snapshot", Warning, "lane-scan", acknowledgeable: false,
+        summary: "lane-scan --fix gives an unmarked test that takes a snapshot fixture the witness lane",
+        explanation: "A test that takes syrupy's or pytest-snapshot's snapshot fixture (or syrupy's snapshot_* ones), or a pytest-regressions *_regression fixture, compares output with stored golden bytes: it corroborates those bytes and may fail a patch, but never approves one.",
+        fix: "Lock the snapshot files with lane-lock lock, as for any witness.";
+    FixFreezeCandidate = "fix-freeze-candidate", Warning, "lane-scan", acknowledgeable: false,
+        summary: "lane-scan --fix lists an unmarked xfail, skipped or retried test for a human instead of giving it a lane",
+        explanation: "A test the scan's own lane rules refuse as a voter cannot vote: an unconditional skip (unconditional-skip: skip, unittest.skip, a skipif / skipIf / skipUnless whose condition the scan decides as skipping for the target interpreter, one reaching it from a class or module pytestmark, pytest.skip() in its body or at module level), an expected failure (xfail-in-voting-lane: xfail, unittest.expectedFailure) or a retry (retry-in-voting-lane: a flaky mark). --fix decides by the same facts the scan judges, and prints the rule and place that refuse each candidate; a conditional skip the scan cannot decide keeps the test's normal lane (conditional-skip). A known failure belongs in the freeze lane, which needs a ledger ticket (seed, input digest, expiry, replay job) that only a human can vouch for. --fix writes no ticket; it lists the test (and with --mark-freeze marks it freeze, so freeze-ledger check keeps asking for the ticket). A skipped test stays unconditional-skip in any lane. An xfail or skip inside one parameter set (pytest.param(..., marks=...)) is that parameter's, not the test's: its other parameters vote, so the test gets the lane the other rules give it, and is listed (never marked freeze) so that a human moves that parameter to a test of its own or fixes it.",
+        fix: "Write its ticket with freeze-ledger add and mark it @pytest.mark.freeze (or run --fix --mark-freeze), or make it pass and let --fix give it a voting lane.";
+    FixMerge = "fix-merge", Warning, "lane-scan", acknowledgeable: false,
+        summary: "lane-scan --fix gives any other unmarked test the merge lane",
+        explanation: "A test that is not a property, takes no snapshot fixture and is not an expected failure or skip is a human-written input/output check: it votes. One pytestmark per module when the whole module gets merge, a class decorator when a class is uniform, a decorator on the test otherwise. The merge lane then asks for an owner.",
+        fix: "Nothing to do if the test checks behaviour; a flaky one belongs in the freeze lane with a ticket.";
+    FixOwner = "fix-owner", Warning, "lane-scan", acknowledgeable: false,
+        summary: "lane-scan --fix lists (or with --owner TEAM writes) the owner of modules whose merge tests have none",
+        explanation: "A human-written merge test needs an owner: an owner: line in its docstring, its class's or its module's, or a CODEOWNERS entry (.github/CODEOWNERS, CODEOWNERS, docs/CODEOWNERS, .gitlab/CODEOWNERS; last match wins) for its file. --fix lists each module whose merge tests have none; --fix --owner TEAM adds an owner: line to the module's docstring (a new docstring when it has none), never replacing one.",
+        fix: "Run lane-scan --fix --owner TEAM, add a CODEOWNERS entry, or write owner: lines by hand.";
+    TestAwareCode = "test-aware-code", Error, "lane-scan", acknowledgeable: false,
+        summary: "product code branches on being under test or reaches into the test run",
+        explanation: "Product code the patch changed (lane-scan --changed DIFF; lane-gate passes its --base diff, and without --base judges every product file) reads PYTEST_* environment variables (PYTEST_CURRENT_TEST, PYTEST_VERSION ...), asks sys.modules for pytest or _pytest, reads sys._called_from_test, imports pytest or _pytest (unless the project declares a pytest11 entry point: it is a pytest plugin), registers an atexit handler, names pytest's report options (--junitxml), or writes (open for writing, Path.write_text / write_bytes) to a path built from a literal under a test folder (tests, test, testing, or a testpaths entry). A library that knows it is being tested, or can touch the run, can pass any suite: it runs inside the pytest process that judges it. Product files are the Python files that are not test modules, conftest.py files, or under a test folder.",
+        fix: "Remove the code: product behaviour must not depend on the test run, and cleanup belongs in a context manager or an explicit close rather than an atexit handler. Test-only switches belong in fixtures or conftest.py (test surface, reviewed as such).";
+    UndecidedTestBranch = "undecided-test-branch", Error, "lane-scan", acknowledgeable: false,
+        summary: "a test is defined under an if (in a class body or at module level) that lane-scan cannot decide",
+        explanation: "A module body and a class body run once, at import: of `if COND: def test_a ... else: def test_b ...` only one branch defines its tests (methods, module-level test functions, test classes). lane-scan decides conditions on sys.version_info, sys.platform and os.name (and constants, not / and / or of them) for the target interpreter (--python, or the python on PATH, asked in isolated mode), and collects only the tests of the branch taken. Any other condition (an import that may have failed, an environment variable, a module attribute) leaves it unknown whether the test exists: the scan keeps it and reports it here, since it may list a test pytest never collects, or give it the wrong definition.",
+        fix: "Make the condition one lane-scan can decide (sys.version_info, sys.platform, os.name, platform.python_implementation(), or a name whose module-level value is built from those: lane-scan follows it into the module it is imported from), or define the test unconditionally and skip inside it with @pytest.mark.skipif(COND, reason=...) so the test always exists and its skip is visible. If no interpreter answered, pass --python PATH.";
+    EmptyParameterSet = "empty-parameter-set", Error, "lane-scan", acknowledgeable: false,
+        summary: "a parametrize with an empty list of values fails collection (empty_parameter_set_mark = fail_at_collect)",
+        explanation: "pytest gives a test parametrized over an empty list one item with the mark the ini key empty_parameter_set_mark names: skip (the default; lane-scan reports unconditional-skip), xfail (lane-scan reports the xfail), or fail_at_collect, which makes the whole module a collection error: none of its tests run. lane-scan reads empty lists and tuples written in the parametrize call or in a used fixture's params= (the fixture's def is named). Parameter sets computed at run time (a call, a generator reading data files, a name bound to [] that is often filled later) cannot be counted statically: the test's evidence records them as empty_params (each computed set's file:line and the mark an empty one gets). If such a set comes out empty, pytest gives the test a single item with the parameter id NOTSET (test_x[NOTSET]) carrying that mark; lane-tally reports it as merge-skipped, witness-skipped or missing-freeze-run and says it is the empty computed set, and under fail_at_collect the module's collection error rejects.",
+        fix: "Give the parametrize at least one parameter set, or remove the test; do not ship a parametrize over an empty list.";
+    DoctestChanged = "doctest-changed", Error, "lane-scan", acknowledgeable: true,
+        summary: "the patch changes the text of a doctest item",
+        explanation: "With --doctest-modules (or a doctest text file) the examples in a docstring are a test, and they live in a product file: a patch that changes a function and the expected output of its examples together would pass its own doctest, and the file is product code, so the base's test surface does not replace it. lane-scan (with the lines a patch changed: --changed DIFF, or lane-gate --base) reports every doctest item whose docstring or text file the patch changed, so that a human reviews the test change.",
+        fix: "Send changes to doctest examples as their own reviewed change (the base's examples then judge the code change), or have a maintainer acknowledge them (`--ack TEXT`).";
     // ---- lane-lock ----
     DigestMoved = "digest-moved", Error, "lane-lock", acknowledgeable: false,
         summary: "a locked file's SHA-256 no longer matches",
@@ -182,6 +273,22 @@ rules! {
         summary: "a patch moves digests and changes code in the same change",
         explanation: "When the same patch rewrites a golden file, its lock and the code it witnesses, the witness proves nothing. Split the lock edit into its own change, or pass --reason TEXT explaining why the bytes changed.",
         fix: "Split the patch: first the code change (which must pass against the old golden bytes, or fail honestly), then the lock edit on its own. If the bytes truly must change with the code, pass `--reason TEXT` to `lane-lock diff` so a reviewer reads why.";
+    LockEntryAdded = "lock-entry-added", Error, "lane-lock", acknowledgeable: true,
+        summary: "a lock entry or sidecar was added between base and head",
+        explanation: "A patch that locks new golden bytes (lane-lock lock, or a new .sha256 sidecar) chooses what its own witness tests compare against. Lock edits are a separate review surface: a human confirms the new bytes are right.",
+        fix: "Land the new lock entry (or sidecar) as its own change that a human reviews, or have a maintainer acknowledge it.";
+    WitnessTestRemoved = "witness-test-removed", Error, "lane-lock", acknowledgeable: true,
+        summary: "a witness test of the base is gone or left the witness lane",
+        explanation: "lane-lock diff given the base's scan (--base-scan) and the patch's scan (the evidence document on stdin): a witness test that corroborated locked bytes in the base no longer does, so the bytes it guarded are unwatched. Dropping a failing witness is the cheapest way past it.",
+        fix: "Restore the witness test. If the removal is intended, land it as its own reviewed change, or have a maintainer acknowledge it.";
+    WitnessFixtureChanged = "witness-fixture-changed", Error, "lane-lock", acknowledgeable: true,
+        summary: "a witness test's fixture= differs from the base's",
+        explanation: "lane-lock diff given the base's scan (--base-scan): pointing a witness test at other golden bytes is the same as changing them. A human reviews which bytes the test now corroborates.",
+        fix: "Point the witness test back at its base fixture. If the change is intended, land it as its own reviewed change, or have a maintainer acknowledge it.";
+    OrphanSnapshot = "orphan-snapshot", Warning, "lane-lock", acknowledgeable: false,
+        summary: "a snapshot file that no witness test uses",
+        explanation: "lane-scan lists the files in the snapshot libraries' layouts beside each test module: syrupy's __snapshots__/<module>.ambr and __snapshots__/<module>/<test>.<ext>, pytest-regressions' data folder named after the module (<module>/<test>.<ext>; a check(basename=...) or check(fullpath=...) string literal names the file instead, and any other value is refused as missing-attachment), pytest-snapshot's snapshots/<module>/<test>/ or the snapshot_dir folder a test sets; a data file named for a class or test that is gone, or by the other setting of --with-test-class-names, is listed too. A witness test that takes the library's fixture (snapshot, data_regression, file_regression, ...) gets its files as fixtures, locked like any fixture=. A snapshot file no witness test uses is left over from a renamed or removed test, or belongs to a test outside the witness lane: its bytes pin nothing.",
+        fix: "Delete the snapshot file, or put the test that uses it in the witness lane (@pytest.mark.witness) and lock the file with `lane-lock lock PATH --today DATE`. A warning only.";
     // ---- freeze-ledger ----
     InvalidTicket = "invalid-ticket", Error, "freeze-ledger", acknowledgeable: false,
         summary: "a ledger row has a bad or missing field",
@@ -300,6 +407,34 @@ rules! {
         summary: "a test moved from merge to witness or freeze",
         explanation: "Moving a voter out of the merge lane removes its vote. A human reviews lane changes; acknowledge an intended one with --reason TEXT.",
         fix: "Move the test back to the merge lane. If the change is intended, pass `--reason TEXT` to `lane-tally` and have it reviewed.";
+    IdentityCollision = "identity-collision", Error, "lane-tally", acknowledgeable: false,
+        summary: "cases from different files claim to be the same test",
+        explanation: "Two report cases carry the classname and name of one scanned test but were run from different files (the xunit1 file attribute). pytest spells a root-level tests.py with class test_invoice_merge exactly like tests/test_invoice_merge.py, so an impostor could vote in the real test's name. The case from the file that does not define the test is unknown-test too.",
+        fix: "Rename or remove the module or class whose dotted name spells another test module's classname, so every case names one test.";
+    DomainChanged = "domain-changed", Error, "lane-tally", acknowledgeable: true,
+        summary: "a merge property's recorded domain differs from the base's",
+        explanation: "A narrowed strategy, a new assume(), fewer examples or other changed settings let a property pass a wrong patch while still voting. With --base, lane-tally compares each merge property's domain attachment (the @given arguments, its assume() calls and effective settings) with the base's, and a merge test that asserted in the base and no longer asserts anything is reported too.",
+        fix: "Restore the base's domain. If the change is intended, acknowledge it with --reason TEXT (lane-gate: --ack) so a reviewer sees it.";
+    LaneDrift = "lane-drift", Error, "lane-tally", acknowledgeable: false,
+        summary: "a test's lane marks at run time differ from its source, or pytest ran an item the scan never saw",
+        explanation: "pytest-lanes-gate records, inside the pytest run, the lane marks that reached each item, its test id, file and line (JUnit properties lanes_marks, lanes_test, lanes_file, lanes_line). A conftest hook, a plugin or a fixture that adds or removes a lane mark at run time, or creates items, moves a test into or out of a lane behind the static scan's back: the vote would count evidence nobody reviewed in the source.",
+        fix: "Write the lane marks in the source (decorators or pytestmark) and drop the hook or plugin code that adds, removes or creates them at run time; then the scan and the run agree.";
+    KnownFailurePassed = "known-failure-passed", Warning, "lane-tally", acknowledgeable: false,
+        summary: "a freeze test recorded as a known failure (xfail strict=True) passed: promote it",
+        explanation: "A freeze test marked xfail(strict=True) is a recorded known failure: it runs, its failure is expected and it never votes. When it passes (pytest reports a strict xpass as a failure), the bug it records looks fixed: the test is ready to leave the freeze lane. Never a vote: a warning only.",
+        fix: "Promote the test: remove its xfail mark, move it to the merge lane (or witness), and remove its ticket with `freeze-ledger remove TEST_ID`.";
+    StaleReport = "stale-report", Error, "lane-tally", acknowledgeable: false,
+        summary: "a report does not answer this evidence document: its run manifest names another document's digest, or it has none where one is required",
+        explanation: "lane-gate gives every pytest run a run manifest (the JUnit suite name: the SHA-256 of the evidence document the run answers, the lane, and shard K of N). A report whose digest is another document's comes from another scan (a test file changed between scan and run, a shard job on another commit) or from an earlier run of the same tests (an artifact left over from a previous attempt); counting it would vote on evidence about other code. A document made by lane-gate requires the manifest in every report; a report given for the wrong lane, with a malformed manifest or with several manifests is refused too.",
+        fix: "Run the lanes again from the same evidence document (lane-gate, or lane-gate --shard K/N in every shard job of one CI run, with the date pinned once per run) and vote over those reports only; remove reports left over from earlier runs from the out folder or the downloaded artifacts.";
+    MissingShard = "missing-shard", Error, "lane-tally", acknowledgeable: false,
+        summary: "a shard of a lane has no report",
+        explanation: "The run manifests say the lanes ran in N shards, but shard K of a lane with tests has no report among those given: the shard job did not run, failed before pytest wrote its report, or its artifact was not downloaded. Its tests did not vote, whichever tests they are.",
+        fix: "Make every shard job upload its out folder (also when its tests fail) and make the vote job wait for all of them and download every artifact; re-run the missing shard.";
+    ConflictingShard = "conflicting-shard", Error, "lane-tally", acknowledgeable: false,
+        summary: "one shard of a lane reported twice with different outcomes, or one test answered by two shards",
+        explanation: "Each test of a lane belongs to exactly one shard of the split. The same shard reported twice (a re-run attempt uploading its artifact beside the first one's) with different outcomes leaves the vote to whichever file is read last; a test answered by two different shards, or shards that disagree on N, means the shard jobs did not run one split of one scan.",
+        fix: "Keep one report per shard: download only the latest attempt's artifacts (or give each attempt's out folder a name the vote job picks one of), and run every shard job of one CI run with the same N and the same evidence.";
     // ---- lane-gate ----
     TestSurfaceChanged = "test-surface-changed", Error, "lane-gate", acknowledgeable: true,
         summary: "the patch changes the test surface",
@@ -317,157 +452,10 @@ rules! {
         summary: "a test the patch added or changed failed in the patch's own tree",
         explanation: "The patch's new or changed tests run after the vote as non-voting candidates. A failing candidate does not decide, but the patch's own tests disagree with its code.",
         fix: "Review the patch before acknowledging its test changes: either the code or its new test is wrong. A warning only.";
-    // ---- issue 17: bounded memory on hostile input ----
-    FileTooLarge = "file-too-large", Error, "lane-scan", acknowledgeable: false,
-        summary: "a Python file is larger than lane-scan reads (SOURCE_MAX_BYTES, 2 MiB)",
-        explanation: "lane-scan refuses a source file over SOURCE_MAX_BYTES (2 MiB) without reading it, so that a hostile file in a patch cannot exhaust the CI runner's memory: parsing costs up to about 170 bytes of memory per byte of source that does not parse. The largest test files of real suites are under 0.4 MB (CPython's test_typing.py, pyparsing's test_unit.py, SymPy's test_spin.py). Its tests are unknown, so the gate fails closed.",
-        fix: "Split the file into smaller test modules, or move generated data out of Python source into a data file the test reads.";
-    // ---- issue 16: lane-tally / lane-lock ----
-    IdentityCollision = "identity-collision", Error, "lane-tally", acknowledgeable: false,
-        summary: "cases from different files claim to be the same test",
-        explanation: "Two report cases carry the classname and name of one scanned test but were run from different files (the xunit1 file attribute). pytest spells a root-level tests.py with class test_invoice_merge exactly like tests/test_invoice_merge.py, so an impostor could vote in the real test's name. The case from the file that does not define the test is unknown-test too.",
-        fix: "Rename or remove the module or class whose dotted name spells another test module's classname, so every case names one test.";
-    LockEntryAdded = "lock-entry-added", Error, "lane-lock", acknowledgeable: true,
-        summary: "a lock entry or sidecar was added between base and head",
-        explanation: "A patch that locks new golden bytes (lane-lock lock, or a new .sha256 sidecar) chooses what its own witness tests compare against. Lock edits are a separate review surface: a human confirms the new bytes are right.",
-        fix: "Land the new lock entry (or sidecar) as its own change that a human reviews, or have a maintainer acknowledge it.";
-    WitnessTestRemoved = "witness-test-removed", Error, "lane-lock", acknowledgeable: true,
-        summary: "a witness test of the base is gone or left the witness lane",
-        explanation: "lane-lock diff given the base's scan (--base-scan) and the patch's scan (the evidence document on stdin): a witness test that corroborated locked bytes in the base no longer does, so the bytes it guarded are unwatched. Dropping a failing witness is the cheapest way past it.",
-        fix: "Restore the witness test. If the removal is intended, land it as its own reviewed change, or have a maintainer acknowledge it.";
-    WitnessFixtureChanged = "witness-fixture-changed", Error, "lane-lock", acknowledgeable: true,
-        summary: "a witness test's fixture= differs from the base's",
-        explanation: "lane-lock diff given the base's scan (--base-scan): pointing a witness test at other golden bytes is the same as changing them. A human reviews which bytes the test now corroborates.",
-        fix: "Point the witness test back at its base fixture. If the change is intended, land it as its own reviewed change, or have a maintainer acknowledge it.";
-    // ---- issue 16: lane-scan ----
-    TestRedefined = "test-redefined", Error, "lane-scan", acknowledgeable: false,
-        summary: "a collected test name is bound more than once in its module or class",
-        explanation: "pytest runs whatever the name is bound to last (a second def, `test_x = other`, an import as the name), while the scan judges one definition. Definitions in both branches of an if or try whose condition the scan cannot decide are refused too; sys.version_info and sys.platform comparisons are decided for the target interpreter and only the branch that runs counts.",
-        fix: "Give each test one definition: rename or delete the other binding, or guard alternatives with a sys.version_info / sys.platform condition.";
-    CodingCookie = "coding-cookie", Error, "lane-scan", acknowledgeable: false,
-        summary: "a source file declares an encoding other than UTF-8",
-        explanation: "CPython and pytest decode a file with the encoding its PEP 263 coding cookie names, while lane-scan reads UTF-8: with another encoding the scan would judge different text than the one that runs. utf-8, utf8, utf_8 (any case) and ascii are accepted.",
-        fix: "Save the file as UTF-8 and remove the cookie (or declare utf-8).";
-    UnsafeAddopts = "unsafe-addopts", Error, "lane-scan", acknowledgeable: false,
-        summary: "addopts holds an option that changes what runs or how it is reported",
-        explanation: "addopts is added to every pytest run, the gate's too. Options that change selection, collection, the rootdir, the report or hypothesis's search (positional paths, -k, -m, --deselect, -p NAME, --co, -o, --rootdir, --confcutdir, --junitxml, --pyargs, --lf, --ff, --sw, --hypothesis-seed, --hypothesis-profile, snapshot-update flags) would make the run differ from what was scanned. A bare argument after an option lanes does not know is refused too: it may be a path.",
-        fix: "Remove the option from addopts; pass it on the command line of a local run instead. Write an unknown option's value as --opt=VALUE.";
-    UnknownAddopts = "unknown-addopts", Warning, "lane-scan", acknowledgeable: false,
-        summary: "addopts holds an option lanes does not know",
-        explanation: "lanes knows which pytest and common plugin options change nothing it relies on (verbosity, --tb, -W, --cov, -n, -x ...) and which change what runs (unsafe-addopts). An option it does not know could be either; it is named so a human can check it.",
-        fix: "Check the option does not change selection, collection or reports; if it does, remove it from addopts. A warning only.";
-    SwallowedFailure = "swallowed-failure", Error, "lane-scan", acknowledgeable: false,
-        summary: "a merge test's assertion can never fail the test",
-        explanation: "An assert inside a try whose handler catches AssertionError, Exception, BaseException or everything and lets it go (no raise, no pytest.fail, nothing kept for a later assert), an assert inside contextlib.suppress of those, or an assert on an `or` with an operand that cannot be false (`assert x == y or True`) cannot fail a wrong patch, so the test must not vote.",
-        fix: "Let the assertion fail: remove the try / suppress, re-raise or call pytest.fail in the handler, or keep the failures and assert on them afterwards (`failures.append(e)` ... `assert not failures`).";
-    WeakenedSearch = "weakened-search", Warning, "lane-scan", acknowledgeable: false,
-        summary: "a merge property searches a narrowed or shortened domain",
-        explanation: "The property filters its inputs with assume(), sets max_examples below 100 (hypothesis's default), sets phases without generate, sets derandomize=True, or runs under a hypothesis profile loaded in a conftest.py that does. Real suites do these on purpose, so on its own this only informs; the domain attachment records the @given arguments, every assume() and the effective settings, and lane-tally --base reports a change of them as domain-changed.",
-        fix: "Nothing, if the narrowing is intended. Otherwise widen the strategy instead of filtering, and keep max_examples at 100 or more. A warning only.";
-    // ---- issue 16: lane-tally (domain) ----
-    DomainChanged = "domain-changed", Error, "lane-tally", acknowledgeable: true,
-        summary: "a merge property's recorded domain differs from the base's",
-        explanation: "A narrowed strategy, a new assume(), fewer examples or other changed settings let a property pass a wrong patch while still voting. With --base, lane-tally compares each merge property's domain attachment (the @given arguments, its assume() calls and effective settings) with the base's, and a merge test that asserted in the base and no longer asserts anything is reported too.",
-        fix: "Restore the base's domain. If the change is intended, acknowledge it with --reason TEXT (lane-gate: --ack) so a reviewer sees it.";
-    // ---- issue 15 (red team): what the pytest process says against what it wrote ----
     ReportContradictsExit = "report-contradicts-exit", Error, "lane-gate", acknowledgeable: false,
         summary: "a lane's JUnit report disagrees with its pytest exit status",
         explanation: "pytest exits 1 when a test failed, 0 when none did, and 5 when it collected nothing. A report with no failure from a run that exited 1 (or a failure from one that exited 0, or cases from one that collected nothing) was changed after pytest wrote it, by code inside the run: an atexit handler or a hook rewriting the file. The report cannot vote.",
         fix: "Find the code that writes to the report (a conftest, a plugin, or product code registering an atexit handler) and remove it; the log of the lane shows what pytest itself saw.";
-    // ---- issue 18: lane-scan says exactly what it cannot see ----
-    RuntimeTestDefinition = "runtime-test-definition", Error, "lane-scan", acknowledgeable: false,
-        summary: "a test module creates test classes or functions at run time",
-        explanation: "type(name, bases, namespace), a class or def statement in a loop, writes through globals(), locals() or vars(), setattr on sys.modules or on a class, a metaclass other than abc.ABCMeta on a test class, or a test name bound to a call's result: the tests (or methods) they create exist only once the module runs, so lane-scan cannot know every test of the module or every mark of them. Its tests would reach the tally as unknown-test with no explanation; the scan says so here instead.",
-        fix: "Write each test as a def or class statement at module (or class) level, and express variation with @pytest.mark.parametrize or a parametrized fixture; for unittest suites, one method per case, or subTest inside one method.";
-    ItemCreatingHook = "item-creating-hook", Error, "lane-scan", acknowledgeable: false,
-        summary: "a conftest or plugin module of the project defines a hook that creates test items",
-        explanation: "pytest_collect_file, pytest_collect_directory, pytest_pycollect_makeitem and pytest_pycollect_makemodule in a conftest.py or in a plugin module the configuration loads (-p NAME in addopts, pytest_plugins) make test items (from YAML, text or generated code) that no static reading of Python can list. Every test in the folders the hook reaches is unknown to lane-scan.",
-        fix: "Turn the generated cases into ordinary tests: a test function parametrized over the data files (@pytest.mark.parametrize with a literal or a glob read in the test module), with lane marks written in the source. Installed plugins are not the project's own code and are not flagged.";
-    UnresolvedTestBase = "unresolved-test-base", Error, "lane-scan", acknowledgeable: false,
-        summary: "a test class derives from a base lane-scan cannot read",
-        explanation: "The class's tests, its marks and whether it is a unittest.TestCase come from its bases. A base that is neither a class of the test tree nor one lane-scan knows holds no tests (builtins, unittest.TestCase, abc, typing, enum, collections, dataclasses) is unknown: inherited tests and marks would be missed. Only classes that look like tests (named by python_classes, or with test methods) are reported.",
-        fix: "Derive test classes from classes defined in the test tree (a shared base module under the tests folder) or from unittest.TestCase directly. A base computed at run time (a call, a subscript) should become a plain class statement.";
-    // ---- issue 19: pytest-lanes-gate's runtime evidence, known failures ----
-    LaneDrift = "lane-drift", Error, "lane-tally", acknowledgeable: false,
-        summary: "a test's lane marks at run time differ from its source, or pytest ran an item the scan never saw",
-        explanation: "pytest-lanes-gate records, inside the pytest run, the lane marks that reached each item, its test id, file and line (JUnit properties lanes_marks, lanes_test, lanes_file, lanes_line). A conftest hook, a plugin or a fixture that adds or removes a lane mark at run time, or creates items, moves a test into or out of a lane behind the static scan's back: the vote would count evidence nobody reviewed in the source.",
-        fix: "Write the lane marks in the source (decorators or pytestmark) and drop the hook or plugin code that adds, removes or creates them at run time; then the scan and the run agree.";
-    KnownFailurePassed = "known-failure-passed", Warning, "lane-tally", acknowledgeable: false,
-        summary: "a freeze test recorded as a known failure (xfail strict=True) passed: promote it",
-        explanation: "A freeze test marked xfail(strict=True) is a recorded known failure: it runs, its failure is expected and it never votes. When it passes (pytest reports a strict xpass as a failure), the bug it records looks fixed: the test is ready to leave the freeze lane. Never a vote: a warning only.",
-        fix: "Promote the test: remove its xfail mark, move it to the merge lane (or witness), and remove its ticket with `freeze-ledger remove TEST_ID`.";
-    // ---- issue 19 (snap): snapshot libraries' files are witness fixtures ----
-    OrphanSnapshot = "orphan-snapshot", Warning, "lane-lock", acknowledgeable: false,
-        summary: "a snapshot file that no witness test uses",
-        explanation: "lane-scan lists the files in the snapshot libraries' layouts beside each test module: syrupy's __snapshots__/<module>.ambr and __snapshots__/<module>/<test>.<ext>, pytest-regressions' data folder named after the module (<module>/<test>.<ext>; a check(basename=...) or check(fullpath=...) string literal names the file instead, and any other value is refused as missing-attachment), pytest-snapshot's snapshots/<module>/<test>/ or the snapshot_dir folder a test sets; a data file named for a class or test that is gone, or by the other setting of --with-test-class-names, is listed too. A witness test that takes the library's fixture (snapshot, data_regression, file_regression, ...) gets its files as fixtures, locked like any fixture=. A snapshot file no witness test uses is left over from a renamed or removed test, or belongs to a test outside the witness lane: its bytes pin nothing.",
-        fix: "Delete the snapshot file, or put the test that uses it in the witness lane (@pytest.mark.witness) and lock the file with `lane-lock lock PATH --today DATE`. A warning only.";
-    // ---- issue 18 (2): lane-scan collects as pytest does ----
-    UnresolvedCollectIgnore = "unresolved-collect-ignore", Error, "lane-scan", acknowledgeable: false,
-        summary: "a conftest sets collect_ignore or collect_ignore_glob in a way lane-scan cannot read",
-        explanation: "pytest leaves out of collection the paths a conftest lists in collect_ignore and the patterns in collect_ignore_glob (relative to the conftest's folder; the nearest conftest defining the list decides). lane-scan reads literal lists of strings, + of them, +=, .append and .extend at module level, under if conditions on sys.version_info, sys.platform and os.name decided for the target interpreter. A value computed at run time (a call, a comprehension, a variable), a change inside a function, a loop or a try block, or a condition it cannot decide (an import that may fail, an environment variable) leaves it unsure which files pytest collects under that folder: tests would be reported that pytest never runs, or missed.",
-        fix: "Write the lists as literals at module level of the conftest, and make the variation a condition on sys.version_info or sys.platform; to skip tests when an optional dependency is missing, use pytest.importorskip in the test module (its tests then stay visible and get their lanes).";
-    UnseenDoctests = "unseen-doctests", Error, "lane-scan", acknowledgeable: false,
-        summary: "with --doctest-modules, a module's doctest items cannot all be read statically",
-        explanation: "With --doctest-modules pytest imports every Python module it walks (conftest.py included; not __main__.py or a setuptools setup.py) and collects, through doctest.DocTestFinder, one test per docstring holding examples: the module's, and those of the functions, classes, methods, static and class methods, properties and nested classes defined in it, and the entries of its __test__ dict, named `path.py::module.Class.name`. lane-scan reads these from the source and gives them the lane of `lanes_doctest_lane`. It cannot read a docstring set at run time (`__doc__ = ...` computed, `f.__doc__ = ...`, `setattr(x, \"__doc__\", ...)`, a `__doc__` key given to type()), a decorator it does not know on an object whose docstrings hold examples (it may replace the object, rename it, or drop its docstring: a cached_property's examples are collected on some Python versions only), an object with examples bound under if/try/a loop (whether it exists depends on run time), a function or class made by a call from one with examples, a string with examples that is no docstring it can place (a nested function's), or a __test__ entry that is not a string or a function or class of the module. Nor can it know the module names when the config sets consider_namespace_packages = true: pytest then names a module by the first folder above it under which Python's import system finds it at run time, which depends on sys.path (python -m pytest puts the working folder first, the pytest script does not), so every module's items may be named `ns.pkg.mod.f` or `pkg.mod.f` (reported once, at the config line). Those items would reach the tally as unknown tests or be missed.",
-        fix: "Make the docstrings literal and the objects plain definitions at module or class level: write the docstring in the def (not assigned afterwards), use decorators that keep the function (functools.wraps inside, or staticmethod, classmethod, property, functools.lru_cache), define the object unconditionally (choose the implementation inside it), or move the examples into a doctest text file or a marked test that runs doctest.testmod; with --doctest-modules leave consider_namespace_packages off (or give the namespace folders an __init__.py and drop the option).";
-    // ---- issue 21: the vote across CI shards, bound to one scan ----
-    StaleReport = "stale-report", Error, "lane-tally", acknowledgeable: false,
-        summary: "a report does not answer this evidence document: its run manifest names another document's digest, or it has none where one is required",
-        explanation: "lane-gate gives every pytest run a run manifest (the JUnit suite name: the SHA-256 of the evidence document the run answers, the lane, and shard K of N). A report whose digest is another document's comes from another scan (a test file changed between scan and run, a shard job on another commit) or from an earlier run of the same tests (an artifact left over from a previous attempt); counting it would vote on evidence about other code. A document made by lane-gate requires the manifest in every report; a report given for the wrong lane, with a malformed manifest or with several manifests is refused too.",
-        fix: "Run the lanes again from the same evidence document (lane-gate, or lane-gate --shard K/N in every shard job of one CI run, with the date pinned once per run) and vote over those reports only; remove reports left over from earlier runs from the out folder or the downloaded artifacts.";
-    MissingShard = "missing-shard", Error, "lane-tally", acknowledgeable: false,
-        summary: "a shard of a lane has no report",
-        explanation: "The run manifests say the lanes ran in N shards, but shard K of a lane with tests has no report among those given: the shard job did not run, failed before pytest wrote its report, or its artifact was not downloaded. Its tests did not vote, whichever tests they are.",
-        fix: "Make every shard job upload its out folder (also when its tests fail) and make the vote job wait for all of them and download every artifact; re-run the missing shard.";
-    ConflictingShard = "conflicting-shard", Error, "lane-tally", acknowledgeable: false,
-        summary: "one shard of a lane reported twice with different outcomes, or one test answered by two shards",
-        explanation: "Each test of a lane belongs to exactly one shard of the split. The same shard reported twice (a re-run attempt uploading its artifact beside the first one's) with different outcomes leaves the vote to whichever file is read last; a test answered by two different shards, or shards that disagree on N, means the shard jobs did not run one split of one scan.",
-        fix: "Keep one report per shard: download only the latest attempt's artifacts (or give each attempt's out folder a name the vote job picks one of), and run every shard job of one CI run with the same N and the same evidence.";
-    // ---- issue 19 (fix): the rules `lane-scan --fix` applies, printed beside each edit ----
-    FixMarkers = "fix-markers", Warning, "lane-scan", acknowledgeable: false,
-        summary: "lane-scan --fix registers the lane markers the pytest configuration lacks",
-        explanation: "pytest's --strict-markers refuses an unregistered mark, and lane-scan reports unregistered-marker. --fix adds the missing merge, witness and freeze lines to the markers value of the file pytest already reads (pytest.ini, .pytest.ini, tox.ini [pytest], setup.cfg [tool:pytest], pyproject.toml [tool.pytest.ini_options] or [tool.pytest], pytest.toml), or writes a pytest.ini when there is none. Every other byte of the file is kept. Nothing is added when required_plugins names pytest-lanes-gate, which registers them.",
-        fix: "Nothing to do: review the diff (lane-scan --diff) and commit it.";
-    FixProperty = "fix-property", Warning, "lane-scan", acknowledgeable: false,
-        summary: "lane-scan --fix gives an unmarked hypothesis property (@given) the merge lane",
-        explanation: "A property checks an invariant over a generated domain: it can tell a wrong patch from a right one, so it votes. The merge lane then asks for a 'shrinking:' note (in its docstring, its class's or its module's): --fix --shrinking NOTE writes one into the module docstring, or lists the modules that lack one.",
-        fix: "Nothing to do if the property asserts behaviour the patch must keep; otherwise mark it by hand before running --fix.";
-    FixSnapshot = "fix-snapshot", Warning, "lane-scan", acknowledgeable: false,
-        summary: "lane-scan --fix gives an unmarked test that takes a snapshot fixture the witness lane",
-        explanation: "A test that takes syrupy's or pytest-snapshot's snapshot fixture (or syrupy's snapshot_* ones), or a pytest-regressions *_regression fixture, compares output with stored golden bytes: it corroborates those bytes and may fail a patch, but never approves one.",
-        fix: "Lock the snapshot files with lane-lock lock, as for any witness.";
-    FixFreezeCandidate = "fix-freeze-candidate", Warning, "lane-scan", acknowledgeable: false,
-        summary: "lane-scan --fix lists an unmarked xfail, skipped or retried test for a human instead of giving it a lane",
-        explanation: "A test the scan's own lane rules refuse as a voter cannot vote: an unconditional skip (unconditional-skip: skip, unittest.skip, a skipif / skipIf / skipUnless whose condition the scan decides as skipping for the target interpreter, one reaching it from a class or module pytestmark, pytest.skip() in its body or at module level), an expected failure (xfail-in-voting-lane: xfail, unittest.expectedFailure) or a retry (retry-in-voting-lane: a flaky mark). --fix decides by the same facts the scan judges, and prints the rule and place that refuse each candidate; a conditional skip the scan cannot decide keeps the test's normal lane (conditional-skip). A known failure belongs in the freeze lane, which needs a ledger ticket (seed, input digest, expiry, replay job) that only a human can vouch for. --fix writes no ticket; it lists the test (and with --mark-freeze marks it freeze, so freeze-ledger check keeps asking for the ticket). A skipped test stays unconditional-skip in any lane. An xfail or skip inside one parameter set (pytest.param(..., marks=...)) is that parameter's, not the test's: its other parameters vote, so the test gets the lane the other rules give it, and is listed (never marked freeze) so that a human moves that parameter to a test of its own or fixes it.",
-        fix: "Write its ticket with freeze-ledger add and mark it @pytest.mark.freeze (or run --fix --mark-freeze), or make it pass and let --fix give it a voting lane.";
-    FixMerge = "fix-merge", Warning, "lane-scan", acknowledgeable: false,
-        summary: "lane-scan --fix gives any other unmarked test the merge lane",
-        explanation: "A test that is not a property, takes no snapshot fixture and is not an expected failure or skip is a human-written input/output check: it votes. One pytestmark per module when the whole module gets merge, a class decorator when a class is uniform, a decorator on the test otherwise. The merge lane then asks for an owner.",
-        fix: "Nothing to do if the test checks behaviour; a flaky one belongs in the freeze lane with a ticket.";
-    FixOwner = "fix-owner", Warning, "lane-scan", acknowledgeable: false,
-        summary: "lane-scan --fix lists (or with --owner TEAM writes) the owner of modules whose merge tests have none",
-        explanation: "A human-written merge test needs an owner: an owner: line in its docstring, its class's or its module's, or a CODEOWNERS entry (.github/CODEOWNERS, CODEOWNERS, docs/CODEOWNERS, .gitlab/CODEOWNERS; last match wins) for its file. --fix lists each module whose merge tests have none; --fix --owner TEAM adds an owner: line to the module's docstring (a new docstring when it has none), never replacing one.",
-        fix: "Run lane-scan --fix --owner TEAM, add a CODEOWNERS entry, or write owner: lines by hand.";
-    // ---- issue 16 (2): product code that knows it is under test ----
-    TestAwareCode = "test-aware-code", Error, "lane-scan", acknowledgeable: false,
-        summary: "product code branches on being under test or reaches into the test run",
-        explanation: "Product code the patch changed (lane-scan --changed DIFF; lane-gate passes its --base diff, and without --base judges every product file) reads PYTEST_* environment variables (PYTEST_CURRENT_TEST, PYTEST_VERSION ...), asks sys.modules for pytest or _pytest, reads sys._called_from_test, imports pytest or _pytest (unless the project declares a pytest11 entry point: it is a pytest plugin), registers an atexit handler, names pytest's report options (--junitxml), or writes (open for writing, Path.write_text / write_bytes) to a path built from a literal under a test folder (tests, test, testing, or a testpaths entry). A library that knows it is being tested, or can touch the run, can pass any suite: it runs inside the pytest process that judges it. Product files are the Python files that are not test modules, conftest.py files, or under a test folder.",
-        fix: "Remove the code: product behaviour must not depend on the test run, and cleanup belongs in a context manager or an explicit close rather than an atexit handler. Test-only switches belong in fixtures or conftest.py (test surface, reviewed as such).";
-    // ---- issue 18 (fidelity): what pytest collects, decided or said to be unknown ----
-    UndecidedTestBranch = "undecided-test-branch", Error, "lane-scan", acknowledgeable: false,
-        summary: "a test is defined under an if (in a class body or at module level) that lane-scan cannot decide",
-        explanation: "A module body and a class body run once, at import: of `if COND: def test_a ... else: def test_b ...` only one branch defines its tests (methods, module-level test functions, test classes). lane-scan decides conditions on sys.version_info, sys.platform and os.name (and constants, not / and / or of them) for the target interpreter (--python, or the python on PATH, asked in isolated mode), and collects only the tests of the branch taken. Any other condition (an import that may have failed, an environment variable, a module attribute) leaves it unknown whether the test exists: the scan keeps it and reports it here, since it may list a test pytest never collects, or give it the wrong definition.",
-        fix: "Make the condition one lane-scan can decide (sys.version_info, sys.platform, os.name, platform.python_implementation(), or a name whose module-level value is built from those: lane-scan follows it into the module it is imported from), or define the test unconditionally and skip inside it with @pytest.mark.skipif(COND, reason=...) so the test always exists and its skip is visible. If no interpreter answered, pass --python PATH.";
-    // ---- issue 18 (fid4): empty parameter sets ----
-    EmptyParameterSet = "empty-parameter-set", Error, "lane-scan", acknowledgeable: false,
-        summary: "a parametrize with an empty list of values fails collection (empty_parameter_set_mark = fail_at_collect)",
-        explanation: "pytest gives a test parametrized over an empty list one item with the mark the ini key empty_parameter_set_mark names: skip (the default; lane-scan reports unconditional-skip), xfail (lane-scan reports the xfail), or fail_at_collect, which makes the whole module a collection error: none of its tests run. lane-scan reads empty lists and tuples written in the parametrize call or in a used fixture's params= (the fixture's def is named). Parameter sets computed at run time (a call, a generator reading data files, a name bound to [] that is often filled later) cannot be counted statically: the test's evidence records them as empty_params (each computed set's file:line and the mark an empty one gets). If such a set comes out empty, pytest gives the test a single item with the parameter id NOTSET (test_x[NOTSET]) carrying that mark; lane-tally reports it as merge-skipped, witness-skipped or missing-freeze-run and says it is the empty computed set, and under fail_at_collect the module's collection error rejects.",
-        fix: "Give the parametrize at least one parameter set, or remove the test; do not ship a parametrize over an empty list.";
-    // ---- issue 18 (doc): doctest items in product files ----
-    DoctestChanged = "doctest-changed", Error, "lane-scan", acknowledgeable: true,
-        summary: "the patch changes the text of a doctest item",
-        explanation: "With --doctest-modules (or a doctest text file) the examples in a docstring are a test, and they live in a product file: a patch that changes a function and the expected output of its examples together would pass its own doctest, and the file is product code, so the base's test surface does not replace it. lane-scan (with the lines a patch changed: --changed DIFF, or lane-gate --base) reports every doctest item whose docstring or text file the patch changed, so that a human reviews the test change.",
-        fix: "Send changes to doctest examples as their own reviewed change (the base's examples then judge the code change), or have a maintainer acknowledge them (`--ack TEXT`).";
 }
 
 impl std::fmt::Display for Rule {
@@ -583,21 +571,21 @@ mod tests {
                 "conditional-skip",
                 "no-assertion",
                 "runtime-hook",
-                "orphan-lock",
-                "expiring-soon",
-                "freeze-failed",
-                "plugin-not-loaded",
-                "candidate-failed",
                 "unknown-addopts",
                 "weakened-search",
-                "known-failure-passed",
-                "orphan-snapshot",
                 "fix-markers",
                 "fix-property",
                 "fix-snapshot",
                 "fix-freeze-candidate",
                 "fix-merge",
-                "fix-owner"
+                "fix-owner",
+                "orphan-lock",
+                "orphan-snapshot",
+                "expiring-soon",
+                "freeze-failed",
+                "known-failure-passed",
+                "plugin-not-loaded",
+                "candidate-failed",
             ]
         );
     }
@@ -643,20 +631,20 @@ mod tests {
         assert_eq!(
             ack,
             [
+                "doctest-changed",
                 "lock-entry-moved",
                 "lock-entry-removed",
                 "lock-batched-with-behavior",
+                "lock-entry-added",
+                "witness-test-removed",
+                "witness-fixture-changed",
                 "ticket-added",
                 "ticket-renewed",
                 "ticket-changed",
                 "merge-test-removed",
                 "lane-changed",
-                "test-surface-changed",
-                "lock-entry-added",
-                "witness-test-removed",
-                "witness-fixture-changed",
                 "domain-changed",
-                "doctest-changed"
+                "test-surface-changed",
             ]
         );
     }

@@ -168,3 +168,9 @@ pub fn main(args: Args) -> ExitCode {
         }
     }
 }
+
+/// This tool's detectors, as the rule registry lists them (lane-gate's `rule_registry` test).
+/// Empty until the tool's detectors move into the one table of `lane_core::detector`.
+pub fn registry() -> Vec<lane_core::detector::Registered> {
+    Vec::new()
+}

@@ -83,7 +83,12 @@ const IMPORT_ROUNDS: usize = 8;
 /// What to scan.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
-    /// Files and folders as given (none: testpaths or the current folder).
+    /// The folder the scan runs from, as pytest's invocation folder: relative `paths` and
+    /// `rootdir` are resolved against it and the configuration is searched from it. None: the
+    /// process's current folder (a library caller names its folder instead of changing the
+    /// process's).
+    pub dir: Option<PathBuf>,
+    /// Files and folders as given (none: testpaths or `dir`).
     pub paths: Vec<PathBuf>,
     pub rootdir: Option<PathBuf>,
     /// The interpreter the tests will run on, for deciding `sys.version_info` and
@@ -152,9 +157,12 @@ pub(crate) fn ask_python<T>(
 
 /// Scans the suite and returns the `scan` section.
 pub fn scan(options: &Options) -> Result<Scan, Error> {
-    let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
+    let cwd = match &options.dir {
+        Some(dir) => std::path::absolute(dir).map_err(|e| Error::io(dir, e))?,
+        None => std::env::current_dir().map_err(|e| Error::io(".", e))?,
+    };
     for p in &options.paths {
-        if std::fs::symlink_metadata(p).is_err() {
+        if std::fs::symlink_metadata(cwd.join(p)).is_err() {
             return Err(Error::usage(format!(
                 "{}: no such file or folder",
                 p.display()
@@ -1010,6 +1018,12 @@ fn count<'a>(tests: impl Iterator<Item = &'a ScanTest>) -> Counts {
         }
     }
     counts
+}
+
+/// This tool's detectors, as the rule registry lists them (lane-gate's `rule_registry` test).
+/// Empty until the tool's detectors move into the one table of `lane_core::detector`.
+pub fn registry() -> Vec<lane_core::detector::Registered> {
+    Vec::new()
 }
 
 #[cfg(test)]

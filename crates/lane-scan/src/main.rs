@@ -106,6 +106,7 @@ fn main() -> ExitCode {
             (None, false) => None,
         };
         let scan = lane_scan::scan(&lane_scan::Options {
+            dir: None,
             paths: args.paths.clone(),
             rootdir: args.common.tool.rootdir.clone(),
             target,
@@ -152,6 +153,7 @@ fn target(args: &Args) -> Result<Option<lane_scan::python::Target>, lane_core::E
 fn fix(args: &Args, target: Option<lane_scan::python::Target>) -> Result<Status, lane_core::Error> {
     let outcome = lane_scan::fix::fix(&lane_scan::fix::FixOptions {
         scan: lane_scan::Options {
+            dir: None,
             paths: args.paths.clone(),
             rootdir: args.common.tool.rootdir.clone(),
             target,

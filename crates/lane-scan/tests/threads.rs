@@ -27,6 +27,7 @@ fn deep_suite() -> lane_testkit::Scratch {
 
 fn scan(dir: &lane_testkit::Scratch) -> lane_scan::Scan {
     lane_scan::scan(&lane_scan::Options {
+        dir: None,
         paths: vec![dir.path().to_path_buf()],
         rootdir: Some(dir.path().to_path_buf()),
         target: None,
