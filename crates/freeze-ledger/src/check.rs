@@ -5,6 +5,7 @@ use std::path::Path;
 
 use jiff::civil::Date;
 use lane_core::Problem;
+use lane_core::detector::run_all;
 use lane_core::problem::normalize;
 use lane_core::scan::{Lane, ScanSection, ScanTest};
 use rayon::prelude::*;
@@ -12,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::capsule;
 use crate::ledger::{Ledger, Row, Ticket};
+use crate::rules::{DETECTORS, LedgerFacts};
 
 pub const SECTION: &str = "ledger";
 pub const TOOL: &str = "freeze-ledger";
@@ -50,20 +52,7 @@ pub struct CheckedTicket {
     pub days_left: Option<i64>,
 }
 
-/// A ticket's status: the worst thing found about it (the first variant is the worst).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum TicketStatus {
-    Invalid,
-    Duplicate,
-    Missing,
-    Orphan,
-    CapsuleMismatch,
-    Expired,
-    ExpiryTooFar,
-    ExpiringSoon,
-    Ok,
-}
+pub use crate::ticket_status::TicketStatus;
 
 pub struct CheckOptions<'a> {
     pub root: &'a Path,
@@ -84,8 +73,8 @@ pub struct ScanTests<'a> {
     pub all: BTreeMap<&'a str, &'a ScanTest>,
 }
 
-/// Everything the check detectors look at.
-pub struct CheckFacts<'a> {
+/// Everything `check` knows about the ledger as a whole.
+pub(crate) struct CheckFacts<'a> {
     /// How the ledger is named in problems.
     pub ledger_name: &'a str,
     pub rows: &'a [Row],
@@ -94,6 +83,8 @@ pub struct CheckFacts<'a> {
     pub capsules: Vec<Result<(), String>>,
     /// Per row: days from today to its expiry (`None` for a row that is not a valid ticket).
     pub days_left: Vec<Option<i64>>,
+    /// Per row: the line of the first row with the same test id, when that is an earlier row.
+    pub first_line: Vec<Option<u64>>,
     pub max_days: u32,
     /// `None` when the document has no scan section.
     pub scan: Option<ScanTests<'a>>,
@@ -123,11 +114,27 @@ impl<'a> CheckFacts<'a> {
             .iter()
             .map(|row| (row.ticket.as_ref().ok()).map(|t| days_between(opts.today, t.expires_on)))
             .collect();
+        let mut first: BTreeMap<&str, u64> = BTreeMap::new();
+        let first_line = ledger
+            .rows
+            .iter()
+            .map(|row| {
+                let id = row.test_id.as_deref()?;
+                match first.get(id) {
+                    Some(line) => Some(*line),
+                    None => {
+                        first.insert(id, row.line);
+                        None
+                    }
+                }
+            })
+            .collect();
         CheckFacts {
             ledger_name: opts.ledger_name,
             rows: &ledger.rows,
             capsules,
             days_left,
+            first_line,
             max_days: opts.max_days,
             scan: scan.map(|s| ScanTests {
                 freeze: s
@@ -157,67 +164,61 @@ impl<'a> CheckFacts<'a> {
             .map(|(id, t)| (*id, *t))
             .collect()
     }
-}
 
-/// A problem a detector found, and the status it gives the ticket it is about.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Finding {
-    /// The ledger row (its position in `rows`); `None` for a freeze test without a row.
-    pub row: Option<usize>,
-    pub status: TicketStatus,
-    pub problem: Problem,
-}
-
-impl Finding {
-    /// A finding about row `index`, placed at its line and test.
-    pub fn on_row(
-        facts: &CheckFacts<'_>,
-        index: usize,
-        status: TicketStatus,
-        problem: Problem,
-    ) -> Finding {
-        let row = &facts.rows[index];
-        let mut problem = problem.at(facts.ledger_name, row.line);
-        if let Some(id) = &row.test_id {
-            problem = problem.test(id.as_str());
-        }
-        Finding {
-            row: Some(index),
-            status,
-            problem,
+    /// What the detectors see of row `index`.
+    fn row(&self, index: usize) -> RowFacts<'_> {
+        RowFacts {
+            ledger: self,
+            row: &self.rows[index],
+            capsule: &self.capsules[index],
+            days_left: self.days_left[index],
+            first_line: self.first_line[index],
         }
     }
 }
 
-/// One entry per row: its worst finding (a row that is not a valid ticket is `invalid`
-/// whatever was found), its expiry and days left.
-fn row_tickets(facts: &CheckFacts<'_>, findings: &[Finding]) -> Vec<CheckedTicket> {
-    let mut status: Vec<TicketStatus> = facts
-        .rows
-        .iter()
-        .map(|row| match row.ticket {
-            Ok(_) => TicketStatus::Ok,
-            Err(_) => TicketStatus::Invalid,
-        })
-        .collect();
-    for f in findings {
-        if let Some(i) = f.row {
-            status[i] = status[i].min(f.status);
+/// One ledger row as the per-row detectors judge it.
+pub(crate) struct RowFacts<'a> {
+    pub ledger: &'a CheckFacts<'a>,
+    pub row: &'a Row,
+    /// What hashing its capsule gave.
+    pub capsule: &'a Result<(), String>,
+    /// Days from today to its expiry (`None` when it is not a valid ticket).
+    pub days_left: Option<i64>,
+    /// The line of an earlier row for the same test id.
+    pub first_line: Option<u64>,
+}
+
+impl RowFacts<'_> {
+    /// `problem` placed at the row's line and test.
+    pub fn place(&self, problem: Problem) -> Problem {
+        let problem = problem.at(self.ledger.ledger_name, self.row.line);
+        match &self.row.test_id {
+            Some(id) => problem.test(id.as_str()),
+            None => problem,
         }
     }
-    facts
-        .rows
-        .iter()
-        .zip(status)
-        .zip(&facts.days_left)
-        .map(|((row, status), days_left)| CheckedTicket {
-            test_id: row.test_id.clone(),
-            status,
-            line: Some(row.line),
-            expires_on: row.ticket.as_ref().ok().map(|t| t.expires_on.to_string()),
-            days_left: *days_left,
-        })
-        .collect()
+}
+
+/// One entry per row: the worst status its problems give it (a row that is not a valid
+/// ticket is `invalid` whatever was found), its expiry and days left.
+fn row_ticket(row: &RowFacts<'_>, problems: &[Problem]) -> CheckedTicket {
+    let valid = match row.row.ticket {
+        Ok(_) => TicketStatus::Ok,
+        Err(_) => TicketStatus::Invalid,
+    };
+    CheckedTicket {
+        test_id: row.row.test_id.clone(),
+        status: TicketStatus::worst(valid, problems),
+        line: Some(row.row.line),
+        expires_on: row
+            .row
+            .ticket
+            .as_ref()
+            .ok()
+            .map(|t| t.expires_on.to_string()),
+        days_left: row.days_left,
+    }
 }
 
 /// Checks a parsed ledger against the clock, its capsules and (when given) the scan.
@@ -227,11 +228,16 @@ pub fn check(
     opts: &CheckOptions<'_>,
 ) -> LedgerSection {
     let facts = CheckFacts::gather(ledger, scan, opts);
-    let findings: Vec<Finding> = crate::rules::CHECK
-        .iter()
-        .flat_map(|detect| detect(&facts))
-        .collect();
-    let mut tickets = row_tickets(&facts, &findings);
+    let mut problems: Vec<Problem> = Vec::new();
+    let mut tickets: Vec<CheckedTicket> = Vec::with_capacity(facts.rows.len());
+    for index in 0..facts.rows.len() {
+        let row = facts.row(index);
+        let mut found = Vec::new();
+        run_all(DETECTORS, &LedgerFacts::Row(&row), &mut found);
+        tickets.push(row_ticket(&row, &found));
+        problems.append(&mut found);
+    }
+    run_all(DETECTORS, &LedgerFacts::Check(&facts), &mut problems);
     tickets.extend(facts.unticketed().into_iter().map(|(id, _)| CheckedTicket {
         test_id: Some(id.to_string()),
         status: TicketStatus::Missing,
@@ -240,7 +246,6 @@ pub fn check(
         days_left: None,
     }));
     tickets.sort_by(|a, b| (&a.test_id, a.line).cmp(&(&b.test_id, b.line)));
-    let mut problems: Vec<Problem> = findings.into_iter().map(|f| f.problem).collect();
     normalize(&mut problems);
     LedgerSection {
         tool: TOOL.to_string(),

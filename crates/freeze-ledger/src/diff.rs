@@ -1,16 +1,19 @@
 //! `freeze-ledger diff BASE HEAD`: what a patch does to the ledger, as the `ledger_diff`
-//! section. Adding, renewing or changing a ticket is an error (a human reviews tickets; the
-//! agent does not write them); removals are listed only.
+//! section: every ticket added, removed, renewed, changed or edited. The rules
+//! `ticket-added`, `ticket-renewed` and `ticket-changed` judge it (a human reviews tickets;
+//! the agent does not write them); removals are listed only.
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use lane_core::detector::run_all;
 use lane_core::problem::normalize;
-use lane_core::{Error, Problem, Rule};
+use lane_core::{Error, Problem};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::check::TOOL;
 use crate::ledger::{Ledger, Row};
+use crate::rules::{DETECTORS, LedgerFacts};
 
 pub const SECTION: &str = "ledger_diff";
 
@@ -45,6 +48,21 @@ pub struct TicketChange {
     pub test_id: String,
     /// The fields that differ, sorted.
     pub fields: Vec<String>,
+}
+
+/// What the `diff` detectors judge: the section's lists, and where each ticket of HEAD is.
+pub(crate) struct DiffFacts<'a> {
+    pub section: &'a LedgerDiffSection,
+    /// HEAD's line of each of its tickets, by test id.
+    pub lines: &'a BTreeMap<&'a str, u64>,
+}
+
+impl DiffFacts<'_> {
+    /// `problem` placed at HEAD's row of `id`.
+    pub fn place(&self, problem: Problem, id: &str) -> Problem {
+        let line = self.lines.get(id).copied().unwrap_or(0);
+        problem.at(self.section.head.as_str(), line).test(id)
+    }
 }
 
 /// Rows by test id. A row without a readable test id, or a second row for one, makes the
@@ -120,13 +138,8 @@ pub fn diff(
         problems: Vec::new(),
     };
     for (id, row) in &new {
-        let at = |p: Problem| p.at(head_name, row.line).test(*id);
         let Some(before) = old.get(id) else {
             section.added.push((*id).to_string());
-            section.problems.push(at(Problem::new(
-                Rule::TicketAdded,
-                format!("the patch adds a freeze ticket for {id}; a human reviews new tickets"),
-            )));
             continue;
         };
         let names = changed_fields(before, row);
@@ -138,21 +151,12 @@ pub fn diff(
             test_id: (*id).to_string(),
             fields: names.clone(),
         };
-        let list = names.join(", ");
         if names
             .iter()
             .any(|n| CAPSULE_FIELDS.contains(&n.as_str()) || n == "row")
         {
-            section.problems.push(at(Problem::new(
-                Rule::TicketChanged,
-                format!("the patch changes the freeze ticket for {id} ({list})"),
-            )));
             section.changed.push(change);
         } else if names.iter().any(|n| RENEW_FIELDS.contains(&n.as_str())) {
-            section.problems.push(at(Problem::new(
-                Rule::TicketRenewed,
-                format!("the patch renews the freeze ticket for {id} ({list})"),
-            )));
             section.renewed.push(change);
         } else {
             section.edited.push(change);
@@ -163,7 +167,15 @@ pub fn diff(
             section.removed.push((*id).to_string());
         }
     }
-    normalize(&mut section.problems);
+    let lines: BTreeMap<&str, u64> = new.iter().map(|(id, row)| (*id, row.line)).collect();
+    let mut problems = Vec::new();
+    let facts = DiffFacts {
+        section: &section,
+        lines: &lines,
+    };
+    run_all(DETECTORS, &LedgerFacts::Diff(&facts), &mut problems);
+    normalize(&mut problems);
+    section.problems = problems;
     Ok(section)
 }
 

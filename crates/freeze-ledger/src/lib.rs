@@ -11,10 +11,13 @@ pub mod diff;
 pub mod edit;
 pub mod ledger;
 pub mod list;
-pub mod rules;
+mod rules;
+mod ticket_status;
 
 /// This tool's detectors, as the rule registry lists them (lane-gate's `rule_registry` test).
-/// Empty until the tool's detectors move into the one table of `lane_core::detector`.
 pub fn registry() -> Vec<lane_core::detector::Registered> {
-    Vec::new()
+    rules::DETECTORS
+        .iter()
+        .map(lane_core::detector::Detector::registered)
+        .collect()
 }

@@ -15,6 +15,7 @@ pub mod paths;
 pub mod position;
 pub mod problem;
 pub mod render;
+pub mod rights;
 pub mod rule;
 pub mod scan;
 pub mod signals;

@@ -12,11 +12,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+use lane_core::detector::run_all;
 use lane_core::scan::ScanSection;
 use lane_core::{Document, Error, Problem};
 use serde::{Deserialize, Serialize};
 
 use crate::lock::{self, Entry, LockFile};
+use crate::rules::{DETECTORS, LockFacts};
 use crate::{LockPaths, TOOL};
 
 /// The section name.
@@ -360,10 +362,8 @@ pub fn diff(
         behavior_changes: behavior_changes.as_deref(),
         reason: opts.reason.as_deref(),
     };
-    let mut problems: Vec<Problem> = crate::rules::DIFF
-        .iter()
-        .flat_map(|detect| detect(&facts))
-        .collect();
+    let mut problems: Vec<Problem> = Vec::new();
+    run_all(DETECTORS, &LockFacts::Diff(&facts), &mut problems);
     lane_core::problem::normalize(&mut problems);
     let section = DiffSection {
         tool: TOOL.into(),

@@ -16,7 +16,7 @@ pub mod diff;
 pub mod hash;
 pub mod lock;
 pub mod render;
-pub mod rules;
+mod rules;
 pub mod update;
 pub mod verify;
 
@@ -65,7 +65,9 @@ impl LockPaths {
 }
 
 /// This tool's detectors, as the rule registry lists them (lane-gate's `rule_registry` test).
-/// Empty until the tool's detectors move into the one table of `lane_core::detector`.
 pub fn registry() -> Vec<lane_core::detector::Registered> {
-    Vec::new()
+    rules::DETECTORS
+        .iter()
+        .map(lane_core::detector::Detector::registered)
+        .collect()
 }

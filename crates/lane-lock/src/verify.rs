@@ -3,11 +3,12 @@
 //!
 //! The run has two halves: [`VerifyFacts::gather`] reads the lock, the sidecars and the scan
 //! and hashes every claimed file (anything it cannot read as a lock or sidecar stops the
-//! run), then the detectors of [`crate::rules::VERIFY`] turn those facts into problems.
+//! run), then lane-lock's detectors ([`crate::rules`]) turn those facts into problems.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use lane_core::detector::run_all;
 use lane_core::paths::resolve_inside;
 use lane_core::scan::ScanSection;
 use lane_core::{Document, Error, Problem};
@@ -15,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::hash::{self, FileDigest, HashError};
 use crate::lock::{self, Entry, LockFile, Sidecar};
+use crate::rules::{DETECTORS, LockFacts};
 use crate::{LockPaths, TOOL};
 
 /// The section name.
@@ -305,10 +307,8 @@ pub fn verify(lock_paths: &LockPaths, mut doc: Document) -> Result<(Document, Lo
     // Read the scan first: a malformed scan section is a failure before any work.
     let scan: Option<ScanSection> = doc.section_as(ScanSection::NAME, "<document>")?;
     let facts = VerifyFacts::gather(lock_paths, scan.as_ref())?;
-    let mut problems: Vec<Problem> = crate::rules::VERIFY
-        .iter()
-        .flat_map(|detect| detect(&facts))
-        .collect();
+    let mut problems: Vec<Problem> = Vec::new();
+    run_all(DETECTORS, &LockFacts::Verify(&facts), &mut problems);
     lane_core::problem::normalize(&mut problems);
     let section = LockSection {
         tool: TOOL.into(),

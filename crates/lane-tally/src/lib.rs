@@ -7,7 +7,6 @@ pub mod parallel;
 pub mod render;
 mod reports;
 pub mod resolve;
-pub mod rights;
 mod rules;
 mod runs;
 pub mod shards;
@@ -137,9 +136,11 @@ pub fn markdown_verdict(
 }
 
 /// This tool's detectors, as the rule registry lists them (lane-gate's `rule_registry` test).
-/// Empty until the tool's detectors move into the one table of `lane_core::detector`.
 pub fn registry() -> Vec<lane_core::detector::Registered> {
-    Vec::new()
+    rules::DETECTORS
+        .iter()
+        .map(lane_core::detector::Detector::registered)
+        .collect()
 }
 
 #[cfg(test)]

@@ -5,8 +5,8 @@ use lane_core::Problem;
 use lane_core::render::{github, markdown, plural};
 use lane_core::scan::Lane;
 
-use crate::rights::{RIGHTS, Shown};
 use crate::vote::{Decision, TallySection};
+use lane_core::rights::{RIGHTS, Shown};
 
 // Rules that make a suite illegal (the table's last row): the catalogue's.
 use lane_core::rule::ILLEGAL;

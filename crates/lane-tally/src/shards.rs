@@ -1,13 +1,8 @@
-//! The vote across shards (issue 21): every report's run manifest (its `<testsuite>` name,
-//! [`lane_core::manifest`]) checked against the document the vote reads, and the shards of each
-//! lane against each other.
-//!
-//! - `stale-report`: a manifest naming another document's digest, for another lane, malformed,
-//!   several manifests in one file, or none where the document was made by lane-gate (it has a
-//!   `run` section, so every report it asked for carries one).
-//! - `missing-shard`: shard K of N of a lane with tests has no report.
-//! - `conflicting-shard`: one shard of a lane reported twice with different outcomes, shards
-//!   that disagree on N, or one test answered by two shards.
+//! The vote across shards: every report's run manifest (its `<testsuite>` name,
+//! [`lane_core::manifest`]) read against the document the vote reads, and the shards of each
+//! lane side by side. These are facts: which reports answer this document and vote, which
+//! shard each one is, and which tests two shards answered. The rule files `stale_report`,
+//! `missing_shard` and `conflicting_shard` judge them.
 //!
 //! Reports without a manifest, given with a document that has no `run` section (the plain
 //! pipeline of DESIGN.md §2), are not bound to anything and are counted as before.
@@ -18,7 +13,7 @@ use std::path::Path;
 use lane_core::manifest::{self, Manifest};
 use lane_core::paths::display_name;
 use lane_core::scan::{Lane, ScanTest};
-use lane_core::{Document, Error, Problem, Rule};
+use lane_core::{Document, Error};
 use serde::{Deserialize, Serialize};
 
 use crate::junit::Outcome;
@@ -44,26 +39,99 @@ pub struct ShardCounts {
     pub skipped: u64,
 }
 
-/// What the shard checks found.
+/// What one report's run manifests say it answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Binding {
+    /// No manifest, and the document asks for none: counted as before.
+    Unbound,
+    /// No manifest, though the document was made by lane-gate (it has a `run` section).
+    NoManifest,
+    /// Its one manifest cannot be read: why.
+    Malformed(String),
+    /// This many manifests (reports of several runs merged into one file).
+    Several(usize),
+    /// Its manifest names another lane than the one the report was given for.
+    OtherLane(Manifest),
+    /// Its manifest names another evidence document than the one the vote reads.
+    OtherDocument(Manifest),
+    /// Its manifest answers this document, for its lane.
+    Answers(Manifest),
+}
+
+/// One report as the manifests bind it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct BoundReport {
+    /// As the section's `reports` name it.
+    pub name: String,
+    /// The lane it was given for.
+    pub lane: Lane,
+    pub binding: Binding,
+}
+
+/// One shard of a lane reported again (`other` after `first`, indices into the reports).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Repeat {
+    pub shard: u32,
+    pub first: usize,
+    pub other: usize,
+    /// Both reports hold the same outcomes (a re-upload).
+    pub same: bool,
+}
+
+/// One lane's shards among the reports that answer the document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LaneShards {
+    pub lane: Lane,
+    /// The lane's scanned tests.
+    pub tests: usize,
+    /// The shards that have a report (K of N).
+    pub reported: BTreeSet<u32>,
+    pub repeats: Vec<Repeat>,
+    /// Per scanned test answered by more than one shard, every shard that answered it.
+    pub twice: BTreeMap<u32, BTreeSet<u32>>,
+}
+
+/// What the reports' run manifests and the shards showed.
 #[derive(Debug, Default)]
 pub struct ShardFacts {
-    pub problems: Vec<Problem>,
-    pub counts: Vec<ShardCounts>,
-    /// Reports that do not vote (indices into the reports): stale ones, and a shard's second
-    /// report with the same outcomes as its first (a re-upload counts once).
-    pub ignored: Vec<usize>,
+    /// Every report, in the reports' order, with what its manifests say; empty when no
+    /// report carries a manifest and the document has no `run` section.
+    pub(crate) reports: Vec<BoundReport>,
+    /// The digest of the document the vote reads (with `bindings`).
+    pub(crate) digest: String,
+    /// Every N the reports that answer the document were split into.
+    pub(crate) splits: BTreeSet<u32>,
+    /// The number of shards: the largest of `splits`.
+    pub(crate) of: u32,
+    /// Per lane (`Lane::ALL` order) when some report answers the document.
+    pub(crate) lanes: Vec<LaneShards>,
+    pub(crate) counts: Vec<ShardCounts>,
+    /// Reports that do not vote (indices into the reports): those not bound to this document
+    /// by a manifest that answers it, and a shard's second report with the same outcomes as
+    /// its first (a re-upload counts once).
+    pub(crate) ignored: Vec<usize>,
 }
 
-/// At most this many tests are named one by one as answered by two shards (per lane); the
-/// rest are counted in one more problem.
-const NAMED_TWICE: usize = 20;
-
-fn short(digest: &str) -> &str {
-    &digest[..digest.len().min(12)]
+/// What the manifests of a report (its suites' names) say it answers.
+fn binding(report: &Report, tally: &ReportTally, bound: bool, digest: &str) -> Binding {
+    let found: Vec<Result<Manifest, String>> = tally
+        .suites
+        .iter()
+        .filter_map(|s| Manifest::parse(s))
+        .collect();
+    match found.as_slice() {
+        [] if bound => Binding::NoManifest,
+        [] => Binding::Unbound,
+        [Err(why)] => Binding::Malformed(why.clone()),
+        [Ok(m)] if m.lane != report.lane => Binding::OtherLane(m.clone()),
+        [Ok(m)] if m.evidence != digest => Binding::OtherDocument(m.clone()),
+        [Ok(m)] => Binding::Answers(m.clone()),
+        more => Binding::Several(more.len()),
+    }
 }
 
-/// Checks every report's manifest and the shards of each lane. `tallies` are the reports read,
-/// in `options.reports` order.
+/// Reads every report's manifest and the shards of each lane. `tallies` are the reports read,
+/// in `reports` order.
 pub fn check(
     doc: &Document,
     reports: &[Report],
@@ -79,176 +147,72 @@ pub fn check(
     if !bound && !any_manifest {
         return Ok(facts);
     }
-    let digest = manifest::evidence_digest(doc)?;
-    let name_of = |r: &Report| display_name(rootdir, Path::new(&r.path));
-    let stale = |report: &Report, why: String| {
-        Problem::new(
-            Rule::StaleReport,
-            format!("{} ({} lane): {why}", name_of(report), report.lane),
-        )
-        .file(name_of(report))
-    };
-
-    // The reports that answer this document, with their manifests.
-    let mut valid: Vec<(usize, Manifest)> = Vec::new();
-    for (i, (report, tally)) in reports.iter().zip(tallies).enumerate() {
-        let found: Vec<Result<Manifest, String>> = tally
-            .suites
-            .iter()
-            .filter_map(|s| Manifest::parse(s))
-            .collect();
-        let m = match &found[..] {
-            [] if bound => {
-                facts.problems.push(stale(
-                    report,
-                    "carries no run manifest (no <testsuite> named 'lanes-run ...'): it was not \
-                     written by a run of this evidence document"
-                        .to_string(),
-                ));
-                continue;
-            }
-            [] => continue,
-            [Err(why)] => {
-                facts
-                    .problems
-                    .push(stale(report, format!("malformed run manifest: {why}")));
-                continue;
-            }
-            [Ok(m)] => m.clone(),
-            more => {
-                facts.problems.push(stale(
-                    report,
-                    format!(
-                        "holds {} run manifests (reports of several runs merged into one \
-                         file): give each shard's report on its own",
-                        more.len()
-                    ),
-                ));
-                continue;
-            }
-        };
-        if m.lane != report.lane {
-            facts.problems.push(stale(
-                report,
-                format!(
-                    "its run manifest says it is the {} lane's report (shard {}/{})",
-                    m.lane, m.shard, m.of
-                ),
-            ));
-            continue;
-        }
-        if m.evidence != digest {
-            facts.problems.push(stale(
-                report,
-                format!(
-                    "answers evidence document {}, but the vote reads {}: a report from another \
-                     scan or an earlier run",
-                    short(&m.evidence),
-                    short(&digest)
-                ),
-            ));
-            continue;
-        }
-        valid.push((i, m));
+    facts.digest = manifest::evidence_digest(doc)?;
+    for (report, tally) in reports.iter().zip(tallies) {
+        facts.reports.push(BoundReport {
+            name: display_name(rootdir, Path::new(&report.path)),
+            lane: report.lane,
+            binding: binding(report, tally, bound, &facts.digest),
+        });
     }
-    // Every report that carries a problem above (a stale one) does not vote.
-    for (i, tally) in tallies.iter().enumerate() {
-        let has_manifest = valid.iter().any(|(j, _)| *j == i);
-        let unbound = !bound && tally.suites.iter().all(|s| Manifest::parse(s).is_none());
-        if !has_manifest && !unbound {
-            facts.ignored.push(i);
+    // The reports that answer this document, with their manifests; no other report votes.
+    let mut valid: Vec<(usize, &Manifest)> = Vec::new();
+    for (i, r) in facts.reports.iter().enumerate() {
+        match &r.binding {
+            Binding::Answers(m) => valid.push((i, m)),
+            Binding::Unbound => {}
+            _ => facts.ignored.push(i),
         }
     }
     if valid.is_empty() {
         return Ok(facts);
     }
-
-    // N: the shard count every manifest should agree on.
-    let totals: BTreeSet<u32> = valid.iter().map(|(_, m)| m.of).collect();
-    let of = totals.iter().copied().max().unwrap_or(1);
-    if totals.len() > 1 {
-        let names: Vec<String> = totals.iter().map(|n| n.to_string()).collect();
-        facts.problems.push(Problem::new(
-            Rule::ConflictingShard,
-            format!(
-                "the reports were split into different numbers of shards ({}): the shard jobs \
-                 did not run one split",
-                names.join(", ")
-            ),
-        ));
-    }
-
+    facts.splits = valid.iter().map(|(_, m)| m.of).collect();
+    facts.of = facts.splits.iter().copied().max().unwrap_or(1);
     for lane in Lane::ALL {
-        let lane_tests = tests.iter().filter(|t| t.lane == Some(lane)).count();
-        let mut by_shard: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
-        for (i, m) in valid.iter().filter(|(_, m)| m.lane == lane) {
-            by_shard.entry(m.shard).or_default().push(*i);
-        }
-        if lane_tests > 0 {
-            for k in 1..=of {
-                if !by_shard.contains_key(&k) {
-                    facts.problems.push(Problem::new(
-                        Rule::MissingShard,
-                        format!(
-                            "the {lane} lane's shard {k}/{of} has no report: its tests did not \
-                             vote"
-                        ),
-                    ));
-                }
-            }
-        }
-        for (k, files) in &by_shard {
-            if files.len() < 2 {
-                continue;
-            }
-            let first = outcomes(&tallies[files[0]]);
-            for &other in &files[1..] {
-                if outcomes(&tallies[other]) == first {
-                    facts.ignored.push(other);
-                } else {
-                    facts.problems.push(Problem::new(
-                        Rule::ConflictingShard,
-                        format!(
-                            "the {lane} lane's shard {k}/{of} was reported twice with different \
-                             outcomes ({} and {}): keep one attempt's report",
-                            name_of(&reports[files[0]]),
-                            name_of(&reports[other])
-                        ),
-                    ));
-                }
-            }
-        }
-        answered_once(lane, &by_shard, tallies, tests, of, &mut facts.problems);
+        let shards = lane_shards(lane, &valid, tallies, tests);
+        facts
+            .ignored
+            .extend(shards.repeats.iter().filter(|r| r.same).map(|r| r.other));
+        facts.lanes.push(shards);
     }
-
-    for (i, m) in &valid {
-        let mut c = ShardCounts {
-            cases: 0,
-            errors: 0,
-            failed: 0,
-            lane: m.lane,
-            of: m.of,
-            passed: 0,
-            report: name_of(&reports[*i]),
-            shard: m.shard,
-            skipped: 0,
-        };
-        for o in &tallies[*i].occurrences {
-            c.cases += 1;
-            match o.outcome {
-                Outcome::Passed => c.passed += 1,
-                Outcome::Failed => c.failed += 1,
-                Outcome::Error => c.errors += 1,
-                Outcome::Skipped | Outcome::XFail => c.skipped += 1,
-            }
-        }
-        facts.counts.push(c);
-    }
-    let order = |l: Lane| Lane::ALL.iter().position(|&x| x == l);
-    facts.counts.sort_by(|a, b| {
-        (order(a.lane), a.shard, &a.report).cmp(&(order(b.lane), b.shard, &b.report))
-    });
+    facts.counts = shard_counts(&valid, &facts.reports, tallies);
     Ok(facts)
+}
+
+/// The shards of `lane` among the reports that answer the document.
+fn lane_shards(
+    lane: Lane,
+    valid: &[(usize, &Manifest)],
+    tallies: &[ReportTally],
+    tests: &[ScanTest],
+) -> LaneShards {
+    let mut by_shard: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    for (i, m) in valid.iter().filter(|(_, m)| m.lane == lane) {
+        by_shard.entry(m.shard).or_default().push(*i);
+    }
+    let mut repeats = Vec::new();
+    for (&shard, files) in &by_shard {
+        let Some((&first, others)) = files.split_first() else {
+            continue;
+        };
+        let outcomes_first = outcomes(&tallies[first]);
+        for &other in others {
+            repeats.push(Repeat {
+                shard,
+                first,
+                other,
+                same: outcomes(&tallies[other]) == outcomes_first,
+            });
+        }
+    }
+    LaneShards {
+        lane,
+        tests: tests.iter().filter(|t| t.lane == Some(lane)).count(),
+        reported: by_shard.keys().copied().collect(),
+        repeats,
+        twice: answered_twice(&by_shard, tallies, tests.len()),
+    }
 }
 
 /// A report's cases as a sorted set of (test, parameters, outcome, retry).
@@ -263,18 +227,15 @@ fn outcomes(tally: &ReportTally) -> Vec<(u32, u64, Outcome, bool)> {
     v
 }
 
-/// Every test of the lane answered by at most one shard (missing ones are `missing-vote`); an
-/// ignored report (a re-upload with the same outcomes) answers nothing more.
-fn answered_once(
-    lane: Lane,
+/// Per test answered by more than one shard of the lane, every shard that answered it. A
+/// re-upload of one shard answers nothing more.
+fn answered_twice(
     by_shard: &BTreeMap<u32, Vec<usize>>,
     tallies: &[ReportTally],
-    tests: &[ScanTest],
-    of: u32,
-    problems: &mut Vec<Problem>,
-) {
+    tests: usize,
+) -> BTreeMap<u32, BTreeSet<u32>> {
     const NONE: u32 = 0;
-    let mut shard_of: Vec<u32> = vec![NONE; tests.len()];
+    let mut shard_of: Vec<u32> = vec![NONE; tests];
     // test -> every shard beyond the first that answered it
     let mut twice: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
     for (&k, files) in by_shard {
@@ -292,37 +253,55 @@ fn answered_once(
             }
         }
     }
-    for (&test, shards) in twice.iter().take(NAMED_TWICE) {
-        let t = &tests[test as usize];
-        let names: Vec<String> = shards.iter().map(|k| format!("{k}/{of}")).collect();
-        problems.push(
-            Problem::new(
-                Rule::ConflictingShard,
-                format!(
-                    "answered by the {lane} lane's shards {}: each test belongs to one shard of \
-                     one split",
-                    names.join(" and ")
-                ),
-            )
-            .at(t.file.clone(), t.line)
-            .test(t.id.clone()),
-        );
-    }
-    if twice.len() > NAMED_TWICE {
-        problems.push(Problem::new(
-            Rule::ConflictingShard,
-            format!(
-                "{} more tests of the {lane} lane were answered by more than one shard",
-                twice.len() - NAMED_TWICE
-            ),
-        ));
-    }
+    twice
+}
+
+/// Every report that answers the document, with its own cases counted, in lane, shard and
+/// name order.
+fn shard_counts(
+    valid: &[(usize, &Manifest)],
+    reports: &[BoundReport],
+    tallies: &[ReportTally],
+) -> Vec<ShardCounts> {
+    let mut counts: Vec<ShardCounts> = valid
+        .iter()
+        .map(|(i, m)| {
+            let mut c = ShardCounts {
+                cases: 0,
+                errors: 0,
+                failed: 0,
+                lane: m.lane,
+                of: m.of,
+                passed: 0,
+                report: reports[*i].name.clone(),
+                shard: m.shard,
+                skipped: 0,
+            };
+            for o in &tallies[*i].occurrences {
+                c.cases += 1;
+                match o.outcome {
+                    Outcome::Passed => c.passed += 1,
+                    Outcome::Failed => c.failed += 1,
+                    Outcome::Error => c.errors += 1,
+                    Outcome::Skipped | Outcome::XFail => c.skipped += 1,
+                }
+            }
+            c
+        })
+        .collect();
+    let order = |l: Lane| Lane::ALL.iter().position(|&x| x == l);
+    counts.sort_by(|a, b| {
+        (order(a.lane), a.shard, &a.report).cmp(&(order(b.lane), b.shard, &b.report))
+    });
+    counts
 }
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use std::path::PathBuf;
+
+    use lane_core::Problem;
 
     use super::*;
     use crate::vote::{Options, TallySection, tally};

@@ -1,7 +1,7 @@
 //! The vote: the `tally` section's types, and [`tally`], which reads every lane report
 //! ([`crate::reports`]), folds each lane's cases per case (the worst outcome counts) and per
 //! test ([`crate::runs`]), and hands the facts to the detectors ([`crate::rules`]), which judge
-//! them by the lanes' rights ([`crate::rights`]).
+//! them by the lanes' rights ([`lane_core::rights`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::reports::{self, ReportTally};
 use crate::resolve::Resolver;
-use crate::rules::{self, Facts};
+use crate::rules::{self, TallyFacts};
 use crate::runs::{self, LaneRuns};
 
 pub const SECTION: &str = "tally";
@@ -174,7 +174,7 @@ pub fn tally(doc: &Document, options: &Options) -> Result<TallySection, Error> {
         .map(|r| reports::read_report(r, resolver.as_ref(), tests))
         .collect();
     let mut tallies = read.into_iter().collect::<Result<Vec<_>, _>>()?;
-    // issue 21: the run manifests and the shards, before the lanes fold the occurrences.
+    // The run manifests and the shards, before the lanes fold the occurrences.
     let shards = crate::shards::check(doc, &options.reports, &options.rootdir, &tallies, tests)?;
     for &i in &shards.ignored {
         tallies[i] = ReportTally::default();
@@ -189,7 +189,7 @@ pub fn tally(doc: &Document, options: &Options) -> Result<TallySection, Error> {
         }
     }
 
-    let facts = Facts {
+    let facts = TallyFacts {
         doc,
         scan: scan.as_ref(),
         tests,

@@ -1,30 +1,25 @@
 //! `duplicate-ticket`: a second row for a test id (every row after the first is reported).
 
-use std::collections::BTreeMap;
-
+use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
 
-use crate::check::{CheckFacts, Finding, TicketStatus};
+use super::{FreezeLedger, LedgerFacts};
 
-pub fn detect(facts: &CheckFacts<'_>) -> Vec<Finding> {
-    let mut first_line: BTreeMap<&str, u64> = BTreeMap::new();
-    let mut out = Vec::new();
-    for (i, row) in facts.rows.iter().enumerate() {
-        let Some(id) = row.test_id.as_deref() else {
-            continue;
-        };
-        match first_line.get(id) {
-            Some(first) => {
-                let problem = Problem::new(
-                    Rule::DuplicateTicket,
-                    format!("a second ticket for {id} (the first is on line {first})"),
-                );
-                out.push(Finding::on_row(facts, i, TicketStatus::Duplicate, problem));
-            }
-            None => {
-                first_line.insert(id, row.line);
-            }
-        }
-    }
-    out
+pub(crate) const DETECTOR: Detector<FreezeLedger> = Detector {
+    rules: &[Rule::DuplicateTicket],
+    check,
+    file: file!(),
+};
+
+fn check(facts: &LedgerFacts<'_>, problems: &mut Vec<Problem>) {
+    let LedgerFacts::Row(row) = facts else {
+        return;
+    };
+    let (Some(id), Some(first)) = (row.row.test_id.as_deref(), row.first_line) else {
+        return;
+    };
+    problems.push(row.place(Problem::new(
+        Rule::DuplicateTicket,
+        format!("a second ticket for {id} (the first is on line {first})"),
+    )));
 }

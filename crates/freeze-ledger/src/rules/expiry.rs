@@ -2,26 +2,33 @@
 //! passed), else `expiry-too-far` (more than `--max-days` away), else `expiring-soon` (within
 //! [`SOON_DAYS`] days, a warning).
 
+use lane_core::detector::Detector;
+use lane_core::rule::SOON_DAYS;
 use lane_core::{Problem, Rule};
 
-use crate::check::{CheckFacts, Finding, SOON_DAYS, TicketStatus};
+use super::{FreezeLedger, LedgerFacts};
 use crate::ledger::Ticket;
 
-pub fn detect(facts: &CheckFacts<'_>) -> Vec<Finding> {
-    let mut out = Vec::new();
-    for (i, (row, days)) in facts.rows.iter().zip(&facts.days_left).enumerate() {
-        let (Ok(ticket), Some(days)) = (&row.ticket, *days) else {
-            continue;
-        };
-        if let Some((status, problem)) = judge(ticket, days, facts.max_days) {
-            out.push(Finding::on_row(facts, i, status, problem));
-        }
+pub(crate) const DETECTOR: Detector<FreezeLedger> = Detector {
+    rules: &[Rule::ExpiredTicket, Rule::ExpiryTooFar, Rule::ExpiringSoon],
+    check,
+    file: file!(),
+};
+
+fn check(facts: &LedgerFacts<'_>, problems: &mut Vec<Problem>) {
+    let LedgerFacts::Row(row) = facts else {
+        return;
+    };
+    let (Ok(ticket), Some(days)) = (&row.row.ticket, row.days_left) else {
+        return;
+    };
+    if let Some(problem) = judge(ticket, days, row.ledger.max_days) {
+        problems.push(row.place(problem));
     }
-    out
 }
 
 /// The expiry verdict of one ticket `days` before (negative: after) its expiry.
-fn judge(t: &Ticket, days: i64, max_days: u32) -> Option<(TicketStatus, Problem)> {
+fn judge(t: &Ticket, days: i64, max_days: u32) -> Option<Problem> {
     if days < 0 {
         let message = format!(
             "ticket for {} expired on {} ({} day{} ago)",
@@ -30,19 +37,13 @@ fn judge(t: &Ticket, days: i64, max_days: u32) -> Option<(TicketStatus, Problem)
             -days,
             if days == -1 { "" } else { "s" }
         );
-        Some((
-            TicketStatus::Expired,
-            Problem::new(Rule::ExpiredTicket, message),
-        ))
+        Some(Problem::new(Rule::ExpiredTicket, message))
     } else if days > i64::from(max_days) {
         let message = format!(
             "ticket for {} expires on {}, {days} days from today; the limit is {max_days} days",
             t.test_id, t.expires_on
         );
-        Some((
-            TicketStatus::ExpiryTooFar,
-            Problem::new(Rule::ExpiryTooFar, message),
-        ))
+        Some(Problem::new(Rule::ExpiryTooFar, message))
     } else if days <= SOON_DAYS {
         let when = match days {
             0 => "today".to_string(),
@@ -50,10 +51,7 @@ fn judge(t: &Ticket, days: i64, max_days: u32) -> Option<(TicketStatus, Problem)
             d => format!("in {d} days"),
         };
         let message = format!("ticket for {} expires {when} ({})", t.test_id, t.expires_on);
-        Some((
-            TicketStatus::ExpiringSoon,
-            Problem::new(Rule::ExpiringSoon, message),
-        ))
+        Some(Problem::new(Rule::ExpiringSoon, message))
     } else {
         None
     }
@@ -111,7 +109,7 @@ mod tests {
             match rule {
                 None => assert!(got.is_none(), "{days} {max}: {got:?}"),
                 Some(rule) => {
-                    let (_, p) = got.unwrap();
+                    let p = got.unwrap();
                     assert_eq!(p.rule, *rule, "{days} {max}");
                     assert!(p.message.contains(text), "{days} {max}: {}", p.message);
                 }

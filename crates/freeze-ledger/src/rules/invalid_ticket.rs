@@ -1,22 +1,27 @@
 //! `invalid-ticket`: a row that is not a valid ticket, one problem per bad field.
 
+use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
 
-use crate::check::{CheckFacts, Finding, TicketStatus};
+use super::{FreezeLedger, LedgerFacts};
 
-pub fn detect(facts: &CheckFacts<'_>) -> Vec<Finding> {
-    let mut out = Vec::new();
-    for (i, row) in facts.rows.iter().enumerate() {
-        let Err(issues) = &row.ticket else {
-            continue;
-        };
-        for issue in issues {
-            let problem = Problem::new(
-                Rule::InvalidTicket,
-                format!("row {}: {}", row.index, issue.message),
-            );
-            out.push(Finding::on_row(facts, i, TicketStatus::Invalid, problem));
-        }
+pub(crate) const DETECTOR: Detector<FreezeLedger> = Detector {
+    rules: &[Rule::InvalidTicket],
+    check,
+    file: file!(),
+};
+
+fn check(facts: &LedgerFacts<'_>, problems: &mut Vec<Problem>) {
+    let LedgerFacts::Row(row) = facts else {
+        return;
+    };
+    let Err(issues) = &row.row.ticket else {
+        return;
+    };
+    for issue in issues {
+        problems.push(row.place(Problem::new(
+            Rule::InvalidTicket,
+            format!("row {}: {}", row.row.index, issue.message),
+        )));
     }
-    out
 }

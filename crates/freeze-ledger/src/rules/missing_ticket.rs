@@ -1,22 +1,28 @@
 //! `missing-ticket`: a freeze test of the scan without a row in the ledger.
 
+use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
 
-use crate::check::{CheckFacts, Finding, TicketStatus};
+use super::{FreezeLedger, LedgerFacts};
 
-pub fn detect(facts: &CheckFacts<'_>) -> Vec<Finding> {
-    facts
-        .unticketed()
-        .into_iter()
-        .map(|(id, test)| Finding {
-            row: None,
-            status: TicketStatus::Missing,
-            problem: Problem::new(
+pub(crate) const DETECTOR: Detector<FreezeLedger> = Detector {
+    rules: &[Rule::MissingTicket],
+    check,
+    file: file!(),
+};
+
+fn check(facts: &LedgerFacts<'_>, problems: &mut Vec<Problem>) {
+    let LedgerFacts::Check(facts) = facts else {
+        return;
+    };
+    for (id, test) in facts.unticketed() {
+        problems.push(
+            Problem::new(
                 Rule::MissingTicket,
                 format!("freeze test {id} has no ticket in {}", facts.ledger_name),
             )
             .at(test.file.as_str(), test.line)
             .test(id),
-        })
-        .collect()
+        );
+    }
 }

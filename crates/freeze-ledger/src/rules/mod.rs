@@ -1,29 +1,73 @@
-//! freeze-ledger's detectors: one file per rule or close family, each a function from the
-//! facts of `check` to what it finds (a problem and the status it gives its ticket). A new
-//! rule is a variant in lane-core's catalogue, one file here and its line in [`CHECK`].
+//! freeze-ledger's detectors: one file per rule or close family, each holding its decision and
+//! its messages and declaring its [`Detector`] over the scope it judges: one ledger row
+//! (`check`), the ledger against the scan (`check`), or what a patch did to the ledger
+//! (`diff`). All are listed in [`DETECTORS`]. A new rule is a variant in lane-core's
+//! catalogue, one file here and its line in `DETECTORS` (and, for a rule about a row, the
+//! status it gives the ticket in [`crate::ticket_status`]).
 //!
 //! Detectors only read facts (capsules were hashed and expiries dated before), so they can
 //! run in any order: the problems are sorted and deduplicated afterwards, and a ticket's
-//! status is the worst of its findings.
+//! status is the worst its row's problems give it.
 
-use crate::check::{CheckFacts, Finding};
+use lane_core::detector::{Detector, Facts};
 
-pub mod capsule_mismatch;
-pub mod duplicate_ticket;
-pub mod expiry;
-pub mod invalid_ticket;
-pub mod missing_ticket;
-pub mod orphan_ticket;
+use crate::check::{CheckFacts, RowFacts};
+use crate::diff::DiffFacts;
 
-/// A detector of `freeze-ledger check`.
-pub type CheckDetector = fn(&CheckFacts<'_>) -> Vec<Finding>;
+mod capsule_mismatch;
+mod duplicate_ticket;
+mod expiry;
+mod invalid_ticket;
+mod missing_ticket;
+mod orphan_ticket;
+mod ticket_added;
+mod ticket_changed;
+mod ticket_renewed;
 
-/// Every rule `freeze-ledger check` reports.
-pub const CHECK: &[CheckDetector] = &[
-    invalid_ticket::detect,
-    duplicate_ticket::detect,
-    missing_ticket::detect,
-    orphan_ticket::detect,
-    capsule_mismatch::detect,
-    expiry::detect,
+/// The facts of freeze-ledger, as the detectors' table names them.
+pub(crate) enum FreezeLedger {}
+
+impl Facts for FreezeLedger {
+    type Of<'a> = LedgerFacts<'a>;
+}
+
+/// What a detector judges.
+pub(crate) enum LedgerFacts<'a> {
+    /// One row of the ledger (`check`): its problems give its ticket its status.
+    Row(&'a RowFacts<'a>),
+    /// The ledger as a whole against the scan (`check`).
+    Check(&'a CheckFacts<'a>),
+    /// What a patch did to the ledger (`diff`).
+    Diff(&'a DiffFacts<'a>),
+}
+
+/// Every detector of freeze-ledger, one line per rule file.
+pub(crate) const DETECTORS: &[Detector<FreezeLedger>] = &[
+    invalid_ticket::DETECTOR,
+    duplicate_ticket::DETECTOR,
+    missing_ticket::DETECTOR,
+    orphan_ticket::DETECTOR,
+    capsule_mismatch::DETECTOR,
+    expiry::DETECTOR,
+    ticket_added::DETECTOR,
+    ticket_renewed::DETECTOR,
+    ticket_changed::DETECTOR,
 ];
+
+#[cfg(test)]
+mod tests {
+    use lane_core::Rule;
+
+    use super::*;
+
+    /// Every rule the catalogue gives freeze-ledger has a detector here.
+    #[test]
+    fn every_ledger_rule_has_a_detector() {
+        for rule in Rule::ALL.iter().filter(|r| r.tool() == "freeze-ledger") {
+            assert!(
+                DETECTORS.iter().any(|d| d.rules.contains(rule)),
+                "{rule} has no detector"
+            );
+        }
+    }
+}

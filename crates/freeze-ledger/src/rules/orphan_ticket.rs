@@ -1,31 +1,36 @@
 //! `orphan-ticket`: a row for a test the scan does not place in the freeze lane (only with a
 //! scan).
 
+use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
 
-use crate::check::{CheckFacts, Finding, TicketStatus};
+use super::{FreezeLedger, LedgerFacts};
 
-pub fn detect(facts: &CheckFacts<'_>) -> Vec<Finding> {
-    let Some(scan) = &facts.scan else {
-        return Vec::new();
+pub(crate) const DETECTOR: Detector<FreezeLedger> = Detector {
+    rules: &[Rule::OrphanTicket],
+    check,
+    file: file!(),
+};
+
+fn check(facts: &LedgerFacts<'_>, problems: &mut Vec<Problem>) {
+    let LedgerFacts::Row(row) = facts else {
+        return;
     };
-    let mut out = Vec::new();
-    for (i, row) in facts.rows.iter().enumerate() {
-        let Some(id) = row.test_id.as_deref() else {
-            continue;
-        };
-        if scan.freeze.contains_key(id) {
-            continue;
-        }
-        let why = match scan.all.get(id) {
-            None => "the scan has no such test".to_string(),
-            Some(t) => match t.lane {
-                Some(lane) => format!("the scan places it in the {lane} lane"),
-                None => "the scan gives it no single lane".to_string(),
-            },
-        };
-        let problem = Problem::new(Rule::OrphanTicket, format!("ticket for {id}, but {why}"));
-        out.push(Finding::on_row(facts, i, TicketStatus::Orphan, problem));
+    let (Some(scan), Some(id)) = (&row.ledger.scan, row.row.test_id.as_deref()) else {
+        return;
+    };
+    if scan.freeze.contains_key(id) {
+        return;
     }
-    out
+    let why = match scan.all.get(id) {
+        None => "the scan has no such test".to_string(),
+        Some(t) => match t.lane {
+            Some(lane) => format!("the scan places it in the {lane} lane"),
+            None => "the scan gives it no single lane".to_string(),
+        },
+    };
+    problems.push(row.place(Problem::new(
+        Rule::OrphanTicket,
+        format!("ticket for {id}, but {why}"),
+    )));
 }

@@ -1,10 +1,24 @@
 //! `digest-moved`: a locked file's bytes no longer hash to the digest its lock source holds.
 
+use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
 
+use super::{Lock, LockFacts};
 use crate::verify::{Reading, VerifyFacts};
 
-pub fn detect(facts: &VerifyFacts) -> Vec<Problem> {
+pub(crate) const DETECTOR: Detector<Lock> = Detector {
+    rules: &[Rule::DigestMoved],
+    check,
+    file: file!(),
+};
+
+fn check(facts: &LockFacts<'_>, problems: &mut Vec<Problem>) {
+    if let LockFacts::Verify(facts) = facts {
+        problems.extend(detect(facts));
+    }
+}
+
+fn detect(facts: &VerifyFacts) -> Vec<Problem> {
     facts
         .claims
         .iter()

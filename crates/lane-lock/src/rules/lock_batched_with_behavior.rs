@@ -2,15 +2,29 @@
 //! or touches `.sha256` sidecars) and also changes other files (`--changed`), with no
 //! `--reason` for the new bytes.
 
+use lane_core::detector::Detector;
 use lane_core::render::plural;
 use lane_core::{Problem, Rule};
 
+use super::{Lock, LockFacts};
 use crate::diff::DiffFacts;
 
 /// How many behaviour paths the message names.
 const NAMED_PATHS: usize = 5;
 
-pub fn detect(facts: &DiffFacts<'_>) -> Vec<Problem> {
+pub(crate) const DETECTOR: Detector<Lock> = Detector {
+    rules: &[Rule::LockBatchedWithBehavior],
+    check,
+    file: file!(),
+};
+
+fn check(facts: &LockFacts<'_>, problems: &mut Vec<Problem>) {
+    if let LockFacts::Diff(facts) = facts {
+        problems.extend(detect(facts));
+    }
+}
+
+fn detect(facts: &DiffFacts<'_>) -> Vec<Problem> {
     let Some(behavior) = facts.behavior_changes else {
         return Vec::new();
     };

@@ -2,11 +2,25 @@
 //! new `.sha256` sidecar. A patch that locks its own golden files chooses what its witness
 //! tests compare against, so an addition is a lock edit like a move.
 
+use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
 
+use super::{Lock, LockFacts};
 use crate::diff::{DiffFacts, SidecarChange};
 
-pub fn detect(facts: &DiffFacts<'_>) -> Vec<Problem> {
+pub(crate) const DETECTOR: Detector<Lock> = Detector {
+    rules: &[Rule::LockEntryAdded],
+    check,
+    file: file!(),
+};
+
+fn check(facts: &LockFacts<'_>, problems: &mut Vec<Problem>) {
+    if let LockFacts::Diff(facts) = facts {
+        problems.extend(detect(facts));
+    }
+}
+
+fn detect(facts: &DiffFacts<'_>) -> Vec<Problem> {
     let entries = facts.added.iter().map(|e| {
         Problem::new(
             Rule::LockEntryAdded,

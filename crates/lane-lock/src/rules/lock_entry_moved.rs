@@ -1,11 +1,25 @@
 //! `lock-entry-moved`: the change gives a locked path a new digest, in the lock or in its
 //! `.sha256` sidecar.
 
+use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
 
+use super::{Lock, LockFacts};
 use crate::diff::{DiffFacts, SidecarChange};
 
-pub fn detect(facts: &DiffFacts<'_>) -> Vec<Problem> {
+pub(crate) const DETECTOR: Detector<Lock> = Detector {
+    rules: &[Rule::LockEntryMoved],
+    check,
+    file: file!(),
+};
+
+fn check(facts: &LockFacts<'_>, problems: &mut Vec<Problem>) {
+    if let LockFacts::Diff(facts) = facts {
+        problems.extend(detect(facts));
+    }
+}
+
+fn detect(facts: &DiffFacts<'_>) -> Vec<Problem> {
     let mut out: Vec<Problem> = facts
         .moved
         .iter()

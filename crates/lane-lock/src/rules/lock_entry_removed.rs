@@ -1,11 +1,25 @@
 //! `lock-entry-removed`: the change drops a lock entry or a `.sha256` sidecar, so its bytes
 //! are no longer witnessed.
 
+use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
 
+use super::{Lock, LockFacts};
 use crate::diff::{DiffFacts, SidecarChange};
 
-pub fn detect(facts: &DiffFacts<'_>) -> Vec<Problem> {
+pub(crate) const DETECTOR: Detector<Lock> = Detector {
+    rules: &[Rule::LockEntryRemoved],
+    check,
+    file: file!(),
+};
+
+fn check(facts: &LockFacts<'_>, problems: &mut Vec<Problem>) {
+    if let LockFacts::Diff(facts) = facts {
+        problems.extend(detect(facts));
+    }
+}
+
+fn detect(facts: &DiffFacts<'_>) -> Vec<Problem> {
     let sidecars = facts
         .sidecars
         .iter()

@@ -1,49 +1,70 @@
-//! lane-lock's detectors: one file per rule, each a function from the facts it needs to the
-//! problems it finds. A new rule is a variant in lane-core's catalogue, one file here and
-//! its line in [`VERIFY`] or [`DIFF`].
+//! lane-lock's detectors: one file per rule (or close family), each holding its decision and
+//! its messages and declaring its [`Detector`] over the facts of the scope it judges (verify's
+//! or diff's), all listed in [`DETECTORS`]. A new rule is a variant in lane-core's catalogue,
+//! one file here and its line in `DETECTORS`.
 //!
 //! Detectors only read facts (the files were read and hashed before), so they can run in any
 //! order: the problems are sorted and deduplicated afterwards.
 
-use lane_core::Problem;
+use lane_core::detector::{Detector, Facts};
 
 use crate::diff::DiffFacts;
 use crate::verify::VerifyFacts;
 
-pub mod digest_moved;
-pub mod lock_batched_with_behavior;
-pub mod lock_entry_added;
-pub mod lock_entry_moved;
-pub mod lock_entry_removed;
-pub mod missing_file;
-pub mod orphan_lock;
-pub mod orphan_snapshot;
-pub mod unlocked_fixture;
-pub mod unsafe_path;
-pub mod witness_base;
+mod digest_moved;
+mod lock_batched_with_behavior;
+mod lock_entry_added;
+mod lock_entry_moved;
+mod lock_entry_removed;
+mod missing_file;
+mod orphan_lock;
+mod orphan_snapshot;
+mod unlocked_fixture;
+mod unsafe_path;
+mod witness_base;
 
-/// A detector of `lane-lock verify`.
-pub type VerifyDetector = fn(&VerifyFacts) -> Vec<Problem>;
+/// The facts of lane-lock, as the detectors' table names them.
+pub(crate) enum Lock {}
 
-/// A detector of `lane-lock diff`.
-pub type DiffDetector = fn(&DiffFacts<'_>) -> Vec<Problem>;
+impl Facts for Lock {
+    type Of<'a> = LockFacts<'a>;
+}
 
-/// Every rule `lane-lock verify` reports.
-pub const VERIFY: &[VerifyDetector] = &[
-    digest_moved::detect,
-    missing_file::detect,
-    unsafe_path::detect,
-    unlocked_fixture::detect,
-    orphan_lock::detect,
-    orphan_snapshot::detect,
+/// What a detector judges: the facts of `lane-lock verify` or of `lane-lock diff`.
+pub(crate) enum LockFacts<'a> {
+    Verify(&'a VerifyFacts),
+    Diff(&'a DiffFacts<'a>),
+}
+
+/// Every detector of lane-lock, one line per rule file.
+pub(crate) const DETECTORS: &[Detector<Lock>] = &[
+    digest_moved::DETECTOR,
+    missing_file::DETECTOR,
+    unsafe_path::DETECTOR,
+    unlocked_fixture::DETECTOR,
+    orphan_lock::DETECTOR,
+    orphan_snapshot::DETECTOR,
+    lock_entry_moved::DETECTOR,
+    lock_entry_removed::DETECTOR,
+    lock_entry_added::DETECTOR,
+    lock_batched_with_behavior::DETECTOR,
+    witness_base::DETECTOR,
 ];
 
-/// Every rule `lane-lock diff` reports.
-pub const DIFF: &[DiffDetector] = &[
-    lock_entry_moved::detect,
-    lock_entry_removed::detect,
-    lock_entry_added::detect,
-    lock_batched_with_behavior::detect,
-    witness_base::witness_tests_kept,
-    witness_base::orphaned_by_the_change,
-];
+#[cfg(test)]
+mod tests {
+    use lane_core::Rule;
+
+    use super::*;
+
+    /// Every rule the catalogue gives lane-lock has a detector here.
+    #[test]
+    fn every_lock_rule_has_a_detector() {
+        for rule in Rule::ALL.iter().filter(|r| r.tool() == "lane-lock") {
+            assert!(
+                DETECTORS.iter().any(|d| d.rules.contains(rule)),
+                "{rule} has no detector"
+            );
+        }
+    }
+}

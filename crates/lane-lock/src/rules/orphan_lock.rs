@@ -1,12 +1,32 @@
-//! `orphan-lock`: a lock entry no witness test names in `fixture=` (only with a scan).
+//! `orphan-lock`: a lock entry no witness test names in `fixture=` (verify, only with a scan;
+//! a warning), and in `lane-lock diff --base-scan` a HEAD entry that no witness test names
+//! now but a witness test of the base did (an error).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
-use lane_core::{Problem, Rule};
+use lane_core::detector::Detector;
+use lane_core::scan::Lane;
+use lane_core::{Problem, Rule, Severity};
 
+use super::{Lock, LockFacts};
+use crate::diff::DiffFacts;
 use crate::verify::VerifyFacts;
 
-pub fn detect(facts: &VerifyFacts) -> Vec<Problem> {
+pub(crate) const DETECTOR: Detector<Lock> = Detector {
+    rules: &[Rule::OrphanLock],
+    check,
+    file: file!(),
+};
+
+fn check(facts: &LockFacts<'_>, problems: &mut Vec<Problem>) {
+    match facts {
+        LockFacts::Verify(facts) => problems.extend(detect(facts)),
+        LockFacts::Diff(facts) => problems.extend(orphaned_by_the_change(facts)),
+    }
+}
+
+/// `lane-lock verify`: an entry no witness test names.
+fn detect(facts: &VerifyFacts) -> Vec<Problem> {
     let Some(fixtures) = &facts.fixtures else {
         return Vec::new();
     };
@@ -24,6 +44,44 @@ pub fn detect(facts: &VerifyFacts) -> Vec<Problem> {
                 ),
             )
             .file(e.path.clone())
+        })
+        .collect()
+}
+
+/// `lane-lock diff --base-scan`: a HEAD lock entry that no witness test names now, but a
+/// witness test of the base did: an error, the change dropped the witness.
+fn orphaned_by_the_change(facts: &DiffFacts<'_>) -> Vec<Problem> {
+    let Some((base, head)) = facts.scans else {
+        return Vec::new();
+    };
+    let named_now: BTreeSet<&str> = head
+        .tests_in(Lane::Witness)
+        .flat_map(|t| t.attachments.fixtures.iter().map(String::as_str))
+        .collect();
+    let mut named_before: BTreeMap<&str, &str> = BTreeMap::new();
+    for t in base.tests_in(Lane::Witness) {
+        for f in &t.attachments.fixtures {
+            named_before.entry(f.as_str()).or_insert(t.id.as_str());
+        }
+    }
+    facts
+        .head_entries
+        .iter()
+        .filter(|e| !named_now.contains(e.path.as_str()))
+        .filter_map(|e| {
+            let test = named_before.get(e.path.as_str())?;
+            Some(
+                Problem::new(
+                    Rule::OrphanLock,
+                    format!(
+                        "{} is still locked but no witness test names it; the base's witness \
+                         test {test} did: the change dropped the witness and kept its bytes",
+                        e.path
+                    ),
+                )
+                .severity(Severity::Error)
+                .file(e.path.clone()),
+            )
         })
         .collect()
 }

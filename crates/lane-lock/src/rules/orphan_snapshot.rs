@@ -3,11 +3,25 @@
 
 use std::collections::BTreeSet;
 
+use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
 
+use super::{Lock, LockFacts};
 use crate::verify::VerifyFacts;
 
-pub fn detect(facts: &VerifyFacts) -> Vec<Problem> {
+pub(crate) const DETECTOR: Detector<Lock> = Detector {
+    rules: &[Rule::OrphanSnapshot],
+    check,
+    file: file!(),
+};
+
+fn check(facts: &LockFacts<'_>, problems: &mut Vec<Problem>) {
+    if let LockFacts::Verify(facts) = facts {
+        problems.extend(detect(facts));
+    }
+}
+
+fn detect(facts: &VerifyFacts) -> Vec<Problem> {
     let Some(fixtures) = &facts.fixtures else {
         return Vec::new();
     };

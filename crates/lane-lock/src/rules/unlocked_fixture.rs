@@ -1,11 +1,25 @@
 //! `unlocked-fixture`: a witness fixture the scan names that neither the lock nor a sidecar
 //! locks.
 
+use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
 
+use super::{Lock, LockFacts};
 use crate::verify::{FixtureLock, VerifyFacts};
 
-pub fn detect(facts: &VerifyFacts) -> Vec<Problem> {
+pub(crate) const DETECTOR: Detector<Lock> = Detector {
+    rules: &[Rule::UnlockedFixture],
+    check,
+    file: file!(),
+};
+
+fn check(facts: &LockFacts<'_>, problems: &mut Vec<Problem>) {
+    if let LockFacts::Verify(facts) = facts {
+        problems.extend(detect(facts));
+    }
+}
+
+fn detect(facts: &VerifyFacts) -> Vec<Problem> {
     facts
         .fixtures
         .iter()

@@ -2,11 +2,25 @@
 //! through a symlink that leaves it) — a sidecar, a locked path, or an unlocked witness
 //! fixture. Such a path is never read.
 
+use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
 
+use super::{Lock, LockFacts};
 use crate::verify::{Claim, FixtureLock, Reading, VerifyFacts};
 
-pub fn detect(facts: &VerifyFacts) -> Vec<Problem> {
+pub(crate) const DETECTOR: Detector<Lock> = Detector {
+    rules: &[Rule::UnsafePath],
+    check,
+    file: file!(),
+};
+
+fn check(facts: &LockFacts<'_>, problems: &mut Vec<Problem>) {
+    if let LockFacts::Verify(facts) = facts {
+        problems.extend(detect(facts));
+    }
+}
+
+fn detect(facts: &VerifyFacts) -> Vec<Problem> {
     let sidecars = facts.unread_sidecars.iter().map(|(rel, why)| {
         Problem::new(
             Rule::UnsafePath,

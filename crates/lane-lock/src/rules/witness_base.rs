@@ -1,14 +1,27 @@
-//! Against the base's scan (`lane-lock diff --base-scan`, issue 16): `witness-test-removed`
-//! (a witness test of the base is gone or left the lane), `witness-fixture-changed` (its
-//! `fixture=` differs from the base's) and `orphan-lock` as an error (a HEAD lock entry that
-//! no witness test names now, but a witness test of the base did).
+//! Against the base's scan (`lane-lock diff --base-scan`): `witness-test-removed` (a witness
+//! test of the base is gone or left the lane) and `witness-fixture-changed` (its `fixture=`
+//! differs from the base's).
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use lane_core::detector::Detector;
 use lane_core::scan::{Lane, ScanTest};
-use lane_core::{Problem, Rule, Severity};
+use lane_core::{Problem, Rule};
 
+use super::{Lock, LockFacts};
 use crate::diff::DiffFacts;
+
+pub(crate) const DETECTOR: Detector<Lock> = Detector {
+    rules: &[Rule::WitnessTestRemoved, Rule::WitnessFixtureChanged],
+    check,
+    file: file!(),
+};
+
+fn check(facts: &LockFacts<'_>, problems: &mut Vec<Problem>) {
+    if let LockFacts::Diff(facts) = facts {
+        problems.extend(witness_tests_kept(facts));
+    }
+}
 
 fn at(test: &ScanTest, p: Problem) -> Problem {
     p.at(test.file.clone(), test.line).test(test.id.clone())
@@ -30,7 +43,7 @@ fn shown(set: &BTreeSet<&str>) -> String {
     }
 }
 
-pub fn witness_tests_kept(facts: &DiffFacts<'_>) -> Vec<Problem> {
+fn witness_tests_kept(facts: &DiffFacts<'_>) -> Vec<Problem> {
     let Some((base, head)) = facts.scans else {
         return Vec::new();
     };
@@ -82,40 +95,4 @@ pub fn witness_tests_kept(facts: &DiffFacts<'_>) -> Vec<Problem> {
         }
     }
     out
-}
-
-pub fn orphaned_by_the_change(facts: &DiffFacts<'_>) -> Vec<Problem> {
-    let Some((base, head)) = facts.scans else {
-        return Vec::new();
-    };
-    let named_now: BTreeSet<&str> = head
-        .tests_in(Lane::Witness)
-        .flat_map(|t| t.attachments.fixtures.iter().map(String::as_str))
-        .collect();
-    let mut named_before: BTreeMap<&str, &str> = BTreeMap::new();
-    for t in base.tests_in(Lane::Witness) {
-        for f in &t.attachments.fixtures {
-            named_before.entry(f.as_str()).or_insert(t.id.as_str());
-        }
-    }
-    facts
-        .head_entries
-        .iter()
-        .filter(|e| !named_now.contains(e.path.as_str()))
-        .filter_map(|e| {
-            let test = named_before.get(e.path.as_str())?;
-            Some(
-                Problem::new(
-                    Rule::OrphanLock,
-                    format!(
-                        "{} is still locked but no witness test names it; the base's witness \
-                         test {test} did: the change dropped the witness and kept its bytes",
-                        e.path
-                    ),
-                )
-                .severity(Severity::Error)
-                .file(e.path.clone()),
-            )
-        })
-        .collect()
 }

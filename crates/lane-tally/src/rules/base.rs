@@ -3,14 +3,21 @@
 
 use std::collections::HashMap;
 
+use lane_core::detector::Detector;
 use lane_core::scan::{Lane, ScanTest};
 use lane_core::{Problem, Rule, Severity};
 
-use super::Facts;
+use super::{Tally, TallyFacts};
 
-pub fn merge_tests_kept(facts: &Facts<'_>) -> Vec<Problem> {
+pub(crate) const DETECTOR: Detector<Tally> = Detector {
+    rules: &[Rule::MergeTestRemoved, Rule::LaneChanged],
+    check,
+    file: file!(),
+};
+
+fn check(facts: &TallyFacts<'_>, problems: &mut Vec<Problem>) {
     let Some(base) = facts.base else {
-        return Vec::new();
+        return;
     };
     let acknowledge = |p: Problem| match facts.reason {
         Some(r) => {
@@ -24,7 +31,6 @@ pub fn merge_tests_kept(facts: &Facts<'_>) -> Vec<Problem> {
     };
     let head_by_id: HashMap<&str, &ScanTest> =
         facts.tests.iter().map(|t| (t.id.as_str(), t)).collect();
-    let mut out = Vec::new();
     for old in base.tests_in(Lane::Merge) {
         let (rule, message, at) = match head_by_id.get(old.id.as_str()) {
             None => (
@@ -46,7 +52,6 @@ pub fn merge_tests_kept(facts: &Facts<'_>) -> Vec<Problem> {
                 ),
             },
         };
-        out.push(acknowledge(super::at(at, Problem::new(rule, message))));
+        problems.push(acknowledge(super::at(at, Problem::new(rule, message))));
     }
-    out
 }

@@ -2,10 +2,17 @@
 //! the tally adds them only when it did not (an older or hand-made scan section), so each
 //! shows once.
 
+use lane_core::detector::Detector;
 use lane_core::scan::ScanSection;
 use lane_core::{Problem, Rule};
 
-use super::Facts;
+use super::{Tally, TallyFacts};
+
+pub(crate) const DETECTOR: Detector<Tally> = Detector {
+    rules: &[Rule::EmptyMergeLane, Rule::FreezeOverBudget],
+    check,
+    file: file!(),
+};
 
 /// Whether the scan already reports `rule` as an error.
 fn scan_says(scan: &ScanSection, rule: Rule) -> bool {
@@ -14,29 +21,21 @@ fn scan_says(scan: &ScanSection, rule: Rule) -> bool {
         .any(|p| p.rule == rule.id() && p.is_error())
 }
 
-pub fn empty_merge_lane(facts: &Facts<'_>) -> Vec<Problem> {
+fn check(facts: &TallyFacts<'_>, problems: &mut Vec<Problem>) {
     let Some(scan) = facts.scan else {
-        return Vec::new();
-    };
-    if facts.lanes.merge.tests > 0 || scan_says(scan, Rule::EmptyMergeLane) {
-        return Vec::new();
-    }
-    vec![Problem::new(
-        Rule::EmptyMergeLane,
-        "the scan has no merge test: nothing can vote for the patch",
-    )]
-}
-
-pub fn freeze_over_budget(facts: &Facts<'_>) -> Vec<Problem> {
-    let Some(scan) = facts.scan else {
-        return Vec::new();
+        return;
     };
     let (freeze, merge) = (facts.lanes.freeze.tests, facts.lanes.merge.tests);
-    if freeze <= merge || scan_says(scan, Rule::FreezeOverBudget) {
-        return Vec::new();
+    if merge == 0 && !scan_says(scan, Rule::EmptyMergeLane) {
+        problems.push(Problem::new(
+            Rule::EmptyMergeLane,
+            "the scan has no merge test: nothing can vote for the patch",
+        ));
     }
-    vec![Problem::new(
-        Rule::FreezeOverBudget,
-        format!("{freeze} freeze tests exceed {merge} merge tests"),
-    )]
+    if freeze > merge && !scan_says(scan, Rule::FreezeOverBudget) {
+        problems.push(Problem::new(
+            Rule::FreezeOverBudget,
+            format!("{freeze} freeze tests exceed {merge} merge tests"),
+        ));
+    }
 }

@@ -1,32 +1,50 @@
-//! The vote's detectors: one small function per rule or close family of rules, each taking
-//! the facts it needs and returning problems, all registered in [`DETECTORS`]. Lane-specific
-//! verdicts come from the table of lane rights ([`crate::rights`]).
+//! The vote's detectors: one file per rule or close family of rules, each holding its decision
+//! and its messages and declaring its [`Detector`], all listed in [`DETECTORS`]. Lane-specific
+//! verdicts come from the table of lane rights ([`lane_core::rights`]).
 //!
-//! Adding a rule: its entry in lane-core's catalogue, a detector here (a file of its own, or
-//! beside its family), one line in `DETECTORS`, and its cases in the vote's tests.
+//! Adding a rule: its entry in lane-core's catalogue, a file here that declares its
+//! `DETECTOR`, one line in `DETECTORS`, and its cases in the vote's tests.
 
 mod base;
 mod budget;
-mod domain;
-mod drift;
+mod collection_error;
+mod conflicting_shard;
+mod domain_changed;
 mod evidence;
-mod outcomes;
-mod shards;
-mod unmatched;
+mod failed;
+mod flaky_voter;
+mod identity_collision;
+mod known_failure_passed;
+mod lane_drift;
+mod lane_mismatch;
+mod missing_or_skipped;
+mod missing_replay_artifact;
+mod missing_shard;
+mod stale_report;
+mod unknown_test;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+use lane_core::detector::{self, Detector, Facts};
+use lane_core::rights::{self, LaneRights, Verdict};
 use lane_core::scan::{ScanSection, ScanTest};
-use lane_core::{Document, Problem, Rule};
+use lane_core::{Document, Problem};
 
 use crate::reports::{Drift, Unmatched};
-use crate::rights::{self, LaneRights};
 use crate::runs::{LaneRuns, NotableCase};
+use crate::shards::ShardFacts;
 use crate::vote::{Lanes, Report};
 
+/// The facts of the vote, as the detectors' table names them.
+pub(crate) enum Tally {}
+
+impl Facts for Tally {
+    type Of<'a> = TallyFacts<'a>;
+}
+
 /// Everything the detectors judge.
-pub struct Facts<'a> {
+pub(crate) struct TallyFacts<'a> {
     pub doc: &'a Document,
     /// The scan section, when the document has one.
     pub scan: Option<&'a ScanSection>,
@@ -49,74 +67,36 @@ pub struct Facts<'a> {
     pub base: Option<&'a ScanSection>,
     /// `--reason`.
     pub reason: Option<&'a str>,
-    /// What the run manifests and the shards showed (issue 21).
-    pub shards: &'a crate::shards::ShardFacts,
+    /// What the reports' run manifests and the shards of each lane showed.
+    pub shards: &'a ShardFacts,
 }
 
-/// A detector: the facts in, its problems out.
-pub type Detector = fn(&Facts<'_>) -> Vec<Problem>;
-
-/// Every detector, with the rules it reports.
-pub const DETECTORS: &[(&[Rule], Detector)] = &[
-    (&[Rule::NoScanEvidence], evidence::no_scan_evidence),
-    (&[Rule::NoLockEvidence], evidence::no_lock_evidence),
-    (&[Rule::NoLedgerEvidence], evidence::no_ledger_evidence),
-    (&[Rule::EmptyMergeLane], budget::empty_merge_lane),
-    (&[Rule::FreezeOverBudget], budget::freeze_over_budget),
-    (&[Rule::LaneMismatch], unmatched::lane_mismatch),
-    (&[Rule::CollectionError], unmatched::collection_error),
-    (&[Rule::UnknownTest], unmatched::unknown_test),
-    (&[Rule::IdentityCollision], unmatched::identity_collision),
-    (
-        &[
-            Rule::MissingVote,
-            Rule::MissingWitness,
-            Rule::MissingFreezeRun,
-        ],
-        outcomes::missing,
-    ),
-    (&[Rule::FlakyVoter], outcomes::flaky),
-    (
-        &[Rule::MergeFailed, Rule::WitnessFailed, Rule::FreezeFailed],
-        outcomes::failed,
-    ),
-    (
-        &[Rule::MissingReplayArtifact],
-        outcomes::missing_replay_artifact,
-    ),
-    (
-        &[
-            Rule::MergeSkipped,
-            Rule::WitnessSkipped,
-            Rule::MissingFreezeRun,
-        ],
-        outcomes::skipped,
-    ),
-    (
-        &[Rule::MergeTestRemoved, Rule::LaneChanged],
-        base::merge_tests_kept,
-    ),
-    (&[Rule::DomainChanged], domain::domain_kept),
-    // issue 19
-    (&[Rule::LaneDrift], drift::lane_drift),
-    (&[Rule::KnownFailurePassed], outcomes::known_failure_passed),
-    // issue 21
-    (
-        &[
-            Rule::StaleReport,
-            Rule::MissingShard,
-            Rule::ConflictingShard,
-        ],
-        shards::shards,
-    ),
+/// Every detector of the vote, one line per rule file.
+pub(crate) const DETECTORS: &[Detector<Tally>] = &[
+    evidence::DETECTOR,
+    budget::DETECTOR,
+    lane_mismatch::DETECTOR,
+    collection_error::DETECTOR,
+    unknown_test::DETECTOR,
+    identity_collision::DETECTOR,
+    missing_or_skipped::DETECTOR,
+    flaky_voter::DETECTOR,
+    failed::DETECTOR,
+    missing_replay_artifact::DETECTOR,
+    base::DETECTOR,
+    domain_changed::DETECTOR,
+    lane_drift::DETECTOR,
+    known_failure_passed::DETECTOR,
+    stale_report::DETECTOR,
+    missing_shard::DETECTOR,
+    conflicting_shard::DETECTOR,
 ];
 
-/// Every detector's problems, in the list's order (the section sorts them).
-pub fn detect(facts: &Facts<'_>) -> Vec<Problem> {
-    DETECTORS
-        .iter()
-        .flat_map(|(_, detector)| detector(facts))
-        .collect()
+/// Every detector's problems, in the table's order (the section sorts them).
+pub(crate) fn detect(facts: &TallyFacts<'_>) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    detector::run_all(DETECTORS, facts, &mut problems);
+    problems
 }
 
 /// One scanned test as the per-test detectors see it.
@@ -130,7 +110,7 @@ struct TestRun<'a> {
 }
 
 /// Every scanned test of every lane, lane by lane, in scan order.
-fn each_test<'a>(facts: &'a Facts<'a>) -> impl Iterator<Item = TestRun<'a>> {
+fn each_test<'a>(facts: &'a TallyFacts<'a>) -> impl Iterator<Item = TestRun<'a>> {
     rights::RIGHTS
         .iter()
         .zip(facts.runs)
@@ -174,8 +154,22 @@ fn list(names: &[String]) -> String {
     out
 }
 
+/// A test's verdict from the names its cases gave, or nothing when none did.
+fn verdict(verdict: Verdict, names: &[String]) -> Option<Problem> {
+    (!names.is_empty())
+        .then(|| Problem::new(verdict.rule, format!("{}: {}", verdict.says, list(names))))
+}
+
+/// `LABEL (OUTCOME)`.
+fn named(c: &NotableCase) -> String {
+    format!("{} ({})", c.label, c.case.outcome_name())
+}
+
 #[cfg(test)]
 mod tests {
+    use lane_core::Rule;
+    use lane_core::rights::{RIGHTS, Rerun};
+
     use super::*;
 
     /// Every rule the catalogue gives lane-tally has a detector here.
@@ -183,9 +177,36 @@ mod tests {
     fn every_tally_rule_has_a_detector() {
         for rule in Rule::ALL.iter().filter(|r| r.tool() == "lane-tally") {
             assert!(
-                DETECTORS.iter().any(|(rules, _)| rules.contains(rule)),
+                DETECTORS.iter().any(|d| d.rules.contains(rule)),
                 "{rule} has no detector"
             );
+        }
+    }
+
+    /// The per-test detectors declare every rule the lane-rights table gives their verdicts.
+    #[test]
+    fn verdict_detectors_declare_the_rules_of_the_rights_table() {
+        let declares = |d: &Detector<Tally>, v: Verdict| {
+            assert!(
+                d.rules.contains(&v.rule),
+                "{} does not declare {}",
+                d.file,
+                v.rule
+            );
+        };
+        for r in &RIGHTS {
+            declares(&failed::DETECTOR, r.failed);
+            declares(&missing_or_skipped::DETECTOR, r.skipped);
+            declares(&missing_or_skipped::DETECTOR, r.missing);
+            if let Rerun::Flaky(v) = r.rerun {
+                declares(&flaky_voter::DETECTOR, v);
+            }
+            if let Some(v) = r.replay {
+                declares(&missing_replay_artifact::DETECTOR, v);
+            }
+            if let Some(v) = r.known_failure {
+                declares(&known_failure_passed::DETECTOR, v);
+            }
         }
     }
 

@@ -3,13 +3,19 @@
 //! evidence corroborates the scan; where they differ, the run counted something nobody can
 //! review in the source.
 
+use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
 
-use super::{Facts, at};
+use super::{Tally, TallyFacts, at};
 use crate::reports::Drift;
 
-pub fn lane_drift(facts: &Facts<'_>) -> Vec<Problem> {
-    let mut out = Vec::new();
+pub(crate) const DETECTOR: Detector<Tally> = Detector {
+    rules: &[Rule::LaneDrift],
+    check,
+    file: file!(),
+};
+
+fn check(facts: &TallyFacts<'_>, problems: &mut Vec<Problem>) {
     for (report, drift) in &facts.drift {
         for d in drift.iter() {
             match d {
@@ -26,7 +32,7 @@ pub fn lane_drift(facts: &Facts<'_>) -> Vec<Problem> {
                     if !removed.is_empty() {
                         what.push(format!("removed {}", removed.join(", ")));
                     }
-                    out.push(at(
+                    problems.push(at(
                         test,
                         Problem::new(
                             Rule::LaneDrift,
@@ -55,10 +61,9 @@ pub fn lane_drift(facts: &Facts<'_>) -> Vec<Problem> {
                             None => problem.file(file.clone()),
                         };
                     }
-                    out.push(problem);
+                    problems.push(problem);
                 }
             }
         }
     }
-    out
 }

@@ -1,9 +1,22 @@
-//! The lanes' rights: what each lane may do to the patch and which rule each of its outcomes
-//! reports. The detectors consult this one table instead of matching on the lane, and the
-//! markdown verdict prints its decision-table columns (DESIGN.md §1).
+//! The lanes' rights: one row per lane saying what the lane allows and requires of its tests
+//! (what lane-scan's detectors judge in the source) and what each of its run-time outcomes
+//! means for the patch (what lane-tally's detectors judge in the reports). Detectors consult
+//! this one table instead of matching on the lane themselves, and the markdown verdict prints
+//! its decision-table columns (DESIGN.md §1).
 
-use lane_core::Rule;
-use lane_core::scan::Lane;
+use crate::rule::Rule;
+use crate::scan::Lane;
+
+/// What a test in one lane must carry besides its mark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Needs {
+    Nothing,
+    /// An `owner:` docstring line, or for a hypothesis property its domain and a `shrinking:`
+    /// note.
+    OwnerOrPropertyNotes,
+    /// `fixture=` (locked golden bytes) or `locked_on=` (a lock date) on the witness mark.
+    FixtureOrLockDate,
+}
 
 /// A lane-specific verdict: the rule it reports and the words its message starts with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,10 +37,26 @@ pub enum Rerun {
     Allowed,
 }
 
+/// The decision table's columns for one lane (DESIGN.md §1).
+#[derive(Debug, Clone, Copy)]
+pub struct Shown {
+    pub belongs: &'static str,
+    pub may_fail: &'static str,
+    pub may_approve: &'static str,
+    pub attachment: &'static str,
+}
+
 /// One lane's row of the table.
 #[derive(Debug, Clone, Copy)]
 pub struct LaneRights {
     pub lane: Lane,
+    /// An expected failure (`xfail`, `expectedFailure`) is refused in the source.
+    pub no_xfail: bool,
+    /// A retry on failure (`flaky`, `--reruns`) is refused in the source.
+    pub no_retry: bool,
+    pub needs: Needs,
+    /// Its assertions must be able to fail (no-assertion, tautology).
+    pub real_assertions: bool,
     /// Whether the lane's failures reject the patch (its `failed` rule is an error).
     pub may_fail: bool,
     /// Whether the lane's passes count as votes for the patch.
@@ -42,25 +71,21 @@ pub struct LaneRights {
     /// A failed case must name its replay artifact, or this verdict is reported.
     pub replay: Option<Verdict>,
     /// An xfail here is a recorded known failure (it ran, and is not a skip); a strict xpass
-    /// of one reports this verdict instead of a failure (issue 19).
+    /// of one reports this verdict instead of a failure.
     pub known_failure: Option<Verdict>,
     /// The decision table's words for the lane, as the markdown verdict prints them.
     pub shown: Shown,
 }
 
-/// The decision table's columns for one lane (DESIGN.md §1).
-#[derive(Debug, Clone, Copy)]
-pub struct Shown {
-    pub belongs: &'static str,
-    pub may_fail: &'static str,
-    pub may_approve: &'static str,
-    pub attachment: &'static str,
-}
-
-/// Every lane's rights, in `Lane::ALL` order.
+/// Every lane's rights, in `Lane::ALL` order; a voting lane refuses expected failures and
+/// retries.
 pub const RIGHTS: [LaneRights; 3] = [
     LaneRights {
         lane: Lane::Merge,
+        no_xfail: true,
+        no_retry: true,
+        needs: Needs::OwnerOrPropertyNotes,
+        real_assertions: true,
         may_fail: true,
         may_approve: true,
         failed: Verdict {
@@ -90,6 +115,10 @@ pub const RIGHTS: [LaneRights; 3] = [
     },
     LaneRights {
         lane: Lane::Witness,
+        no_xfail: true,
+        no_retry: true,
+        needs: Needs::FixtureOrLockDate,
+        real_assertions: false,
         may_fail: true,
         may_approve: false,
         failed: Verdict {
@@ -116,6 +145,10 @@ pub const RIGHTS: [LaneRights; 3] = [
     },
     LaneRights {
         lane: Lane::Freeze,
+        no_xfail: false,
+        no_retry: false,
+        needs: Needs::Nothing,
+        real_assertions: false,
         may_fail: false,
         may_approve: false,
         failed: Verdict {
@@ -159,9 +192,8 @@ pub fn of(lane: Lane) -> &'static LaneRights {
 
 #[cfg(test)]
 mod tests {
-    use lane_core::Severity;
-
     use super::*;
+    use crate::problem::Severity;
 
     #[test]
     fn one_row_per_lane_in_order() {
@@ -169,6 +201,21 @@ mod tests {
         assert_eq!(lanes, Lane::ALL);
         for lane in Lane::ALL {
             assert_eq!(of(lane).lane, lane);
+        }
+    }
+
+    #[test]
+    fn every_lane_has_one_row_and_voting_lanes_refuse_xfail_and_retry() {
+        for lane in Lane::ALL {
+            assert_eq!(
+                RIGHTS.iter().filter(|r| r.lane == lane).count(),
+                1,
+                "{lane}"
+            );
+            let r = of(lane);
+            assert_eq!(r.lane, lane);
+            assert_eq!(r.no_xfail, lane.votes(), "{lane}");
+            assert_eq!(r.no_retry, lane.votes(), "{lane}");
         }
     }
 

@@ -1,18 +1,25 @@
-//! `domain-changed` (`--base`, issue 16): a merge test in both trees whose recorded domain (the
+//! `domain-changed` (`--base`): a merge test in both trees whose recorded domain (the
 //! `@given` arguments, its `assume()` calls, its effective hypothesis settings) differs from the
 //! base's, or that asserted something in the base and asserts nothing now. `--reason`
 //! acknowledges it: it stays, as a warning.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
+use lane_core::detector::Detector;
 use lane_core::scan::{Attachments, Lane, ScanSection, ScanTest};
 use lane_core::{Problem, Rule, Severity};
 
-use super::Facts;
+use super::{Tally, TallyFacts};
 
-pub fn domain_kept(facts: &Facts<'_>) -> Vec<Problem> {
+pub(crate) const DETECTOR: Detector<Tally> = Detector {
+    rules: &[Rule::DomainChanged],
+    check,
+    file: file!(),
+};
+
+fn check(facts: &TallyFacts<'_>, problems: &mut Vec<Problem>) {
     let Some(base) = facts.base else {
-        return Vec::new();
+        return;
     };
     let base_by_id: HashMap<&str, &ScanTest> = base
         .tests_in(Lane::Merge)
@@ -20,7 +27,6 @@ pub fn domain_kept(facts: &Facts<'_>) -> Vec<Problem> {
         .collect();
     let base_silent = no_assertion(Some(base));
     let head_silent = no_assertion(facts.scan);
-    let mut out = Vec::new();
     for new in facts.tests.iter().filter(|t| t.lane == Some(Lane::Merge)) {
         let Some(old) = base_by_id.get(new.id.as_str()) else {
             continue;
@@ -37,7 +43,7 @@ pub fn domain_kept(facts: &Facts<'_>) -> Vec<Problem> {
             changes.join("; ")
         );
         let p = super::at(new, Problem::new(Rule::DomainChanged, message));
-        out.push(match facts.reason {
+        problems.push(match facts.reason {
             Some(r) => Problem {
                 message: format!("{} (acknowledged: {r})", p.message),
                 ..p.severity(Severity::Warning)
@@ -45,7 +51,6 @@ pub fn domain_kept(facts: &Facts<'_>) -> Vec<Problem> {
             None => p,
         });
     }
-    out
 }
 
 /// The ids of the tests a scan section reports `no-assertion` for.

@@ -1,0 +1,35 @@
+//! `flaky-voter`: a voter whose case needed a rerun, in a lane where that is its own rule (the
+//! lane rights' `rerun`). The case's outcome is judged as well (`failed`): a rerun plugin
+//! writes a passing-looking case for every failed try, so a test that failed on every try
+//! looks "failed and passed" and must still fail.
+
+use lane_core::detector::Detector;
+use lane_core::rights::Rerun;
+use lane_core::{Problem, Rule};
+
+use super::{Tally, TallyFacts, TestRun, at, each_test, verdict};
+
+pub(crate) const DETECTOR: Detector<Tally> = Detector {
+    rules: &[Rule::FlakyVoter],
+    check,
+    file: file!(),
+};
+
+fn check(facts: &TallyFacts<'_>, problems: &mut Vec<Problem>) {
+    for TestRun {
+        rights,
+        test,
+        cases,
+        ..
+    } in each_test(facts)
+    {
+        let (Rerun::Flaky(flaky), Some(cases)) = (rights.rerun, cases) else {
+            continue;
+        };
+        let names: Vec<String> = cases
+            .iter()
+            .filter_map(|c| Some(format!("{} {}", c.label, c.case.retried()?)))
+            .collect();
+        problems.extend(verdict(flaky, &names).map(|p| at(test, p)));
+    }
+}

@@ -1,0 +1,34 @@
+//! `known-failure-passed`: a recorded known failure (a freeze test's `xfail(strict=True)`, the
+//! lane rights' `known_failure`) that passed: ready to be promoted out of its lane. Its xfail
+//! outcome, when it failed as expected, is a run, not a skip.
+
+use lane_core::detector::Detector;
+use lane_core::{Problem, Rule};
+
+use super::{Tally, TallyFacts, TestRun, at, each_test, verdict};
+
+pub(crate) const DETECTOR: Detector<Tally> = Detector {
+    rules: &[Rule::KnownFailurePassed],
+    check,
+    file: file!(),
+};
+
+fn check(facts: &TallyFacts<'_>, problems: &mut Vec<Problem>) {
+    for TestRun {
+        rights,
+        test,
+        cases,
+        ..
+    } in each_test(facts)
+    {
+        let (Some(known), Some(cases)) = (rights.known_failure, cases) else {
+            continue;
+        };
+        let names: Vec<String> = cases
+            .iter()
+            .filter(|c| c.case.is_strict_xpass())
+            .map(|c| c.label.clone())
+            .collect();
+        problems.extend(verdict(known, &names).map(|p| at(test, p)));
+    }
+}
