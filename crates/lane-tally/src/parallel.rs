@@ -1,4 +1,4 @@
-//! One large report read on every core (issue 22).
+//! One large report read on every core.
 //!
 //! The report streams through a window of a few chunks per thread. Each window is cut just
 //! before a `<testcase` about every [`CHUNK`] bytes, and the pieces are read in parallel, each
@@ -13,7 +13,7 @@
 //! is checked.
 //!
 //! While the pieces of one window are read, one thread reads the next window from the input
-//! (issue 22: the read, not only the parsing, is off the joining thread's path); an input error
+//! (the read, not only the parsing, is off the joining thread's path); an input error
 //! there counts only once every case before it has been given.
 //!
 //! Memory: two windows (this one and the next), and per piece the mapped values of its cases,
@@ -75,80 +75,36 @@ pub fn read<T: Send, R: Read + Send>(
     mut sink: impl FnMut(T),
 ) -> Result<ReadStats, JunitError> {
     let chunk = chunk.max(1);
+    let mut done = Joined::default();
     if threads < 2 || len < (chunk as u64).saturating_mul(2) {
-        let mut state = State::default();
-        return read_segment(input, 0, &mut state, true, on_suite, |c| sink(map(c)));
+        return done.serial(input, &mut on_suite, |c| sink(map(c)));
     }
     let mut window = chunk * threads * PIECES_PER_THREAD;
     let max_window = window * MAX_GROWTH;
     let mut buf: Vec<u8> = Vec::with_capacity(window + chunk);
     // The next window, read from the input while the pieces of this one are read.
     let mut next: Vec<u8> = Vec::with_capacity(window + chunk);
-    // The report's offset of buf[0], and the real state there.
-    let mut buf_start = 0u64;
-    let mut state = State::default();
-    let mut stats = ReadStats::default();
     let mut eof = fill(&mut input, &mut buf, window)?;
     loop {
-        let mut cuts = vec![0usize];
-        let mut from = chunk;
-        while from < buf.len() {
-            let Some(cut) = find_case(&buf, from) else {
-                break;
-            };
-            cuts.push(cut);
-            from = cut + chunk;
-        }
-        let last_cut = cuts.last().copied().unwrap_or(0);
-        if eof && let Some(cut) = rfind_case(&buf).filter(|&c| c > last_cut) {
-            cuts.push(cut);
-        }
+        let cuts = cuts(&buf, chunk, eof);
         if cuts.len() < 2 && !eof {
             if buf.len() >= max_window {
                 let rest = io::Cursor::new(&buf[..]).chain(input);
-                let more = read_segment(rest, buf_start, &mut state, true, &mut on_suite, |c| {
-                    sink(map(c))
-                })?;
-                return Ok(add(stats, more));
+                return done.serial(rest, &mut on_suite, |c| sink(map(c)));
             }
             window = (window * 2).min(max_window);
             eof = fill(&mut input, &mut buf, window)?;
             continue;
         }
         let tail = cuts.last().copied().unwrap_or(0);
-        let pieces: Vec<(usize, usize)> = cuts.windows(2).map(|w| (w[0], w[1])).collect();
-        let at_start = buf_start == 0;
         // The next window starts with this one's last piece; the rest of it is read from the
         // input on one thread while the others read this window's pieces.
         next.clear();
         if !eof {
             next.extend_from_slice(&buf[tail..]);
         }
-        let (read_pieces, next_eof) = rayon::join(
-            || {
-                pieces
-                    .par_iter()
-                    .enumerate()
-                    .map(|(i, &(a, b))| {
-                        let mut piece_state = if at_start && i == 0 {
-                            State::default()
-                        } else {
-                            State::base()
-                        };
-                        let mut suites: Vec<String> = Vec::new();
-                        let mut items: Vec<T> = Vec::new();
-                        let read = read_segment(
-                            &buf[a..b],
-                            buf_start + a as u64,
-                            &mut piece_state,
-                            false,
-                            |name| suites.push(name.to_string()),
-                            |c| items.push(map(c)),
-                        );
-                        read.ok().map(|stats| (stats, piece_state, suites, items))
-                    })
-                    .collect::<Vec<_>>()
-            },
+        let (pieces, next_eof) = rayon::join(
+            || read_pieces(&buf, &cuts, done.offset, &map),
             || {
                 if eof {
                     Ok(true)
@@ -157,63 +113,151 @@ pub fn read<T: Send, R: Read + Send>(
                 }
             },
         );
-        for (i, piece) in read_pieces.into_iter().enumerate() {
-            let joined = piece.and_then(|(piece_stats, piece_state, suites, items)| {
-                let next = if at_start && i == 0 {
-                    Some(piece_state)
-                } else {
-                    state.then(&piece_state)
-                };
-                next.map(|next| (piece_stats, next, suites, items))
-            });
-            let Some((piece_stats, next_state, suites, items)) = joined else {
-                // What the piece assumed does not hold: the serial reader takes over, from the
-                // piece's start through the rest of this window, the next one as far as it was
-                // read, and the rest of the input.
-                let start = pieces[i].0;
-                let (this, read_ahead) = if eof {
-                    (&buf[start..], &next[..0])
-                } else {
-                    (&buf[start..tail], &next[..])
-                };
-                let rest = io::Cursor::new(this)
-                    .chain(io::Cursor::new(read_ahead))
-                    .chain(input);
-                let more = read_segment(
-                    rest,
-                    buf_start + start as u64,
-                    &mut state,
-                    true,
-                    &mut on_suite,
-                    |c| sink(map(c)),
-                )?;
-                return Ok(add(stats, more));
+        if let Some(i) = done.join(pieces, &mut on_suite, &mut sink) {
+            // What piece `i` assumed does not hold: the serial reader takes over, from the
+            // piece's start through the rest of this window, the next one as far as it was
+            // read, and the rest of the input.
+            let start = cuts[i];
+            let (this, read_ahead) = if eof {
+                (&buf[start..], &next[..0])
+            } else {
+                (&buf[start..tail], &next[..])
             };
-            for name in &suites {
-                on_suite(name);
-            }
-            for item in items {
-                sink(item);
-            }
-            stats = add(stats, piece_stats);
-            stats.joined += 1;
-            state = next_state;
+            done.offset += start as u64;
+            let rest = io::Cursor::new(this)
+                .chain(io::Cursor::new(read_ahead))
+                .chain(input);
+            return done.serial(rest, &mut on_suite, |c| sink(map(c)));
         }
+        done.offset += tail as u64;
         if eof {
-            let more = read_segment(
-                &buf[tail..],
-                buf_start + tail as u64,
-                &mut state,
-                true,
-                &mut on_suite,
-                |c| sink(map(c)),
-            )?;
-            return Ok(add(stats, more));
+            return done.serial(&buf[tail..], &mut on_suite, |c| sink(map(c)));
         }
         // An input error while reading ahead counts only now, after every case before it.
         eof = next_eof?;
-        buf_start += tail as u64;
         std::mem::swap(&mut buf, &mut next);
+    }
+}
+
+/// Where the pieces of `buf` start: at 0, then just before a `<testcase` about every `chunk`
+/// bytes, and at the last `<testcase` of the report once it has ended (`eof`). The piece from
+/// the last cut on is read with what follows it.
+fn cuts(buf: &[u8], chunk: usize, eof: bool) -> Vec<usize> {
+    let mut cuts = vec![0usize];
+    let mut from = chunk;
+    while from < buf.len() {
+        let Some(cut) = find_case(buf, from) else {
+            break;
+        };
+        cuts.push(cut);
+        from = cut + chunk;
+    }
+    let last_cut = cuts.last().copied().unwrap_or(0);
+    if eof && let Some(cut) = rfind_case(buf).filter(|&c| c > last_cut) {
+        cuts.push(cut);
+    }
+    cuts
+}
+
+/// One piece read from its assumed state: the state it left, its suite names and its cases
+/// mapped.
+struct Piece<T> {
+    stats: ReadStats,
+    state: State,
+    suites: Vec<String>,
+    items: Vec<T>,
+}
+
+/// Reads the pieces between consecutive `cuts` of `buf` (the report from `offset` on) in
+/// parallel, each from an assumed state (the report's first piece from its real start);
+/// `None` for a piece that could not be read so.
+fn read_pieces<T: Send>(
+    buf: &[u8],
+    cuts: &[usize],
+    offset: u64,
+    map: &(impl Fn(&Case<'_>) -> T + Sync),
+) -> Vec<Option<Piece<T>>> {
+    let pieces: Vec<(usize, usize)> = cuts.windows(2).map(|w| (w[0], w[1])).collect();
+    pieces
+        .par_iter()
+        .map(|&(a, b)| {
+            let mut state = if offset == 0 && a == 0 {
+                State::default()
+            } else {
+                State::base()
+            };
+            let mut suites: Vec<String> = Vec::new();
+            let mut items: Vec<T> = Vec::new();
+            let read = read_segment(
+                &buf[a..b],
+                offset + a as u64,
+                &mut state,
+                false,
+                |name| suites.push(name.to_string()),
+                |c| items.push(map(c)),
+            );
+            read.ok().map(|stats| Piece {
+                stats,
+                state,
+                suites,
+                items,
+            })
+        })
+        .collect()
+}
+
+/// The report as far as it has been given: the real state at `offset`, and the counts.
+#[derive(Default)]
+struct Joined {
+    offset: u64,
+    state: State,
+    stats: ReadStats,
+}
+
+impl Joined {
+    /// Gives the pieces' suite names and cases in report order, as far as each piece's
+    /// assumed state holds in the real one (the report's first piece was read from it);
+    /// returns the first piece that does not join.
+    fn join<T>(
+        &mut self,
+        pieces: Vec<Option<Piece<T>>>,
+        on_suite: &mut impl FnMut(&str),
+        sink: &mut impl FnMut(T),
+    ) -> Option<usize> {
+        for (i, piece) in pieces.into_iter().enumerate() {
+            let Some(piece) = piece else {
+                return Some(i);
+            };
+            let next = if self.offset == 0 && i == 0 {
+                Some(piece.state)
+            } else {
+                self.state.then(&piece.state)
+            };
+            let Some(next) = next else {
+                return Some(i);
+            };
+            for name in &piece.suites {
+                on_suite(name);
+            }
+            for item in piece.items {
+                sink(item);
+            }
+            self.stats = add(self.stats, piece.stats);
+            self.stats.joined += 1;
+            self.state = next;
+        }
+        None
+    }
+
+    /// Reads the rest of the report, `input` from `offset` on, serially from the real state.
+    fn serial<R: Read>(
+        mut self,
+        input: R,
+        on_suite: impl FnMut(&str),
+        sink: impl FnMut(&Case<'_>),
+    ) -> Result<ReadStats, JunitError> {
+        let more = read_segment(input, self.offset, &mut self.state, true, on_suite, sink)?;
+        Ok(add(self.stats, more))
     }
 }
 
