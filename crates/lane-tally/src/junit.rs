@@ -18,6 +18,10 @@ use quick_xml::{Reader, XmlVersion};
 
 use crate::detail::DetailScan;
 
+mod layout;
+
+pub use layout::{CaseSpan, Layout, LayoutError, layout};
+
 /// What one `<testcase>` element says happened. Ordered from best to worst: when the same
 /// case is reported more than once, the worst outcome counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

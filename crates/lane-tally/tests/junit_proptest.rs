@@ -1,4 +1,5 @@
-//! Arbitrary bytes as a JUnit report: an error or cases, never a panic.
+//! Arbitrary bytes as a JUnit report (and as pytest's report to lay out): an error or cases,
+//! never a panic.
 
 use proptest::prelude::*;
 
@@ -8,6 +9,7 @@ proptest! {
     #[test]
     fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
         let _ = lane_tally::junit::read_bytes(&bytes, "r.xml", |_| {});
+        let _ = lane_tally::junit::layout(&bytes);
     }
 
     #[test]
@@ -30,6 +32,8 @@ proptest! {
     ) {
         let xml = parts.concat();
         let _ = lane_tally::junit::read_bytes(xml.as_bytes(), "r.xml", |_| {});
+        let pytest = format!("<?xml version=\"1.0\" encoding=\"utf-8\"?>{xml}");
+        let _ = lane_tally::junit::layout(pytest.as_bytes());
     }
 }
 
