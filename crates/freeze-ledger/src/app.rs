@@ -229,16 +229,7 @@ pub fn run(cli: Cli) -> Result<Status, Error> {
                 today,
                 max_days: clock.max_days,
             };
-            // The scan, when one is piped in: a terminal or empty stdin is an empty document.
-            let doc = lane_core::io::read_document(None)?;
-            let scan: Option<ScanSection> = doc.section_as(ScanSection::NAME, "<stdin>")?;
-            let ticket = edit::add(&target, req, scan.as_ref())?;
-            eprintln!(
-                "{TOOL}: added a ticket for {} to {} (expires {})",
-                ticket.test_id, name, ticket.expires_on
-            );
-            lane_core::io::write_stdout(&ticket.to_pretty())?;
-            Ok(Status::Clean)
+            run_add(&target, req)
         }
         Command::Renew {
             test_id,
@@ -263,24 +254,47 @@ pub fn run(cli: Cli) -> Result<Status, Error> {
                 today,
                 max_days: clock.max_days,
             };
-            let ticket = edit::renew(&target, req)?;
-            eprintln!(
-                "{TOOL}: renewed the ticket for {} in {} (expires {}, replay job {})",
-                ticket.test_id, name, ticket.expires_on, ticket.last_replay_job
-            );
-            lane_core::io::write_stdout(&ticket.to_pretty())?;
-            Ok(Status::Clean)
+            run_renew(&target, req)
         }
-        Command::Remove { test_id } => {
-            let removed = edit::remove(&target, test_id)?;
-            eprintln!(
-                "{TOOL}: removed {} row{} for {test_id} from {name}",
-                removed.len(),
-                lane_core::render::plural(removed.len())
-            );
-            print_json(&serde_json::Value::Array(removed))
-        }
+        Command::Remove { test_id } => run_remove(&target, test_id),
     }
+}
+
+/// `add`: the ticket written, on stdout, after one line on stderr.
+fn run_add(target: &LedgerFile<'_>, req: AddRequest) -> Result<Status, Error> {
+    // The scan, when one is piped in: a terminal or empty stdin is an empty document.
+    let doc = lane_core::io::read_document(None)?;
+    let scan: Option<ScanSection> = doc.section_as(ScanSection::NAME, "<stdin>")?;
+    let ticket = edit::add(target, req, scan.as_ref())?;
+    eprintln!(
+        "{TOOL}: added a ticket for {} to {} (expires {})",
+        ticket.test_id, target.name, ticket.expires_on
+    );
+    lane_core::io::write_stdout(&ticket.to_pretty())?;
+    Ok(Status::Clean)
+}
+
+/// `renew`: the ticket written, on stdout, after one line on stderr.
+fn run_renew(target: &LedgerFile<'_>, req: RenewRequest) -> Result<Status, Error> {
+    let ticket = edit::renew(target, req)?;
+    eprintln!(
+        "{TOOL}: renewed the ticket for {} in {} (expires {}, replay job {})",
+        ticket.test_id, target.name, ticket.expires_on, ticket.last_replay_job
+    );
+    lane_core::io::write_stdout(&ticket.to_pretty())?;
+    Ok(Status::Clean)
+}
+
+/// `remove`: the rows removed, on stdout, after one line on stderr.
+fn run_remove(target: &LedgerFile<'_>, test_id: &str) -> Result<Status, Error> {
+    let removed = edit::remove(target, test_id)?;
+    eprintln!(
+        "{TOOL}: removed {} row{} for {test_id} from {}",
+        removed.len(),
+        lane_core::render::plural(removed.len()),
+        target.name
+    );
+    print_json(&serde_json::Value::Array(removed))
 }
 
 fn run_check(args: &DocumentArgs, target: &LedgerFile<'_>, clock: &Clock) -> Result<Status, Error> {
