@@ -168,7 +168,7 @@ pub struct Clock {
 }
 
 /// The clap command (for `--generate`).
-pub fn command() -> clap::Command {
+pub(crate) fn command() -> clap::Command {
     Cli::command()
 }
 

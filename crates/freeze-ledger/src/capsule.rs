@@ -4,13 +4,13 @@ use std::path::{Path, PathBuf};
 
 /// SHA-256 of a regular file's bytes as 64 lowercase hex digits (lane-core's one hasher; capsules
 /// can be big: it streams).
-pub fn sha256_file(path: &Path) -> std::io::Result<String> {
+pub(crate) fn sha256_file(path: &Path) -> std::io::Result<String> {
     lane_core::io::sha256_file(path).map(|(digest, _)| digest)
 }
 
 /// Checks that the root-relative `input_path` stays inside `root` and hashes to `expected`;
 /// the error says what is wrong (unsafe path, missing file, other digest).
-pub fn verify(root: &Path, input_path: &str, expected: &str) -> Result<(), String> {
+pub(crate) fn verify(root: &Path, input_path: &str, expected: &str) -> Result<(), String> {
     let path = lane_core::paths::resolve_inside(root, input_path)
         .map_err(|why| format!("input_path {input_path} {why}; it was not read"))?;
     match sha256_file(&path) {
@@ -27,7 +27,7 @@ pub fn verify(root: &Path, input_path: &str, expected: &str) -> Result<(), Strin
 
 /// The root-relative `/` path of `file` (a path as given on the command line), refusing files
 /// outside `root` or reached through a symlink that leaves it.
-pub fn root_relative(root: &Path, file: &Path) -> Result<String, String> {
+pub(crate) fn root_relative(root: &Path, file: &Path) -> Result<String, String> {
     let shown = file.display();
     let real_root = root
         .canonicalize()

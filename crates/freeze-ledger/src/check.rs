@@ -17,7 +17,7 @@ use crate::rules::{DETECTORS, LedgerFacts};
 
 pub const SECTION: &str = "ledger";
 pub const TOOL: &str = "freeze-ledger";
-pub use lane_core::rule::{DEFAULT_MAX_DAYS, SOON_DAYS};
+pub use lane_core::rule::DEFAULT_MAX_DAYS;
 
 /// The `ledger` section.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -63,12 +63,12 @@ pub struct CheckOptions<'a> {
 }
 
 /// Days from `today` to `date` (negative when `date` is earlier).
-pub fn days_between(today: Date, date: Date) -> i64 {
+pub(crate) fn days_between(today: Date, date: Date) -> i64 {
     today.duration_until(date).as_secs() / 86_400
 }
 
 /// The tests of the scan, by id: its freeze tests, and all of them.
-pub struct ScanTests<'a> {
+pub(crate) struct ScanTests<'a> {
     pub freeze: BTreeMap<&'a str, &'a ScanTest>,
     pub all: BTreeMap<&'a str, &'a ScanTest>,
 }
@@ -92,7 +92,7 @@ pub(crate) struct CheckFacts<'a> {
 
 impl<'a> CheckFacts<'a> {
     /// Hashes the capsules (on every core: they can be large) and dates the tickets.
-    pub fn gather(
+    pub(crate) fn gather(
         ledger: &'a Ledger,
         scan: Option<&'a ScanSection>,
         opts: &CheckOptions<'a>,
@@ -147,7 +147,7 @@ impl<'a> CheckFacts<'a> {
     }
 
     /// The test ids that have at least one row.
-    pub fn ticketed(&self) -> BTreeSet<&'a str> {
+    pub(crate) fn ticketed(&self) -> BTreeSet<&'a str> {
         self.rows
             .iter()
             .filter_map(|r| r.test_id.as_deref())
@@ -155,7 +155,7 @@ impl<'a> CheckFacts<'a> {
     }
 
     /// The scan's freeze tests without a row, by id (none without a scan).
-    pub fn unticketed(&self) -> Vec<(&'a str, &'a ScanTest)> {
+    pub(crate) fn unticketed(&self) -> Vec<(&'a str, &'a ScanTest)> {
         let ticketed = self.ticketed();
         self.scan
             .iter()
@@ -191,7 +191,7 @@ pub(crate) struct RowFacts<'a> {
 
 impl RowFacts<'_> {
     /// `problem` placed at the row's line and test.
-    pub fn place(&self, problem: Problem) -> Problem {
+    pub(crate) fn place(&self, problem: Problem) -> Problem {
         let problem = problem.at(self.ledger.ledger_name, self.row.line);
         match &self.row.test_id {
             Some(id) => problem.test(id.as_str()),
@@ -303,6 +303,31 @@ mod tests {
             let expected: Vec<&str> = if rule.is_empty() { vec![] } else { vec![*rule] };
             assert_eq!(rules, expected, "{expires}");
         }
+    }
+
+    /// Each row's status comes from its own problems, also where rows share a line.
+    #[test]
+    fn rows_on_one_line_keep_their_own_status() {
+        let row = |seed: u32, expires: &str| {
+            format!(
+                r#"{{"test_id":"t.py::t","seed":{seed},"input_sha256":"{}","expires_on":"{expires}","last_replay_job":"https://ci/1"}}"#,
+                "0".repeat(64)
+            )
+        };
+        let text = format!("[{}, {}]", row(1, "2026-03-20"), row(2, "2026-03-11"));
+        let ledger = Ledger::parse(text.as_bytes(), "l.json").unwrap();
+        let root = std::env::temp_dir();
+        let opts = CheckOptions {
+            root: &root,
+            ledger_name: "l.json",
+            today: date(2026, 3, 10),
+            max_days: 90,
+        };
+        let section = check(&ledger, None, &opts);
+        let statuses: Vec<TicketStatus> = section.tickets.iter().map(|t| t.status).collect();
+        assert_eq!(statuses, [TicketStatus::Ok, TicketStatus::Duplicate]);
+        let rules: Vec<&str> = section.problems.iter().map(|p| p.rule.as_str()).collect();
+        assert_eq!(rules, ["duplicate-ticket", "expiring-soon"]);
     }
 
     #[test]

@@ -59,7 +59,7 @@ pub(crate) struct DiffFacts<'a> {
 
 impl DiffFacts<'_> {
     /// `problem` placed at HEAD's row of `id`.
-    pub fn place(&self, problem: Problem, id: &str) -> Problem {
+    pub(crate) fn place(&self, problem: Problem, id: &str) -> Problem {
         let line = self.lines.get(id).copied().unwrap_or(0);
         problem.at(self.section.head.as_str(), line).test(id)
     }

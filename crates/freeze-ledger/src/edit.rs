@@ -16,7 +16,7 @@ use crate::ledger::{self, Ledger, Seed, Ticket};
 
 /// The ledger file an edit reads and replaces: where it is, how messages name it, and the
 /// root capsule paths are relative to.
-pub struct LedgerFile<'a> {
+pub(crate) struct LedgerFile<'a> {
     pub path: &'a Path,
     pub name: &'a str,
     pub root: &'a Path,
@@ -24,12 +24,12 @@ pub struct LedgerFile<'a> {
 
 /// The replay input: a capsule file to hash (its path is recorded) or a bare digest.
 #[derive(Debug, Clone)]
-pub enum Input {
+pub(crate) enum Input {
     File(PathBuf),
     Sha256(String),
 }
 
-pub struct AddRequest {
+pub(crate) struct AddRequest {
     pub test_id: String,
     pub seed: Seed,
     pub input: Input,
@@ -41,7 +41,7 @@ pub struct AddRequest {
     pub max_days: u32,
 }
 
-pub struct RenewRequest {
+pub(crate) struct RenewRequest {
     pub test_id: String,
     pub expires: Date,
     /// Required: a renewal names the replay job that justifies it.
@@ -141,7 +141,7 @@ fn read_valid(target: &LedgerFile<'_>) -> Result<(EditLock, Vec<Ticket>), Error>
 }
 
 /// Adds a ticket; returns it.
-pub fn add(
+pub(crate) fn add(
     target: &LedgerFile<'_>,
     req: AddRequest,
     scan: Option<&ScanSection>,
@@ -199,7 +199,7 @@ pub fn add(
 }
 
 /// Renews a ticket (new expiry and replay job, optionally a new seed or capsule); returns it.
-pub fn renew(target: &LedgerFile<'_>, req: RenewRequest) -> Result<Ticket, Error> {
+pub(crate) fn renew(target: &LedgerFile<'_>, req: RenewRequest) -> Result<Ticket, Error> {
     let (_edit, mut tickets) = read_valid(target)?;
     let Some(job) = req.replay_job else {
         return Err(refuse(
@@ -239,7 +239,7 @@ pub fn renew(target: &LedgerFile<'_>, req: RenewRequest) -> Result<Ticket, Error
 
 /// Removes every row for `test_id` (also an invalid or duplicated one); the rows left must
 /// form a valid ledger. Returns the removed rows as they were.
-pub fn remove(target: &LedgerFile<'_>, test_id: &str) -> Result<Vec<Value>, Error> {
+pub(crate) fn remove(target: &LedgerFile<'_>, test_id: &str) -> Result<Vec<Value>, Error> {
     let (_edit, mut ledger) = locked_read(target)?;
     let before = ledger.rows.len();
     let mut removed = Vec::new();

@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 /// to stay short). A larger file is refused before it is read whole (docs/robustness.md).
 pub const LEDGER_MAX_BYTES: u64 = 16 << 20;
 
-pub const FIELDS: &[&str] = &[
+pub(crate) const FIELDS: &[&str] = &[
     "test_id",
     "seed",
     "input_sha256",
@@ -32,7 +32,7 @@ pub const FIELDS: &[&str] = &[
 ];
 
 /// The fields every row must have.
-pub const REQUIRED: &[&str] = &[
+pub(crate) const REQUIRED: &[&str] = &[
     "test_id",
     "seed",
     "input_sha256",
@@ -146,19 +146,19 @@ impl Ticket {
     }
 
     /// The ticket as a JSON value (fields in canonical order when serialized directly).
-    pub fn to_value(&self) -> Value {
+    pub(crate) fn to_value(&self) -> Value {
         serde_json::to_value(self.json()).unwrap_or(Value::Null)
     }
 
     /// Pretty JSON in canonical field order, with a trailing newline.
-    pub fn to_pretty(&self) -> Vec<u8> {
+    pub(crate) fn to_pretty(&self) -> Vec<u8> {
         let mut out = serde_json::to_vec_pretty(&self.json()).unwrap_or_default();
         out.push(b'\n');
         out
     }
 
     /// Validates a ticket built from command-line values, as a row read from a file would be.
-    pub fn validate(&self) -> Result<(), Vec<FieldIssue>> {
+    pub(crate) fn validate(&self) -> Result<(), Vec<FieldIssue>> {
         ticket_from_value(&self.to_value()).map(|_| ())
     }
 }
@@ -327,7 +327,7 @@ fn first_duplicate(rows: &[Row]) -> Option<(String, u64)> {
 }
 
 /// The canonical file bytes: rows sorted by test id, two-space pretty JSON, trailing newline.
-pub fn to_bytes(tickets: &[Ticket]) -> Vec<u8> {
+pub(crate) fn to_bytes(tickets: &[Ticket]) -> Vec<u8> {
     let mut sorted: Vec<&Ticket> = tickets.iter().collect();
     sorted.sort_by(|a, b| a.test_id.cmp(&b.test_id));
     let rows: Vec<TicketJson<'_>> = sorted.iter().map(|t| t.json()).collect();
@@ -401,7 +401,7 @@ fn check_sha(sha: &str) -> Result<(), String> {
 }
 
 /// A root-relative `/` path: not empty, not absolute, no `..`, no backslashes.
-pub fn check_input_path(path: &str) -> Result<(), String> {
+pub(crate) fn check_input_path(path: &str) -> Result<(), String> {
     let bad = path.is_empty()
         || path.starts_with('/')
         || path.contains('\\')

@@ -5,12 +5,12 @@
 //! it as the `ledger_diff` section.
 
 pub mod app;
-pub mod capsule;
+mod capsule;
 pub mod check;
 pub mod diff;
-pub mod edit;
+mod edit;
 pub mod ledger;
-pub mod list;
+mod list;
 mod rules;
 mod ticket_status;
 

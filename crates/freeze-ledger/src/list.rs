@@ -5,13 +5,13 @@ use lane_core::render::markdown::cell;
 use crate::ledger::Ticket;
 
 /// Tickets sorted by expiry, then test id.
-pub fn sorted(mut tickets: Vec<Ticket>) -> Vec<Ticket> {
+pub(crate) fn sorted(mut tickets: Vec<Ticket>) -> Vec<Ticket> {
     tickets.sort_by(|a, b| (a.expires_on, &a.test_id).cmp(&(b.expires_on, &b.test_id)));
     tickets
 }
 
 /// The rows as a pretty JSON array (each row in canonical field order), trailing newline.
-pub fn json(tickets: &[Ticket]) -> Vec<u8> {
+pub(crate) fn json(tickets: &[Ticket]) -> Vec<u8> {
     let rows: Vec<_> = tickets.iter().map(Ticket::json).collect();
     let mut out = serde_json::to_vec_pretty(&rows).unwrap_or_else(|_| b"[]".to_vec());
     out.push(b'\n');
@@ -19,7 +19,7 @@ pub fn json(tickets: &[Ticket]) -> Vec<u8> {
 }
 
 /// A markdown table for a step summary.
-pub fn markdown(ledger_name: &str, tickets: &[Ticket]) -> String {
+pub(crate) fn markdown(ledger_name: &str, tickets: &[Ticket]) -> String {
     let mut out = format!("### freeze-ledger tickets (`{}`)\n\n", cell(ledger_name));
     if tickets.is_empty() {
         out.push_str("No tickets.\n");

@@ -1227,7 +1227,7 @@ fn renew_needs_the_pinned_clock_too() {
     assert_eq!(out.code, 0, "{}", out.stderr);
 }
 
-/// Every bad row of the list, one at a time, after a good row: `check` names the field
+/// Every bad row of the list below, one at a time, after a good row: `check` names the field
 /// and the row (and its line), the good row is still checked, and every edit is refused with
 /// the ledger left byte-identical.
 #[test]

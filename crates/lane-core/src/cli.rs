@@ -183,7 +183,7 @@ impl DocumentArgs {
                     Some(t) => t,
                     None => render::markdown::section(tool, section, problems),
                 };
-                // A step summary's size at most (issue 19); the rest is in the JSON.
+                // A step summary's size at most; the rest is in the JSON.
                 let text = render::markdown::fit(
                     &text,
                     render::markdown::SUMMARY_MAX_BYTES,

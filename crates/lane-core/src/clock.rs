@@ -4,7 +4,7 @@ use jiff::civil::Date;
 
 use crate::error::Error;
 
-pub const TODAY_ENV: &str = "LANES_TODAY";
+pub(crate) const TODAY_ENV: &str = "LANES_TODAY";
 
 /// Parses `YYYY-MM-DD` strictly (a real calendar date, four-digit year).
 pub fn parse_date(text: &str) -> Result<Date, String> {

@@ -15,10 +15,10 @@ use crate::error::Error;
 use crate::problem::{Problem, Severity};
 
 /// The document's major version. Within it, changes only add fields or values.
-pub const DOCUMENT_VERSION: u64 = 1;
+pub(crate) const DOCUMENT_VERSION: u64 = 1;
 
 /// The sections tools write, in pipeline order.
-pub const SECTIONS: &[&str] = &[
+pub(crate) const SECTIONS: &[&str] = &[
     "scan",
     "lock",
     "lock_diff",
@@ -130,7 +130,7 @@ impl Document {
 
     /// Every top-level field as its JSON text, sorted by name (what [`crate::manifest`]
     /// digests).
-    pub fn raw_fields(&self) -> impl Iterator<Item = (&str, &str)> {
+    pub(crate) fn raw_fields(&self) -> impl Iterator<Item = (&str, &str)> {
         self.root.iter().map(|(k, v)| (k.as_str(), v.as_str()))
     }
 
@@ -172,7 +172,7 @@ impl Document {
     /// section in the wrong key order; `presorted_sections_match_canonical_form` tests the
     /// types that use this.
     ///
-    pub fn set_section_presorted<T: Serialize>(&mut self, name: &str, section: &T) {
+    pub(crate) fn set_section_presorted<T: Serialize>(&mut self, name: &str, section: &T) {
         let mut out = Vec::new();
         serialize_at_depth_1(&mut out, section).unwrap_or_else(|e| {
             // Our section types always serialize; a failure is a bug, not bad input.
@@ -251,7 +251,7 @@ impl Document {
     }
 
     /// [`Document::to_bytes`] written piece by piece, without a copy of the whole document.
-    pub fn write_to<W: std::io::Write + ?Sized>(&self, out: &mut W) -> std::io::Result<()> {
+    pub(crate) fn write_to<W: std::io::Write + ?Sized>(&self, out: &mut W) -> std::io::Result<()> {
         self.write_fields(out, None::<(&str, fn(&mut W) -> std::io::Result<()>)>)
     }
 
@@ -261,7 +261,7 @@ impl Document {
     /// at a time, and written in order: the same bytes as [`Document::set_section_presorted`]
     /// with the whole section followed by [`Document::write_to`], without the section ever
     /// existing as text. The same key-order rule applies to `H` and `I`.
-    pub fn write_with_split_section<W, H, I>(
+    pub(crate) fn write_with_split_section<W, H, I>(
         &self,
         out: &mut W,
         name: &str,
@@ -417,7 +417,7 @@ impl SplitItem for Value {}
 
 /// Appends `value` in serde's pretty layout `depth` levels down in the document (the first
 /// line's indent is already written).
-pub fn pretty_at<T: Serialize + ?Sized>(
+pub(crate) fn pretty_at<T: Serialize + ?Sized>(
     buf: &mut Vec<u8>,
     depth: usize,
     value: &T,
@@ -478,7 +478,7 @@ pub fn json_str(buf: &mut Vec<u8>, s: &str) {
 
 /// Appends a newline and the indent of `depth` levels (two spaces each), after a comma when
 /// `comma`: where serde's pretty layout starts each key or list item.
-pub fn json_newline(buf: &mut Vec<u8>, depth: usize, comma: bool) {
+pub(crate) fn json_newline(buf: &mut Vec<u8>, depth: usize, comma: bool) {
     /// A comma, a newline and the indent of the deepest level written in one go.
     const LINE: &[u8; 2 + 2 * 16] = b",\n                                ";
     let end = 2 + depth * 2;

@@ -25,7 +25,7 @@ pub enum Error {
     /// The evidence document has a major version this build does not read.
     #[error(
         "{source_name}: evidence document version {found} is not supported (this build reads version {})",
-        crate::DOCUMENT_VERSION
+        crate::document::DOCUMENT_VERSION
     )]
     Version { source_name: String, found: String },
     /// Arguments or environment the user must fix (a missing `--today`, a bad flag value).
@@ -88,7 +88,7 @@ impl Error {
 
     /// The exit status this error ends a tool with: 128 + the signal's number for
     /// [`Error::Interrupted`] (the shell's convention), 2 for every other error.
-    pub fn exit_code(&self) -> u8 {
+    pub(crate) fn exit_code(&self) -> u8 {
         match self {
             Error::Interrupted { signal, .. } => {
                 u8::try_from(128 + signal).unwrap_or(crate::Status::Failure.code())

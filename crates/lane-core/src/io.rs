@@ -84,7 +84,7 @@ pub fn read_file_capped(path: &Path, cap: u64, what: &str) -> Result<Vec<u8>, Er
 /// Reads an open file whose `fstat` said `size` bytes (at most `cap`): the buffer is reserved
 /// once (an allocation failure is an error, not an abort) and one byte past `cap` is read, so
 /// a file that grew past the cap since the `fstat` gives `None`.
-pub fn read_opened(file: fs::File, size: u64, cap: u64) -> io::Result<Option<Vec<u8>>> {
+pub(crate) fn read_opened(file: fs::File, size: u64, cap: u64) -> io::Result<Option<Vec<u8>>> {
     let mut bytes = Vec::new();
     bytes
         .try_reserve_exact(
@@ -138,14 +138,14 @@ pub fn read_opened_into(
 }
 
 /// How long [`EditLock::acquire`] waits for another run's edit before it says so on stderr.
-pub const EDIT_LOCK_NOTICE_AFTER: std::time::Duration = std::time::Duration::from_secs(3);
+pub(crate) const EDIT_LOCK_NOTICE_AFTER: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// How long [`EditLock::acquire`] waits in all by default (seconds) before it gives up with an
 /// error (exit 2); `LANES_LOCK_TIMEOUT` (whole seconds) overrides it.
-pub const EDIT_LOCK_TIMEOUT_SECS: u64 = 120;
+pub(crate) const EDIT_LOCK_TIMEOUT_SECS: u64 = 120;
 
 /// The environment variable that sets [`EditLock::acquire`]'s bounded wait, in seconds.
-pub const EDIT_LOCK_TIMEOUT_ENV: &str = "LANES_LOCK_TIMEOUT";
+pub(crate) const EDIT_LOCK_TIMEOUT_ENV: &str = "LANES_LOCK_TIMEOUT";
 
 /// An exclusive advisory lock (`flock`) on `FILE.lock` beside a file that is read, changed and
 /// replaced: held for the whole read-modify-write, so two runs editing the same lock or
@@ -159,7 +159,7 @@ pub struct EditLock {
 impl EditLock {
     /// The lock file beside `target` (resolved through a symlink, so every name of one file
     /// shares one lock).
-    pub fn path_for(target: &Path) -> io::Result<PathBuf> {
+    pub(crate) fn path_for(target: &Path) -> io::Result<PathBuf> {
         let real = write_target(target)?;
         let mut name = real
             .file_name()
@@ -392,11 +392,11 @@ pub fn write_stdout(bytes: &[u8]) -> Result<(), Error> {
 
 /// Buffered stdout, as a concrete type: a serializer's many small writes are inlined into
 /// the buffer, not dispatched one by one.
-pub type BufferedStdout = io::BufWriter<io::StdoutLock<'static>>;
+pub(crate) type BufferedStdout = io::BufWriter<io::StdoutLock<'static>>;
 
 /// Writes to stdout through `write` (buffered), with [`write_stdout`]'s handling of a closed
 /// pipe.
-pub fn write_stdout_with(
+pub(crate) fn write_stdout_with(
     write: impl FnOnce(&mut BufferedStdout) -> io::Result<()>,
 ) -> Result<(), Error> {
     let mut out = io::BufWriter::with_capacity(64 << 10, io::stdout().lock());
@@ -418,7 +418,7 @@ const TEMP_NAME_TRIES: u32 = 64;
 /// The path a replacement writes through: `path` itself, or, when it is a symlink, the file it
 /// resolves to (so the link stays a link and its target is replaced atomically). A dangling
 /// link is resolved lexically to where it points.
-pub fn write_target(path: &Path) -> io::Result<PathBuf> {
+pub(crate) fn write_target(path: &Path) -> io::Result<PathBuf> {
     match fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_symlink() => match path.canonicalize() {
             Ok(real) => Ok(real),

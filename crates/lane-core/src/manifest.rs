@@ -1,4 +1,4 @@
-//! The run manifest (issue 21): what binds a JUnit report to the evidence document it answers.
+//! The run manifest: what binds a JUnit report to the evidence document it answers.
 //!
 //! lane-gate gives every pytest run `-o junit_suite_name=MANIFEST`; pytest writes the suite
 //! name as the `name` of its `<testsuite>` in every `junit_family`, so every report carries
@@ -23,14 +23,14 @@ use crate::scan::Lane;
 use crate::{Document, hex};
 
 /// The first word of a suite name that is a run manifest.
-pub const PREFIX: &str = "lanes-run";
+pub(crate) const PREFIX: &str = "lanes-run";
 /// The manifest format's version (the second word).
 pub const VERSION: &str = "v1";
 /// The section lane-gate writes before the runs: the document of a gated run requires a
 /// manifest in every report.
 pub const RUN_SECTION: &str = "run";
 /// Sections written after the runs: not part of the digest.
-pub const AFTER_RUNS: &[&str] = &["gate", "tally"];
+pub(crate) const AFTER_RUNS: &[&str] = &["gate", "tally"];
 /// The most shards a lane may be split into.
 pub const MAX_SHARDS: u32 = 10_000;
 

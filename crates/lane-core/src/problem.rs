@@ -82,7 +82,7 @@ impl Problem {
     }
 
     /// The order problems are written in: by file, line, test, rule, then message.
-    pub fn sort_key(&self) -> (&str, u64, &str, &str, &str) {
+    pub(crate) fn sort_key(&self) -> (&str, u64, &str, &str, &str) {
         (
             self.file.as_deref().unwrap_or(""),
             self.line.unwrap_or(0),

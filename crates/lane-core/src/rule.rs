@@ -55,12 +55,12 @@ macro_rules! rules {
             }
 
             /// One line: when the rule fires.
-            pub fn summary(self) -> &'static str {
+            pub(crate) fn summary(self) -> &'static str {
                 match self { $( Rule::$variant => $summary, )* }
             }
 
             /// Why it matters, after the summary.
-            pub fn explanation(self) -> &'static str {
+            pub(crate) fn explanation(self) -> &'static str {
                 match self { $( Rule::$variant => $explain, )* }
             }
 

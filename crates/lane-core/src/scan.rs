@@ -58,7 +58,7 @@ pub struct ScanSection {
     pub problems: Vec<Problem>,
     /// Root-relative files in the snapshot libraries' layouts beside the test modules
     /// (syrupy, pytest-regressions, pytest-snapshot), sorted: each should be a witness
-    /// test's fixture (issue 19).
+    /// test's fixture.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub snapshots: Vec<String>,
     /// Every collected test, sorted by id.
@@ -83,7 +83,7 @@ pub struct ScanTest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub defined_in: Option<String>,
     /// The test's parameter sets (a parametrize's argvalues, a used fixture's `params=`) are
-    /// computed at run time, and what pytest does if they come out empty (issue 18 (fid5)).
+    /// computed at run time, and what pytest does if they come out empty.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub empty_params: Option<EmptyParams>,
     pub file: String,
@@ -116,7 +116,7 @@ pub struct Attachments {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub owner: Option<String>,
     /// Where `owner` came from: "test docstring", "class docstring", "module docstring", or
-    /// the CODEOWNERS entry as `FILE:LINE` (issue 19).
+    /// the CODEOWNERS entry as `FILE:LINE`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub owner_from: Option<String>,
     /// A property's effective hypothesis settings: each key's source text, from a profile
@@ -130,7 +130,7 @@ pub struct Attachments {
 /// A test whose parameter sets lane-scan cannot count: when one of them is empty, pytest
 /// gives the test a single item whose parameter id is `NOTSET` (`test_x[NOTSET]`,
 /// `test_x[NOTSET-1]` beside other parametrizes) carrying the mark of the
-/// `empty_parameter_set_mark` ini key (issue 18 (fid5)).
+/// `empty_parameter_set_mark` ini key.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EmptyParams {
     /// Where each computed set is written, as `FILE:LINE` (the parametrize mark, or the

@@ -1,4 +1,4 @@
-//! Signals during a file replacement (issue 17).
+//! Signals during a file replacement.
 //!
 //! Outside a replacement SIGTERM, SIGINT and SIGHUP keep their default action (the process
 //! ends, nothing of ours is half-written). While [`crate::io::atomic_write`] holds a temporary
@@ -20,7 +20,7 @@ static INSTALLED: OnceLock<()> = OnceLock::new();
 
 /// The terminating signals a replacement catches, with their names.
 #[cfg(unix)]
-pub const CAUGHT_SIGNALS: [(i32, &str); 3] = [
+pub(crate) const CAUGHT_SIGNALS: [(i32, &str); 3] = [
     (libc::SIGTERM, "SIGTERM"),
     (libc::SIGINT, "SIGINT"),
     (libc::SIGHUP, "SIGHUP"),
@@ -29,7 +29,7 @@ pub const CAUGHT_SIGNALS: [(i32, &str); 3] = [
 /// Installs the handlers once per process. Every tool calls it at start ([`crate::cli::run`]);
 /// [`crate::io::atomic_write`] calls it too, for library users. Failing to install is not
 /// fatal: the default actions stay.
-pub fn install() {
+pub(crate) fn install() {
     INSTALLED.get_or_init(|| {
         #[cfg(unix)]
         {
@@ -49,10 +49,10 @@ pub fn install() {
 }
 
 /// While alive, terminating signals are caught (see the module documentation).
-pub struct CatchSignals(());
+pub(crate) struct CatchSignals(());
 
 impl CatchSignals {
-    pub fn new() -> CatchSignals {
+    pub(crate) fn new() -> CatchSignals {
         install();
         CAUGHT.store(0, Ordering::SeqCst);
         OUTSIDE_WRITE.store(false, Ordering::SeqCst);
@@ -60,7 +60,7 @@ impl CatchSignals {
     }
 
     /// The signal caught since [`CatchSignals::new`], if any.
-    pub fn caught(&self) -> Option<i32> {
+    pub(crate) fn caught(&self) -> Option<i32> {
         match CAUGHT.load(Ordering::SeqCst) {
             0 => None,
             n => i32::try_from(n).ok(),
@@ -81,7 +81,7 @@ impl Drop for CatchSignals {
 }
 
 /// The conventional name of a signal number this module catches.
-pub fn name(signal: i32) -> &'static str {
+pub(crate) fn name(signal: i32) -> &'static str {
     #[cfg(unix)]
     for (n, name) in CAUGHT_SIGNALS {
         if n == signal {

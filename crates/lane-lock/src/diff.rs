@@ -82,7 +82,7 @@ pub enum SidecarChange {
 /// How `--changed` says a path changed: `git diff --name-status` lines carry it, plain
 /// `--name-only` lines do not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum PathChange {
+pub(crate) enum PathChange {
     Added,
     Modified,
     Deleted,
@@ -138,7 +138,10 @@ fn read_lock(arg: &str, lock_paths: &LockPaths) -> Result<(LockFile, String), Er
 }
 
 /// Compares two locks.
-pub fn compare(base: &LockFile, head: &LockFile) -> (Vec<Entry>, Vec<Entry>, Vec<Moved>, u64) {
+pub(crate) fn compare(
+    base: &LockFile,
+    head: &LockFile,
+) -> (Vec<Entry>, Vec<Entry>, Vec<Moved>, u64) {
     let b: BTreeMap<&str, &Entry> = base.files.iter().map(|e| (e.path.as_str(), e)).collect();
     let h: BTreeMap<&str, &Entry> = head.files.iter().map(|e| (e.path.as_str(), e)).collect();
     let (mut added, mut removed, mut moved, mut unchanged) =
@@ -165,7 +168,8 @@ pub fn compare(base: &LockFile, head: &LockFile) -> (Vec<Entry>, Vec<Entry>, Vec
 }
 
 /// Parses `--changed` content: one path per line, blank lines ignored, `./` dropped.
-pub fn parse_changed(text: &str) -> Vec<String> {
+#[cfg(test)]
+fn parse_changed(text: &str) -> Vec<String> {
     let mut out: Vec<String> = parse_changed_status(text)
         .into_iter()
         .map(|(p, _)| p)
@@ -179,7 +183,7 @@ pub fn parse_changed(text: &str) -> Vec<String> {
 /// --name-only` lines (a path) or `--name-status` lines (`A\tpath`, `M\tpath`, `D\tpath`,
 /// `R100\told\tnew`, `C75\told\tnew`; git quotes a path holding a tab, so a raw tab always
 /// separates a status). Sorted by path, each path once (its last status).
-pub fn parse_changed_status(text: &str) -> Vec<(String, Option<PathChange>)> {
+pub(crate) fn parse_changed_status(text: &str) -> Vec<(String, Option<PathChange>)> {
     let clean = |p: &str| p.trim().trim_start_matches("./").to_string();
     let mut out: BTreeMap<String, Option<PathChange>> = BTreeMap::new();
     for line in text.lines().map(|l| l.trim_end_matches('\r')) {
@@ -246,7 +250,7 @@ fn sidecar_edits(changed: &[(String, Option<PathChange>)], root: &Path) -> Vec<S
 
 /// What the diff detectors look at.
 #[derive(Debug, Clone, Copy)]
-pub struct DiffFacts<'a> {
+pub(crate) struct DiffFacts<'a> {
     pub moved: &'a [Moved],
     pub removed: &'a [Entry],
     pub added: &'a [Entry],

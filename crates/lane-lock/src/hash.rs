@@ -5,24 +5,25 @@
 //! one hasher for every tool), so a FIFO or a device named in a lock can neither block the tool
 //! nor feed it endless bytes.
 
-use std::io::{self, Read};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
 /// Size of the per-thread read buffer.
-pub use lane_core::io::HASH_BUFFER_SIZE as BUFFER_SIZE;
+#[cfg(test)]
+use lane_core::io::HASH_BUFFER_SIZE as BUFFER_SIZE;
 
 /// A file's digest (64 lowercase hex digits) and size in bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileDigest {
+pub(crate) struct FileDigest {
     pub sha256: String,
     pub bytes: u64,
 }
 
 /// Why a file could not be hashed.
 #[derive(Debug)]
-pub enum HashError {
+pub(crate) enum HashError {
     /// It does not exist.
     NotFound,
     /// It exists but is not a regular file (a folder, FIFO, socket or device): never read.
@@ -57,7 +58,9 @@ impl From<io::Error> for HashError {
 pub use lane_core::io::sha256_bytes;
 
 /// Reads a whole regular file (a small one: a lock or a sidecar), never a FIFO or device.
-pub fn read_regular(path: &Path) -> Result<Vec<u8>, HashError> {
+#[cfg(test)]
+fn read_regular(path: &Path) -> Result<Vec<u8>, HashError> {
+    use std::io::Read;
     let mut file = lane_core::io::open_regular(path)?;
     let mut out = Vec::new();
     file.read_to_end(&mut out).map_err(HashError::Io)?;
@@ -65,7 +68,7 @@ pub fn read_regular(path: &Path) -> Result<Vec<u8>, HashError> {
 }
 
 /// Hashes one file with this thread's buffer (lane-core's one hasher).
-pub fn hash_file(path: &Path) -> Result<FileDigest, HashError> {
+pub(crate) fn hash_file(path: &Path) -> Result<FileDigest, HashError> {
     let (sha256, bytes) = lane_core::io::sha256_file(path)?;
     Ok(FileDigest { sha256, bytes })
 }
@@ -73,13 +76,13 @@ pub fn hash_file(path: &Path) -> Result<FileDigest, HashError> {
 /// [`hash_file`] for a path its folder's listing has just shown to be a regular file (not a
 /// symlink): one `open` (`O_NOFOLLOW`) and one `fstat`, no `stat` of the path first
 /// (lane-core's `sha256_listed_file`).
-pub fn hash_listed_file(path: &Path) -> Result<FileDigest, HashError> {
+pub(crate) fn hash_listed_file(path: &Path) -> Result<FileDigest, HashError> {
     let (sha256, bytes) = lane_core::io::sha256_listed_file(path)?;
     Ok(FileDigest { sha256, bytes })
 }
 
 /// Hashes every path on all cores; results are in the order of `paths`.
-pub fn hash_files(paths: &[PathBuf]) -> Vec<Result<FileDigest, HashError>> {
+pub(crate) fn hash_files(paths: &[PathBuf]) -> Vec<Result<FileDigest, HashError>> {
     paths.par_iter().map(|p| hash_file(p)).collect()
 }
 

@@ -15,7 +15,7 @@
 pub mod diff;
 pub mod hash;
 pub mod lock;
-pub mod render;
+mod render;
 mod rules;
 pub mod update;
 pub mod verify;
@@ -44,14 +44,14 @@ impl LockPaths {
     /// The lock file's name for output and messages: root-relative when it lies inside the
     /// root, otherwise as given when relative, otherwise just its file name (output never
     /// holds an absolute path).
-    pub fn lock_name(&self) -> String {
+    pub(crate) fn lock_name(&self) -> String {
         lane_core::paths::display_name(&self.root, &self.lock)
     }
 }
 
 /// Reads a lock, sidecar or `--changed` list: a regular file of at most
 /// [`lock::LOCK_MAX_BYTES`].
-pub fn read_small(path: &Path, name: &str) -> Result<Vec<u8>, Error> {
+pub(crate) fn read_small(path: &Path, name: &str) -> Result<Vec<u8>, Error> {
     lane_core::io::read_file_capped(path, lock::LOCK_MAX_BYTES, "a lock file")
         .map_err(|e| e.renamed(name))
 }
@@ -59,7 +59,7 @@ pub fn read_small(path: &Path, name: &str) -> Result<Vec<u8>, Error> {
 impl LockPaths {
     /// Refuses a lock that is a symlink leading out of the root (exit 2): it is never read
     /// or written.
-    pub fn check_link(&self) -> Result<(), Error> {
+    pub(crate) fn check_link(&self) -> Result<(), Error> {
         lane_core::io::refuse_link_out_of_root(&self.lock, &self.root, &self.lock_name())
     }
 }

@@ -15,10 +15,10 @@ use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 
 /// The lock format version this build reads and writes.
-pub const LOCK_VERSION: u64 = 1;
+pub(crate) const LOCK_VERSION: u64 = 1;
 
 /// The default lock file name, at the rootdir.
-pub const LOCK_FILE_NAME: &str = "lanes.lock";
+pub(crate) const LOCK_FILE_NAME: &str = "lanes.lock";
 
 /// The largest lock (and sidecar, and `--changed` list) lane-lock reads: 64 MiB, about
 /// 380,000 entries (a 20,000-entry lock is 3.4 MB). A larger file is refused before it is
@@ -47,6 +47,7 @@ pub struct LockFile {
     pub files: Vec<Entry>,
 }
 
+#[cfg(test)]
 #[derive(Serialize)]
 struct LockOut<'a> {
     version: u64,
@@ -83,8 +84,9 @@ impl LockFile {
     }
 
     /// The canonical bytes: version then files, entries sorted by path, two-space indent,
-    /// trailing newline.
-    pub fn to_bytes(&self) -> Vec<u8> {
+    /// trailing newline (what `render::lock_bytes` writes, the oracle of its tests).
+    #[cfg(test)]
+    pub(crate) fn to_bytes(&self) -> Vec<u8> {
         let mut files = self.files.clone();
         files.sort();
         let out = LockOut {
@@ -96,7 +98,8 @@ impl LockFile {
         bytes
     }
 
-    pub fn get(&self, path: &str) -> Option<&Entry> {
+    #[cfg(test)]
+    fn get(&self, path: &str) -> Option<&Entry> {
         self.files
             .binary_search_by(|e| e.path.as_str().cmp(path))
             .ok()
@@ -123,7 +126,7 @@ mod canonical {
     const PIECE: usize = 200 << 10;
 
     /// The entries, sorted by path and unique; `None` for any text not in canonical form.
-    pub fn parse(bytes: &[u8]) -> Option<Vec<Entry>> {
+    pub(super) fn parse(bytes: &[u8]) -> Option<Vec<Entry>> {
         let rest = bytes.strip_prefix(HEAD)?;
         if rest == EMPTY_TAIL {
             return Some(Vec::new());
@@ -604,7 +607,7 @@ fn unescape(name: &str) -> Option<String> {
 
 /// Folders never walked: dot-folders, virtualenvs, build outputs and caches (pytest's
 /// `norecursedirs` defaults in spirit, plus `target` and `__pycache__`).
-pub fn is_pruned_dir(name: &str) -> bool {
+pub(crate) fn is_pruned_dir(name: &str) -> bool {
     name.starts_with('.')
         || matches!(
             name,
@@ -615,7 +618,7 @@ pub fn is_pruned_dir(name: &str) -> bool {
 
 /// Every `*.sha256` file under `root` (regular files and symlinks; folders pruned by
 /// [`is_pruned_dir`], symlinked folders not followed), as sorted root-relative paths.
-pub fn find_sidecars(root: &Path) -> Result<Vec<String>, Error> {
+pub(crate) fn find_sidecars(root: &Path) -> Result<Vec<String>, Error> {
     let mut out = Vec::new();
     let walker = walkdir::WalkDir::new(root)
         .sort_by_file_name()
@@ -648,7 +651,7 @@ pub fn find_sidecars(root: &Path) -> Result<Vec<String>, Error> {
 /// The file a bare-digest sidecar locks: `fixture.txt.sha256` -> `fixture.txt`, or, as in the
 /// article, `statement_v3.sha256` -> `statement_v3.txt` (the one sibling with that stem).
 /// `Err` lists the candidates when more than one file could be meant (fail closed).
-pub fn bare_target(root: &Path, sidecar: &str) -> Result<String, Vec<String>> {
+pub(crate) fn bare_target(root: &Path, sidecar: &str) -> Result<String, Vec<String>> {
     let stripped = &sidecar[..sidecar.len() - SIDECAR_SUFFIX.len()];
     let (dir, stem) = match stripped.rfind('/') {
         Some(i) => (&stripped[..i], &stripped[i + 1..]),
@@ -694,7 +697,7 @@ pub fn bare_target(root: &Path, sidecar: &str) -> Result<String, Vec<String>> {
 
 /// Joins a name from a sha256sum line to its sidecar's folder, as a root-relative path.
 /// `None` when the name is absolute or climbs out with `..` (an unsafe path).
-pub fn sum_target(sidecar: &str, name: &str) -> Option<String> {
+pub(crate) fn sum_target(sidecar: &str, name: &str) -> Option<String> {
     if name.starts_with('/') || name.starts_with('\\') || Path::new(name).is_absolute() {
         return None;
     }

@@ -16,7 +16,7 @@ const CHUNK: usize = 1024;
 
 /// One lock entry, borrowed from the old lock or from a file just hashed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct EntryRef<'a> {
+pub(crate) struct EntryRef<'a> {
     pub path: &'a str,
     pub sha256: &'a str,
     pub bytes: u64,
@@ -36,14 +36,14 @@ impl<'a> From<&'a crate::lock::Entry> for EntryRef<'a> {
 
 /// A changed entry of the report: the new entry and the digest and size it replaced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ChangedRef<'a> {
+pub(crate) struct ChangedRef<'a> {
     pub new: EntryRef<'a>,
     pub previous_sha256: &'a str,
     pub previous_bytes: u64,
 }
 
 /// The `lock_update` section's parts (see [`crate::update::UpdateSection`]).
-pub struct SectionRef<'a> {
+pub(crate) struct SectionRef<'a> {
     pub tool: &'a str,
     pub lock: &'a str,
     pub added: &'a [EntryRef<'a>],
@@ -54,7 +54,7 @@ pub struct SectionRef<'a> {
 
 /// The canonical bytes of a lock holding `entries` (sorted by path, paths unique): the same
 /// bytes as [`crate::lock::LockFile::to_bytes`].
-pub fn lock_bytes(entries: &[EntryRef<'_>]) -> Vec<u8> {
+pub(crate) fn lock_bytes(entries: &[EntryRef<'_>]) -> Vec<u8> {
     let mut out = Vec::new();
     out.extend_from_slice(b"{\n  \"version\": ");
     push_u64(&mut out, crate::lock::LOCK_VERSION);
@@ -76,7 +76,7 @@ pub fn lock_bytes(entries: &[EntryRef<'_>]) -> Vec<u8> {
 
 /// The section's text one level down in the document, keys sorted: the same text as
 /// `Document::set_section` gives for the [`crate::update::UpdateSection`] it describes.
-pub fn section_text(s: &SectionRef<'_>) -> String {
+pub(crate) fn section_text(s: &SectionRef<'_>) -> String {
     let mut out = Vec::new();
     out.extend_from_slice(b"{\n    \"added\": ");
     list(&mut out, s.added, 2, doc_entry);

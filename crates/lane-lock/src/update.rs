@@ -63,7 +63,7 @@ pub struct LockOptions {
 /// What `lane-lock lock` found: the old lock's entries and the files just hashed. The new
 /// lock is written from it, and the report rendered from it, without copying an entry.
 #[derive(Debug)]
-pub struct Locked {
+pub(crate) struct Locked {
     lock_name: String,
     today: String,
     /// The old lock's entries, sorted by path.
@@ -154,8 +154,8 @@ impl Locked {
     }
 
     /// The `lock_update` section's text, rendered on every core (the same text as
-    /// `Document::set_section` of [`Locked::section`]).
-    pub fn section_text(&self) -> String {
+    /// `Document::set_section` of the [`UpdateSection`] it describes).
+    pub(crate) fn section_text(&self) -> String {
         let (added, (changed, unchanged)) = rayon::join(
             || self.added(),
             || rayon::join(|| self.changed(), || self.unchanged_entries()),
@@ -169,42 +169,12 @@ impl Locked {
             sidecars: &self.sidecars,
         })
     }
-
-    /// The `lock_update` section as a value.
-    pub fn section(&self) -> UpdateSection {
-        let owned = |e: EntryRef<'_>| Entry {
-            path: e.path.to_string(),
-            sha256: e.sha256.to_string(),
-            bytes: e.bytes,
-            locked_on: e.locked_on.to_string(),
-        };
-        UpdateSection {
-            tool: TOOL.into(),
-            lock: self.lock_name.clone(),
-            added: self.added().into_iter().map(owned).collect(),
-            changed: self
-                .changed()
-                .into_iter()
-                .map(|c| Changed {
-                    path: c.new.path.to_string(),
-                    previous_sha256: c.previous_sha256.to_string(),
-                    previous_bytes: c.previous_bytes,
-                    sha256: c.new.sha256.to_string(),
-                    bytes: c.new.bytes,
-                    locked_on: c.new.locked_on.to_string(),
-                })
-                .collect(),
-            unchanged: self.unchanged_entries().into_iter().map(owned).collect(),
-            sidecars: self.sidecars.clone(),
-            problems: Vec::new(),
-        }
-    }
 }
 
 /// Locks the files: walks and hashes them on every core, writes the new lock (atomically,
 /// and only when its bytes change) and, with `--sidecar`, the sidecars. Nothing is written
 /// when anything is refused; the lock is written before any sidecar.
-pub fn lock(lock_paths: &LockPaths, opts: &LockOptions) -> Result<Locked, Error> {
+pub(crate) fn lock(lock_paths: &LockPaths, opts: &LockOptions) -> Result<Locked, Error> {
     let root = &lock_paths.root;
     let real_root = root
         .canonicalize()

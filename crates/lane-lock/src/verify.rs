@@ -62,7 +62,7 @@ pub enum FileStatus {
 
 /// A digest some lock source (the lock or a sidecar) claims for a path.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Claim {
+pub(crate) struct Claim {
     /// Root-relative; an absolute or climbing sidecar name stays as written.
     pub path: String,
     pub expected: String,
@@ -75,7 +75,7 @@ pub struct Claim {
 
 /// What reading a claimed path gave.
 #[derive(Debug)]
-pub enum Reading {
+pub(crate) enum Reading {
     /// The path is not safe to open (absolute, climbing, or through a symlink that leaves
     /// the root): why, and it is never read.
     Unsafe(String),
@@ -86,7 +86,7 @@ pub enum Reading {
 
 /// How a witness fixture named by the scan stands against the lock sources.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FixtureLock {
+pub(crate) enum FixtureLock {
     /// Some lock source claims a digest for it.
     Locked,
     /// Nothing locks it.
@@ -97,7 +97,7 @@ pub enum FixtureLock {
 
 /// A witness fixture as a test of the scan names it (`fixture=`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WitnessFixture {
+pub(crate) struct WitnessFixture {
     pub test_id: String,
     pub path: String,
     pub lock: FixtureLock,
@@ -105,7 +105,7 @@ pub struct WitnessFixture {
 
 /// Everything the verify detectors look at.
 #[derive(Debug, Default)]
-pub struct VerifyFacts {
+pub(crate) struct VerifyFacts {
     /// The lock file as named in messages.
     pub lock_name: String,
     /// Whether the lock file exists.
@@ -120,7 +120,7 @@ pub struct VerifyFacts {
     pub readings: BTreeMap<String, Reading>,
     /// The witness fixtures of the scan; `None` when the document has no scan section.
     pub fixtures: Option<Vec<WitnessFixture>>,
-    /// The snapshot libraries' files the scan found beside test modules (issue 19).
+    /// The snapshot libraries' files the scan found beside test modules.
     pub snapshots: Vec<String>,
 }
 
@@ -128,7 +128,7 @@ impl VerifyFacts {
     /// Reads the lock and the sidecars, hashes every claimed file and places the scan's
     /// witness fixtures. A lock or sidecar that cannot be read or parsed, a bare sidecar that
     /// could lock more than one file, and an I/O error while hashing stop the run.
-    pub fn gather(
+    pub(crate) fn gather(
         lock_paths: &LockPaths,
         scan: Option<&ScanSection>,
     ) -> Result<VerifyFacts, Error> {
@@ -166,7 +166,7 @@ impl VerifyFacts {
     }
 
     /// What reading a claim's path gave.
-    pub fn reading(&self, claim: &Claim) -> Option<&Reading> {
+    pub(crate) fn reading(&self, claim: &Claim) -> Option<&Reading> {
         self.readings.get(&claim.path)
     }
 }

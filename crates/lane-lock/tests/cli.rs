@@ -913,7 +913,7 @@ fn diff_reports_moves_removals_and_batching() {
     );
     assert_eq!(out.diff().reason.as_deref(), Some("new rounding rule"));
 
-    // Only additions are lock edits too (issue 16). An empty base (no lock yet) from stdin.
+    // Only additions are lock edits too. An empty base (no lock yet) from stdin.
     let out = run_in(root, &["diff", "-", "lanes.lock"], b"");
     assert_eq!(out.code, 1, "{}", out.stderr);
     let d = out.diff();
@@ -1133,7 +1133,7 @@ fn diff_exit_status_follows_each_kind_of_edit() {
         (a.head, b.head) = (String::new(), String::new());
         assert_eq!(a, b, "{name}");
     }
-    // Code changed alongside an addition is batched too (issue 16).
+    // Code changed alongside an addition is batched too.
     write(root, "changed.txt", b"src/app.py\n");
     write(
         root,
@@ -1403,7 +1403,7 @@ fn witness_scan(witnesses: &[(&str, &[&str])], merge: &[&str]) -> String {
     )
 }
 
-/// Issue 16: the witness lane compared with the base's scan, and orphan-lock as an error.
+/// The witness lane compared with the base's scan, and orphan-lock as an error.
 #[test]
 fn diff_with_a_base_scan_guards_the_witness_lane() {
     let dir = tempfile::tempdir().expect("tmp");
@@ -1519,7 +1519,7 @@ fn diff_with_a_base_scan_guards_the_witness_lane() {
     assert!(out.stderr.contains("no scan section"), "{}", out.stderr);
 }
 
-/// Issue 16: new, changed and removed sidecars are lock edits; `--changed` may be `git diff
+/// New, changed and removed sidecars are lock edits; `--changed` may be `git diff
 /// --name-status` output.
 #[test]
 fn diff_lists_sidecar_edits() {

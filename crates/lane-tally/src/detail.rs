@@ -1,12 +1,12 @@
-//! What a failed case said (issue 19): the first lines of its failure or error message and the
+//! What a failed case said: the first lines of its failure or error message and the
 //! line it failed at, collected while the reader streams the element's text, in a bounded
 //! buffer whatever the size of the traceback.
 
 /// At most this many non-blank lines of the message are kept.
-pub const DETAIL_LINES: usize = 3;
+pub(crate) const DETAIL_LINES: usize = 3;
 
 /// Each kept line is cut at this many characters (then `...` is appended).
-pub const DETAIL_LINE_CHARS: usize = 200;
+pub(crate) const DETAIL_LINE_CHARS: usize = 200;
 
 /// A traceback line longer than this is cut before it is looked at: a `path:NNN:` line is
 /// short, so an overlong one is never a location.
@@ -15,7 +15,7 @@ const MAX_SCANNED_LINE: usize = 4096;
 /// The message and location of a case's first `<failure>` or `<error>`, built as its text
 /// streams by.
 #[derive(Debug, Clone, Default)]
-pub struct DetailScan {
+pub(crate) struct DetailScan {
     /// The kept lines, joined by `\n`.
     pub message: String,
     lines: usize,
@@ -29,7 +29,7 @@ pub struct DetailScan {
 }
 
 impl DetailScan {
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         self.message.clear();
         self.lines = 0;
         self.from_attr = false;
@@ -40,7 +40,7 @@ impl DetailScan {
     }
 
     /// The element's `message` attribute (already unescaped).
-    pub fn set_message(&mut self, message: &str) {
+    pub(crate) fn set_message(&mut self, message: &str) {
         self.from_attr = true;
         for line in message.lines() {
             self.keep(line);
@@ -66,7 +66,7 @@ impl DetailScan {
     }
 
     /// Escaped element text (entities still written as `&...;`).
-    pub fn feed_text(&mut self, bytes: &[u8]) {
+    pub(crate) fn feed_text(&mut self, bytes: &[u8]) {
         for (i, part) in bytes.split(|&b| b == b'\n').enumerate() {
             if i > 0 {
                 self.end_line();
@@ -76,7 +76,7 @@ impl DetailScan {
     }
 
     /// The content of a CDATA section: taken literally.
-    pub fn feed_cdata(&mut self, bytes: &[u8]) {
+    pub(crate) fn feed_cdata(&mut self, bytes: &[u8]) {
         for (i, part) in bytes.split(|&b| b == b'\n').enumerate() {
             if i > 0 {
                 self.end_line();
@@ -118,7 +118,7 @@ impl DetailScan {
     }
 
     /// The element ended: its last line counts too.
-    pub fn finish(&mut self) {
+    pub(crate) fn finish(&mut self) {
         if !self.line.is_empty() || self.overlong {
             self.end_line();
         }
@@ -127,7 +127,7 @@ impl DetailScan {
 
 /// How a failure reason shows a case's detail, after `LABEL (OUTCOME)`: ` at PATH:LINE: LINE1 /
 /// LINE2`, ` at PATH:LINE`, `: LINE1` or nothing when the report said neither.
-pub fn suffix(detail: &crate::junit::Detail<'_>) -> Option<String> {
+pub(crate) fn suffix(detail: &crate::junit::Detail<'_>) -> Option<String> {
     let message = detail.message.split('\n').collect::<Vec<_>>().join(" / ");
     match (detail.at, message.is_empty()) {
         (Some(at), false) => Some(format!(" at {at}: {message}")),
@@ -183,7 +183,7 @@ fn unescape(text: &str) -> String {
 
 /// `path:NNN` when the line starts with `path:NNN:` (pytest's `tests/test_a.py:18:
 /// AssertionError`) and the path is inside the checkout: relative, no `..`, no whitespace.
-pub fn location(line: &str) -> Option<String> {
+pub(crate) fn location(line: &str) -> Option<String> {
     let colon = line.find(':')?;
     let (path, rest) = (&line[..colon], &line[colon + 1..]);
     let digits = rest.bytes().take_while(u8::is_ascii_digit).count();

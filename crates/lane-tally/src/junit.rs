@@ -48,11 +48,11 @@ impl Outcome {
         }
     }
 
-    pub fn is_failure(self) -> bool {
+    pub(crate) fn is_failure(self) -> bool {
         matches!(self, Outcome::Failed | Outcome::Error)
     }
 
-    pub fn is_skip(self) -> bool {
+    pub(crate) fn is_skip(self) -> bool {
         matches!(self, Outcome::Skipped | Outcome::XFail)
     }
 }
@@ -73,7 +73,7 @@ pub struct Case<'a> {
     pub replay: Option<&'a str>,
     /// What pytest-lanes-gate recorded about the item at run time, when it did.
     pub runtime: Option<Runtime<'a>>,
-    /// What the case's first `<failure>` or `<error>` said, when it has one (issue 19).
+    /// What the case's first `<failure>` or `<error>` said, when it has one.
     pub detail: Option<Detail<'a>>,
 }
 
@@ -102,7 +102,8 @@ pub struct Runtime<'a> {
 }
 
 /// The property names of [`Runtime`], in its field order.
-pub const RUNTIME_PROPERTIES: [&str; 4] = ["lanes_marks", "lanes_test", "lanes_file", "lanes_line"];
+pub(crate) const RUNTIME_PROPERTIES: [&str; 4] =
+    ["lanes_marks", "lanes_test", "lanes_file", "lanes_line"];
 
 /// Why a report could not be read; `offset` is the byte offset in the file.
 #[derive(Debug, thiserror::Error)]
@@ -186,7 +187,7 @@ pub fn read_bytes(
 }
 
 /// 1-based line and column (in characters) of `offset`, counted by streaming `input` again.
-pub fn line_col(input: impl BufRead, offset: u64) -> io::Result<(usize, usize)> {
+pub(crate) fn line_col(input: impl BufRead, offset: u64) -> io::Result<(usize, usize)> {
     lane_core::Position::of_reader(input, offset).map(|at| (at.line, at.column))
 }
 
@@ -412,7 +413,7 @@ impl CaseBuf {
 /// The longest single tag, comment-free declaration or processing instruction quick-xml is
 /// handed (16 MiB): text, CDATA and comments are skipped in a bounded buffer whatever their
 /// size, but a tag is read whole, so a larger one is refused (docs/robustness.md).
-pub const MAX_TAG_BYTES: u64 = 16 << 20;
+pub(crate) const MAX_TAG_BYTES: u64 = 16 << 20;
 
 /// Size of the [`Source`] buffer.
 const SOURCE_BUFFER: usize = 256 * 1024;
@@ -609,7 +610,10 @@ fn element_name(e: &BytesStart<'_>) -> String {
 }
 
 /// The streaming reader. `sink` is called once per `<testcase>`, in document order.
-pub fn read<R: Read>(input: R, sink: impl FnMut(&Case<'_>)) -> Result<ReadStats, JunitError> {
+pub(crate) fn read<R: Read>(
+    input: R,
+    sink: impl FnMut(&Case<'_>),
+) -> Result<ReadStats, JunitError> {
     read_with_suites(input, |_| {}, sink)
 }
 

@@ -27,13 +27,13 @@ use rayon::prelude::*;
 use crate::junit::{self, Case, JunitError, ReadStats, State, read_segment};
 
 /// About this many bytes a piece.
-pub const CHUNK: usize = 1 << 20;
+pub(crate) const CHUNK: usize = 1 << 20;
 
 /// Pieces a thread gets per window.
 const PIECES_PER_THREAD: usize = 2;
 
 /// Smaller reports are read serially.
-pub const PARALLEL_FROM: u64 = 4 << 20;
+pub(crate) const PARALLEL_FROM: u64 = 4 << 20;
 
 /// A window grows to at most this many times its first size while it holds no `<testcase`
 /// past its first chunk; past that, the rest of the report is read serially (a report padded
@@ -42,7 +42,7 @@ const MAX_GROWTH: usize = 2;
 
 /// Reads the report at `path` like [`junit::read_path_with_suites`], with `map` applied to
 /// every case on whichever thread read it and `sink` given the results in report order.
-pub fn read_path<T: Send>(
+pub(crate) fn read_path<T: Send>(
     path: &Path,
     display: &str,
     on_suite: impl FnMut(&str),

@@ -2,7 +2,7 @@
 //! reason) and GitHub annotations (one per reason, at the test's file and line).
 
 use lane_core::Problem;
-use lane_core::render::{github, markdown, plural};
+use lane_core::render::{markdown, plural};
 use lane_core::scan::Lane;
 
 use crate::vote::{Decision, TallySection};
@@ -11,13 +11,9 @@ use lane_core::rights::{RIGHTS, Shown};
 // Rules that make a suite illegal (the table's last row): the catalogue's.
 use lane_core::rule::ILLEGAL;
 
-pub fn markdown(section: &TallySection, upstream_illegal: usize) -> String {
-    markdown_with_warnings(section, upstream_illegal, &[])
-}
-
 /// [`markdown`] that also shows every other section's warnings (`runtime-hook`,
 /// `no-assertion`, `orphan-lock`, ...): a warning is shown, never counted.
-pub fn markdown_with_warnings(
+pub(crate) fn markdown_with_warnings(
     section: &TallySection,
     upstream_illegal: usize,
     upstream_warnings: &[Problem],
@@ -108,18 +104,15 @@ pub fn markdown_with_warnings(
     out
 }
 
-pub fn is_illegal(p: &Problem) -> bool {
+/// Whether `p` makes the suite illegal (the table's last row): a rule of the catalogue's
+/// [`ILLEGAL`].
+pub(crate) fn is_illegal(p: &Problem) -> bool {
     p.is_error() && ILLEGAL.iter().any(|r| r.id() == p.rule)
 }
 
 /// What the tally shows (annotates, summarizes): the reasons, then its own warnings.
-pub fn shown(section: &TallySection) -> Vec<Problem> {
+pub(crate) fn shown(section: &TallySection) -> Vec<Problem> {
     let mut all: Vec<Problem> = section.reasons.clone();
     all.extend(section.problems.iter().filter(|p| !p.is_error()).cloned());
     all
-}
-
-/// One annotation per reason, then lane-tally's own warnings.
-pub fn github(section: &TallySection) -> String {
-    github::annotations(&shown(section))
 }

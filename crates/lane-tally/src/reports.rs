@@ -14,14 +14,14 @@ use crate::resolve::{Resolved, Resolver};
 use crate::vote::Report;
 
 /// The test of an occurrence that matches no scanned test of its lane.
-pub const NO_TEST: u32 = u32::MAX;
+pub(crate) const NO_TEST: u32 = u32::MAX;
 
 /// The parameters a module-level skip stands for.
 const MODULE_SKIP: &str = "(module skipped)";
 
 /// One report of one case; 16 bytes.
 #[derive(Debug, Clone, Copy)]
-pub struct Occurrence {
+pub(crate) struct Occurrence {
     pub hash: u64,
     pub test: u32,
     pub outcome: Outcome,
@@ -32,7 +32,7 @@ pub struct Occurrence {
 /// A case (or the first of its kind in one report) that matches no scanned test of the
 /// report's lane.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Unmatched {
+pub(crate) enum Unmatched {
     /// A case of scanned test `test`, which is not a test of this lane.
     OtherLane { test: u32, case: String },
     /// A module-level error: pytest could not collect `file` (module `module`).
@@ -50,7 +50,7 @@ pub enum Unmatched {
 
 /// What pytest-lanes-gate saw at run time and the scan did not (`lane-drift`), once per test.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Drift {
+pub(crate) enum Drift {
     /// Scanned test `test` ran with other lane marks than the source gives it.
     Marks {
         test: u32,
@@ -67,7 +67,7 @@ pub enum Drift {
 
 /// What reading one report file produced.
 #[derive(Debug, Default)]
-pub struct ReportTally {
+pub(crate) struct ReportTally {
     pub occurrences: Vec<Occurrence>,
     /// Names of cases that did not plainly pass, by (test, hash).
     pub labels: Vec<(u32, u64, String)>,
@@ -83,8 +83,7 @@ pub struct ReportTally {
     pub case_files: BTreeMap<u32, BTreeSet<String>>,
     /// Runtime evidence that disagrees with the scan, once per test per report.
     pub drift: Vec<Drift>,
-    /// The distinct `<testsuite>` names, in order of first appearance (the run manifest,
-    /// issue 21).
+    /// The distinct `<testsuite>` names, in order of first appearance (the run manifest).
     pub suites: Vec<String>,
 }
 
@@ -98,7 +97,7 @@ fn hash_of(parts: &[&str]) -> u64 {
 
 /// Reads `report`; with no resolver (no scan), every case stays unmatched and uncounted
 /// against tests.
-pub fn read_report(
+pub(crate) fn read_report(
     report: &Report,
     resolver: Option<&Resolver<'_>>,
     tests: &[ScanTest],
@@ -118,7 +117,7 @@ pub fn read_report(
             suites.push(name.to_string());
         }
     };
-    // Resolving runs on whichever thread read the case (issue 22); what depends on the cases
+    // Resolving runs on whichever thread read the case; what depends on the cases
     // before it runs in report order, in `sink`.
     let lane = report.lane;
     let map = |case: &Case<'_>| -> Step {

@@ -11,7 +11,7 @@ use lane_core::scan::ScanTest;
 
 /// `(classname, name)` pytest writes for a test id without parameters; `None` when the id is
 /// not a pytest node id (`path::name`).
-pub fn junit_key(id: &str) -> Option<(String, String)> {
+pub(crate) fn junit_key(id: &str) -> Option<(String, String)> {
     let mut parts = id.split("::");
     let path = parts.next()?;
     let rest: Vec<&str> = parts.collect();
@@ -28,7 +28,7 @@ pub fn junit_key(id: &str) -> Option<(String, String)> {
 }
 
 /// `tests/sub/test_a.py` -> `tests.sub.test_a`, as pytest's JUnit writer spells a module.
-pub fn module_of(path: &str) -> String {
+pub(crate) fn module_of(path: &str) -> String {
     let dotted = path.replace('/', ".");
     match dotted.strip_suffix(".py") {
         Some(m) => m.to_string(),
@@ -37,7 +37,7 @@ pub fn module_of(path: &str) -> String {
 }
 
 /// A case name split into the function and its parameters (`test_x[1-a]` -> `test_x`, `[1-a]`).
-pub fn split_params(name: &str) -> (&str, &str) {
+pub(crate) fn split_params(name: &str) -> (&str, &str) {
     match name.find('[') {
         Some(i) => (&name[..i], &name[i..]),
         None => (name, ""),
@@ -46,7 +46,7 @@ pub fn split_params(name: &str) -> (&str, &str) {
 
 /// What a case is.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Resolved<'a> {
+pub(crate) enum Resolved<'a> {
     /// A scanned test (its index in the scan's list) and the case's parameters (`""` or
     /// `[...]`).
     Test { index: u32, params: &'a str },
@@ -60,14 +60,14 @@ pub enum Resolved<'a> {
 
 /// The scan's tests keyed the way JUnit names them.
 #[derive(Debug, Default)]
-pub struct Resolver<'s> {
+pub(crate) struct Resolver<'s> {
     tests: &'s [ScanTest],
     by_class: HashMap<String, HashMap<String, Vec<u32>>>,
     modules: HashMap<String, String>,
 }
 
 impl<'s> Resolver<'s> {
-    pub fn new(tests: &'s [ScanTest], files: &[String]) -> Self {
+    pub(crate) fn new(tests: &'s [ScanTest], files: &[String]) -> Self {
         let mut by_class: HashMap<String, HashMap<String, Vec<u32>>> = HashMap::new();
         let mut modules = HashMap::new();
         for (i, test) in tests.iter().enumerate() {
@@ -98,7 +98,7 @@ impl<'s> Resolver<'s> {
 
     /// The scanned file a classname's module part names (the longest known dotted prefix),
     /// to place a problem about a case that matches no test.
-    pub fn file_of_classname(&self, classname: &str) -> Option<&str> {
+    pub(crate) fn file_of_classname(&self, classname: &str) -> Option<&str> {
         let mut end = classname.len();
         loop {
             if let Some(file) = self.modules.get(&classname[..end]) {
@@ -112,7 +112,12 @@ impl<'s> Resolver<'s> {
     /// is. A case carrying `file` is bound to it: it is a test only when that file defines
     /// the test function (the collecting module, or the base class's module for an inherited
     /// method, as pytest writes it). Without `file` (xunit2) classname and name decide.
-    pub fn resolve<'c>(&self, classname: &str, name: &'c str, file: Option<&str>) -> Resolved<'c> {
+    pub(crate) fn resolve<'c>(
+        &self,
+        classname: &str,
+        name: &'c str,
+        file: Option<&str>,
+    ) -> Resolved<'c> {
         if classname.is_empty() {
             let file = match self.modules.get(name) {
                 Some(f) => f.clone(),

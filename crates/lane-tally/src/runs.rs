@@ -14,7 +14,7 @@ use crate::vote::LaneCounts;
 
 /// One distinct case after folding its reports.
 #[derive(Debug, Clone, Copy)]
-pub struct Folded {
+pub(crate) struct Folded {
     test: u32,
     hash: u64,
     pub worst: Outcome,
@@ -28,7 +28,7 @@ impl Folded {
     /// How the case shows a retry, when it does: retry elements, or more than one report of
     /// it with a pass among them (pytest-rerunfailures writes each failed try as a
     /// passing-looking case next to the final one).
-    pub fn retried(&self) -> Option<String> {
+    pub(crate) fn retried(&self) -> Option<String> {
         if self.retry {
             Some("carries rerun evidence".to_string())
         } else if self.count > 1 && self.passes > 0 {
@@ -47,12 +47,12 @@ impl Folded {
     }
 
     /// A strict xpass (pytest writes it as a failure): an expected failure that passed.
-    pub fn is_strict_xpass(&self) -> bool {
+    pub(crate) fn is_strict_xpass(&self) -> bool {
         self.worst == Outcome::Failed && self.xpass
     }
 
     /// The worst outcome's name; a strict xpass (written by pytest as a failure) says so.
-    pub fn outcome_name(&self) -> &'static str {
+    pub(crate) fn outcome_name(&self) -> &'static str {
         if self.worst == Outcome::Failed && self.xpass {
             "xpass strict"
         } else {
@@ -109,7 +109,7 @@ impl Iterator for Folds {
 
 /// A case that did not plainly pass: it failed, was skipped or needed a rerun.
 #[derive(Debug, Clone)]
-pub struct NotableCase {
+pub(crate) struct NotableCase {
     /// The case's name in the report (the test's name when no report named it).
     pub label: String,
     pub case: Folded,
@@ -121,7 +121,7 @@ pub struct NotableCase {
 
 /// One lane's folded reports.
 #[derive(Debug, Default)]
-pub struct LaneRuns {
+pub(crate) struct LaneRuns {
     /// The lane's reports as the section names them.
     pub reports: Vec<String>,
     /// Every scanned test of the lane that has a case, by its index in the scan, with the
@@ -133,7 +133,7 @@ pub struct LaneRuns {
 /// `tmp_path` of a test that wrote its capsule under the tree, `str(Path(__file__).parent /
 /// ...)`) becomes root-relative; anything else is kept as written, for [`replay_problem`] to
 /// judge (an absolute path outside the rootdir stays refused).
-pub fn root_relative_replay(rootdir: &Path, replay: String) -> String {
+pub(crate) fn root_relative_replay(rootdir: &Path, replay: String) -> String {
     let path = Path::new(&replay);
     if !path.is_absolute() {
         return replay;
@@ -160,7 +160,7 @@ pub fn root_relative_replay(rootdir: &Path, replay: String) -> String {
 }
 
 /// Why a replay property does not point at a usable file, or None when it does.
-pub fn replay_problem(rootdir: &Path, replay: Option<&String>) -> Option<String> {
+pub(crate) fn replay_problem(rootdir: &Path, replay: Option<&String>) -> Option<String> {
     let Some(replay) = replay else {
         return Some("recorded no replay property".to_string());
     };
@@ -175,7 +175,7 @@ pub fn replay_problem(rootdir: &Path, replay: Option<&String>) -> Option<String>
 
 /// Folds the lane's report tallies (their unmatched facts are left in place) into its runs,
 /// and counts its cases and missing tests into `counts`.
-pub fn gather<'f>(
+pub(crate) fn gather<'f>(
     lane: Lane,
     files: impl Iterator<Item = &'f mut ReportTally>,
     reports: Vec<String>,

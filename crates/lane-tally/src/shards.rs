@@ -93,7 +93,7 @@ pub(crate) struct LaneShards {
 
 /// What the reports' run manifests and the shards showed.
 #[derive(Debug, Default)]
-pub struct ShardFacts {
+pub(crate) struct ShardFacts {
     /// Every report, in the reports' order, with what its manifests say; empty when no
     /// report carries a manifest and the document has no `run` section.
     pub(crate) reports: Vec<BoundReport>,
@@ -132,7 +132,7 @@ fn binding(report: &Report, tally: &ReportTally, bound: bool, digest: &str) -> B
 
 /// Reads every report's manifest and the shards of each lane. `tallies` are the reports read,
 /// in `reports` order.
-pub fn check(
+pub(crate) fn check(
     doc: &Document,
     reports: &[Report],
     rootdir: &Path,

@@ -18,7 +18,7 @@ use crate::rules::{self, TallyFacts};
 use crate::runs::{self, LaneRuns};
 
 pub const SECTION: &str = "tally";
-pub const TOOL: &str = "lane-tally";
+pub(crate) const TOOL: &str = "lane-tally";
 
 /// One `--junit LANE=PATH`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -35,15 +35,6 @@ pub struct Report {
 pub enum Decision {
     Approve,
     Reject,
-}
-
-impl Decision {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Decision::Approve => "approve",
-            Decision::Reject => "reject",
-        }
-    }
 }
 
 /// Per-lane counts. `tests` are the scanned tests of the lane, `cases` the distinct cases in
@@ -70,7 +61,7 @@ pub struct Lanes {
 }
 
 impl Lanes {
-    pub fn get(&self, lane: Lane) -> &LaneCounts {
+    pub(crate) fn get(&self, lane: Lane) -> &LaneCounts {
         match lane {
             Lane::Merge => &self.merge,
             Lane::Witness => &self.witness,
@@ -122,7 +113,7 @@ pub struct TallySection {
     /// each with its rule.
     pub reasons: Vec<Problem>,
     pub problems: Vec<Problem>,
-    /// Per shard report (issue 21): its lane, shard K of N and its own cases; only reports
+    /// Per shard report: its lane, shard K of N and its own cases; only reports
     /// that carry a run manifest answering this document.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shards: Vec<crate::shards::ShardCounts>,
@@ -591,7 +582,7 @@ mod tests {
                 vec!["missing-freeze-run@t/test_f.py::test_f"],
             ),
             (
-                "issue 19: a freeze test's xfail is a recorded known failure, not a skip",
+                "a freeze test's xfail is a recorded known failure, not a skip",
                 suite(r#"<testcase classname="t.test_m" name="test_a"/>"#),
                 ok_w.clone(),
                 suite(
@@ -600,7 +591,7 @@ mod tests {
                 vec![],
             ),
             (
-                "issue 19: a strict xpass of a known failure says promote me, needs no capsule",
+                "a strict xpass of a known failure says promote me, needs no capsule",
                 suite(r#"<testcase classname="t.test_m" name="test_a"/>"#),
                 ok_w.clone(),
                 suite(
@@ -609,7 +600,7 @@ mod tests {
                 vec!["~known-failure-passed@t/test_f.py::test_f"],
             ),
             (
-                "issue 19: a merge test's strict xpass is still a failure",
+                "a merge test's strict xpass is still a failure",
                 suite(
                     r#"<testcase classname="t.test_m" name="test_a"><failure message="[XPASS(strict)] x"/></testcase>"#,
                 ),
@@ -618,7 +609,7 @@ mod tests {
                 vec!["merge-failed@t/test_m.py::test_a"],
             ),
             (
-                "issue 19: runtime lane marks that agree with the scan",
+                "runtime lane marks that agree with the scan",
                 suite(
                     r#"<testcase classname="t.test_m" name="test_a[1]"><properties><property name="lanes_marks" value="merge"/><property name="lanes_test" value="t/test_m.py::test_a"/><property name="lanes_file" value="t/test_m.py"/><property name="lanes_line" value="3"/></properties></testcase>"#,
                 ),
@@ -627,7 +618,7 @@ mod tests {
                 vec![],
             ),
             (
-                "issue 19: a lane mark added at run time drifts, once per test",
+                "a lane mark added at run time drifts, once per test",
                 suite(
                     r#"<testcase classname="t.test_m" name="test_a[1]"><properties><property name="lanes_marks" value="merge,freeze"/><property name="lanes_test" value="t/test_m.py::test_a"/></properties></testcase><testcase classname="t.test_m" name="test_a[2]"><properties><property name="lanes_marks" value="merge,freeze"/><property name="lanes_test" value="t/test_m.py::test_a"/></properties></testcase>"#,
                 ),
@@ -641,7 +632,7 @@ mod tests {
                 ],
             ),
             (
-                "issue 19: an item the scan never saw drifts (and is unknown)",
+                "an item the scan never saw drifts (and is unknown)",
                 suite(
                     r#"<testcase classname="t.test_m" name="test_a"/><testcase classname="t.test_m" name="test_made"><properties><property name="lanes_marks" value="merge"/><property name="lanes_test" value="t/test_m.py::test_made"/><property name="lanes_file" value="t/conftest.py"/><property name="lanes_line" value="9"/></properties></testcase>"#,
                 ),
@@ -684,7 +675,7 @@ mod tests {
         }
     }
 
-    /// Issue 16: a case carrying `file` (xunit1) is bound to the file that defines its test.
+    /// A case carrying `file` (xunit1) is bound to the file that defines its test.
     #[test]
     fn cases_are_bound_to_the_file_they_ran_from() {
         let dir = scratch("bound");
@@ -773,7 +764,7 @@ mod tests {
         );
     }
 
-    /// Issue 16: a freeze test's xfail ran and recorded; an absolute replay path inside the
+    /// A freeze test's xfail ran and recorded; an absolute replay path inside the
     /// rootdir is made root-relative, one outside is refused.
     #[test]
     fn freeze_xfail_records_and_absolute_replays_inside_the_root() {
@@ -1109,7 +1100,7 @@ mod tests {
         }
     }
 
-    /// Issue 18 (fid5): the `[NOTSET]` item pytest makes for a computed parameter set that came
+    /// The `[NOTSET]` item pytest makes for a computed parameter set that came
     /// out empty is explained by the scan's `empty_params`, only for that item of such a test; a
     /// freeze test's empty-set xfail never ran; under fail_at_collect the module's collection
     /// error still rejects.

@@ -133,7 +133,7 @@ tests/t.py:3: in t]]> &lt;testcase &amp;</failure></testcase>{CASE}<testcase cla
     }
 }
 
-/// The shape of `scripts/bench-tally`'s captured report (issue 22): every case with a
+/// The shape of `scripts/bench-tally`'s captured report: every case with a
 /// `<system-out>` of escaped log text, a failure and a skip among them, over many windows of the
 /// parallel reader (the next window read while this one's pieces are), one of them holding a
 /// case start inside CDATA that sends the rest to the serial reader.

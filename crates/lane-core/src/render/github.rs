@@ -5,11 +5,11 @@ use std::collections::BTreeMap;
 use crate::problem::{Problem, Severity};
 
 /// GitHub shows at most this many error and this many warning annotations of a step.
-pub const MAX_PER_LEVEL: usize = 10;
+pub(crate) const MAX_PER_LEVEL: usize = 10;
 
 /// One annotation per problem, in order, at most [`MAX_PER_LEVEL`] of each level: beyond that
 /// the first `MAX_PER_LEVEL - 1` are shown and one annotation of that level sums up the rest
-/// by rule (issue 19), so nothing is dropped without a word.
+/// by rule, so nothing is dropped without a word.
 pub fn annotations(problems: &[Problem]) -> String {
     let total = |level: Severity| problems.iter().filter(|p| p.severity == level).count();
     let room = |level: Severity| {
@@ -57,7 +57,7 @@ pub fn annotations(problems: &[Problem]) -> String {
     out
 }
 
-pub fn annotation(p: &Problem) -> String {
+pub(crate) fn annotation(p: &Problem) -> String {
     let level = match p.severity {
         Severity::Error => "error",
         Severity::Warning => "warning",

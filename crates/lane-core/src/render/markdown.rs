@@ -36,7 +36,7 @@ type RuleGroup<'a> = (&'a str, Severity, Vec<(&'a str, Vec<&'a Problem>)>);
 /// At most this many problems are printed flat, one row each, in the order given: grouping a
 /// handful of problems by rule and file adds a summary table and a heading per rule that say
 /// less than the rows themselves. Beyond it they are grouped.
-pub const FLAT_MAX_PROBLEMS: usize = 5;
+pub(crate) const FLAT_MAX_PROBLEMS: usize = 5;
 
 /// The problems as a markdown table: flat (`| severity | rule | where | message |`, one row
 /// each) for at most [`FLAT_MAX_PROBLEMS`], grouped by rule and file with counts beyond.
@@ -77,7 +77,7 @@ fn flat_table(problems: &[Problem]) -> String {
 }
 
 /// Problems grouped by rule (errors first, then by rule id) and, within a rule, by file, with
-/// counts (issue 19): a table of every rule with its number of problems and files, then one
+/// counts: a table of every rule with its number of problems and files, then one
 /// table per rule whose rows are each file (with its count) followed by its problems.
 fn grouped_table(problems: &[Problem]) -> String {
     // rule -> file -> problems, in the order given.

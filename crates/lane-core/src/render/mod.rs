@@ -7,7 +7,7 @@ pub mod sarif;
 use crate::problem::{Problem, Severity};
 
 /// `lane-lock: 2 errors, 1 warning` followed by one line per problem.
-pub fn summary(tool: &str, problems: &[Problem]) -> String {
+pub(crate) fn summary(tool: &str, problems: &[Problem]) -> String {
     let errors = problems
         .iter()
         .filter(|p| p.severity == Severity::Error)
@@ -25,7 +25,7 @@ pub fn summary(tool: &str, problems: &[Problem]) -> String {
 }
 
 /// `file:line: severity[rule] message (test)`.
-pub fn one_line(p: &Problem) -> String {
+pub(crate) fn one_line(p: &Problem) -> String {
     let mut out = String::new();
     if let Some(file) = &p.file {
         out.push_str(file);

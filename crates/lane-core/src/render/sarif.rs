@@ -15,14 +15,14 @@ use crate::problem::{Problem, Severity};
 use crate::rule::Rule;
 
 /// The schema the log declares (the OASIS errata 01 schema of SARIF 2.1.0).
-pub const SCHEMA: &str =
+pub(crate) const SCHEMA: &str =
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
 
 /// The key of every result's partial fingerprint.
-pub const FINGERPRINT: &str = "lanes/rule-test/v1";
+pub(crate) const FINGERPRINT: &str = "lanes/rule-test/v1";
 
 /// The base every `artifactLocation` is relative to.
-pub const SRCROOT: &str = "SRCROOT";
+pub(crate) const SRCROOT: &str = "SRCROOT";
 
 /// The SARIF log of `tool`'s `problems`, pretty-printed, ending in a newline.
 pub fn log(tool: &str, problems: &[Problem]) -> String {
@@ -129,7 +129,7 @@ fn file_of(p: &Problem) -> Option<&str> {
 }
 
 /// SHA-256 of `rule`, NUL, then the test id (else the file, else the message).
-pub fn fingerprint(p: &Problem) -> String {
+pub(crate) fn fingerprint(p: &Problem) -> String {
     let subject = match (&p.test, &p.file) {
         (Some(test), _) => format!("test\0{test}"),
         (None, Some(file)) => format!("file\0{file}"),

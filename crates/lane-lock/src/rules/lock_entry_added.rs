@@ -1,4 +1,4 @@
-//! `lock-entry-added` (issue 16): the change locks new bytes, with an entry in the lock or a
+//! `lock-entry-added`: the change locks new bytes, with an entry in the lock or a
 //! new `.sha256` sidecar. A patch that locks its own golden files chooses what its witness
 //! tests compare against, so an addition is a lock edit like a move.
 

@@ -1,4 +1,4 @@
-//! `orphan-snapshot` (issue 19): a file in a snapshot library's layout beside a test module
+//! `orphan-snapshot`: a file in a snapshot library's layout beside a test module
 //! (the scan's `snapshots`) that is no witness test's fixture (only with a scan).
 
 use std::collections::BTreeSet;
