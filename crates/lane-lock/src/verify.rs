@@ -169,6 +169,13 @@ impl VerifyFacts {
     pub(crate) fn reading(&self, claim: &Claim) -> Option<&Reading> {
         self.readings.get(&claim.path)
     }
+
+    /// Every claim whose path was read (or refused), with what that gave, in claim order.
+    pub(crate) fn claims_read(&self) -> impl Iterator<Item = (&Claim, &Reading)> {
+        self.claims
+            .iter()
+            .filter_map(|c| Some((c, self.reading(c)?)))
+    }
 }
 
 /// The claims of one sidecar (`rel` root-relative, `abs` resolved inside the root).

@@ -630,10 +630,14 @@ pub fn read_with_suites<R: Read>(
 
 /// quick-xml's reader over `input`, through a bounded [`Source`].
 fn xml_reader<R: Read>(input: R) -> Reader<Source<R>> {
-    let mut reader = Reader::from_reader(Source::new(input));
+    configured(Reader::from_reader(Source::new(input)))
+}
+
+/// `reader` as the reports are read: end tags are matched here, not by quick-xml (a segment's
+/// end tags close elements opened before it began), comments are not checked, an empty
+/// element stays one event, and text is kept as it is.
+fn configured<R>(mut reader: Reader<R>) -> Reader<R> {
     let config = reader.config_mut();
-    // End tags are checked against `State`, which knows the elements opened before the
-    // segment began.
     config.check_end_names = false;
     config.allow_unmatched_ends = true;
     config.check_comments = false;

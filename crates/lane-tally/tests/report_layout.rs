@@ -8,7 +8,7 @@
 //! output, self-closing cases, a trailing newline), random reports put together from their
 //! cases, and the shapes the gate refuses.
 
-use lane_tally::junit::{Layout, layout};
+use lane_tally::junit::{CaseSpan, Layout, layout};
 use proptest::prelude::*;
 
 #[allow(clippy::all, clippy::pedantic)]
@@ -237,72 +237,40 @@ mod gate_parse {
         Some(out)
     }
 
-    /// What the gate's reader finds in `bytes`, as plain values.
-    pub fn seen(bytes: &[u8]) -> Result<super::Seen, String> {
+    /// What the gate's reader finds in `bytes`, as a [`Layout`].
+    pub fn layout(bytes: &[u8]) -> Result<super::Layout, String> {
         let c = parse(bytes)?;
         let cases = c
             .cases
             .into_iter()
-            .map(|s| {
-                (
-                    s.start,
-                    s.end,
-                    s.classname,
-                    s.name,
-                    s.file,
-                    [s.failure, s.error, s.skipped, s.failed],
-                )
+            .map(|s| super::CaseSpan {
+                start: s.start,
+                end: s.end,
+                classname: s.classname,
+                name: s.name,
+                file: s.file,
+                failure: s.failure,
+                error: s.error,
+                skipped: s.skipped,
+                failed: s.failed,
             })
             .collect();
-        Ok((
-            c.suite_start,
-            c.suite_attrs,
-            c.suite_properties,
+        Ok(super::Layout {
+            suite_start: c.suite_start,
+            suite_attrs: c.suite_attrs,
+            suite_properties: c.suite_properties,
             cases,
-            c.tail,
-        ))
-    }
-}
-
-/// A layout as plain values, whichever reader found it.
-type Seen = (
-    usize,
-    Vec<(String, String)>,
-    Option<(usize, usize)>,
-    Vec<(usize, usize, String, String, String, [bool; 4])>,
-    usize,
-);
-
-fn seen_by_layout(l: Layout) -> Seen {
-    let cases = l
-        .cases
-        .into_iter()
-        .map(|s| {
-            (
-                s.start,
-                s.end,
-                s.classname,
-                s.name,
-                s.file,
-                [s.failure, s.error, s.skipped, s.failed],
-            )
+            tail: c.tail,
         })
-        .collect();
-    (
-        l.suite_start,
-        l.suite_attrs,
-        l.suite_properties,
-        cases,
-        l.tail,
-    )
+    }
 }
 
 /// Both readers on `bytes`: the same layout, or both refuse it with the same words (the gate
 /// prints why it runs one process per lane), but for a comment between the tags, which the
 /// gate's tokenizer read as a tag with a malformed attribute. Returns the layout.
-fn agree(bytes: &[u8]) -> Option<Seen> {
-    let gate = gate_parse::seen(bytes);
-    let ours = layout(bytes).map(seen_by_layout);
+fn agree(bytes: &[u8]) -> Option<Layout> {
+    let gate = gate_parse::layout(bytes);
+    let ours = layout(bytes);
     match (gate, ours) {
         (Ok(g), Ok(o)) => {
             assert_eq!(o, g, "{}", String::from_utf8_lossy(bytes));
@@ -335,23 +303,32 @@ const REPORTS: [&str; 4] = ["xunit1", "xunit2", "plain", "empty"];
 fn pytest_s_own_reports_have_one_layout() {
     for name in REPORTS {
         let bytes = report(name);
-        let Some((_, attrs, properties, cases, _)) = agree(&bytes) else {
+        let Some(Layout {
+            suite_attrs,
+            suite_properties,
+            cases,
+            ..
+        }) = agree(&bytes)
+        else {
             panic!("{name}: refused")
         };
-        assert!(attrs.iter().any(|(k, _)| k == "timestamp"), "{name}");
+        assert!(suite_attrs.iter().any(|(k, _)| k == "timestamp"), "{name}");
         if name.starts_with("xunit") {
             // record_testsuite_property, and every kind of outcome
-            assert!(properties.is_some(), "{name}");
-            let flags: Vec<[bool; 4]> = cases.iter().map(|c| c.5).collect();
+            assert!(suite_properties.is_some(), "{name}");
+            let flags: Vec<[bool; 4]> = cases
+                .iter()
+                .map(|c| [c.failure, c.error, c.skipped, c.failed])
+                .collect();
             for kind in 0..3 {
                 assert!(flags.iter().any(|f| f[kind]), "{name}: {kind}");
             }
             // escaped names
-            assert!(cases.iter().any(|c| c.3.contains('&')), "{name}");
-            assert!(cases.iter().any(|c| c.3.contains('<')), "{name}");
+            assert!(cases.iter().any(|c| c.name.contains('&')), "{name}");
+            assert!(cases.iter().any(|c| c.name.contains('<')), "{name}");
         }
         if name == "xunit1" {
-            assert!(cases.iter().all(|c| c.4 == "tests/test_shapes.py"));
+            assert!(cases.iter().all(|c| c.file == "tests/test_shapes.py"));
         }
         if name == "empty" {
             assert!(cases.is_empty());
@@ -430,10 +407,10 @@ fn pool() -> Vec<String> {
     let mut cases = Vec::new();
     for name in ["xunit1", "xunit2"] {
         let bytes = report(name);
-        let Some((_, _, _, spans, _)) = agree(&bytes) else {
+        let Some(found) = agree(&bytes) else {
             continue;
         };
-        for (start, end, ..) in spans {
+        for CaseSpan { start, end, .. } in found.cases {
             cases.push(String::from_utf8_lossy(&bytes[start..end]).into_owned());
         }
     }

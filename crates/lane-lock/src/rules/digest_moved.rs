@@ -4,7 +4,7 @@ use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
 
 use super::{Lock, LockFacts};
-use crate::verify::{Reading, VerifyFacts};
+use crate::verify::Reading;
 
 pub(crate) const DETECTOR: Detector<Lock> = Detector {
     rules: &[Rule::DigestMoved],
@@ -13,17 +13,14 @@ pub(crate) const DETECTOR: Detector<Lock> = Detector {
 };
 
 fn check(facts: &LockFacts<'_>, problems: &mut Vec<Problem>) {
-    if let LockFacts::Verify(facts) = facts {
-        problems.extend(detect(facts));
-    }
-}
-
-fn detect(facts: &VerifyFacts) -> Vec<Problem> {
-    facts
-        .claims
-        .iter()
-        .filter_map(|c| match facts.reading(c) {
-            Some(Reading::Hashed(d)) if d.sha256 != c.expected => Some(
+    let LockFacts::Verify(facts) = facts else {
+        return;
+    };
+    for (c, reading) in facts.claims_read() {
+        if let Reading::Hashed(d) = reading
+            && d.sha256 != c.expected
+        {
+            problems.push(
                 Problem::new(
                     Rule::DigestMoved,
                     format!(
@@ -32,8 +29,7 @@ fn detect(facts: &VerifyFacts) -> Vec<Problem> {
                     ),
                 )
                 .file(c.path.clone()),
-            ),
-            _ => None,
-        })
-        .collect()
+            );
+        }
+    }
 }

@@ -7,7 +7,6 @@ use lane_core::render::plural;
 use lane_core::{Problem, Rule};
 
 use super::{Lock, LockFacts};
-use crate::diff::DiffFacts;
 
 /// How many behaviour paths the message names.
 const NAMED_PATHS: usize = 5;
@@ -19,14 +18,11 @@ pub(crate) const DETECTOR: Detector<Lock> = Detector {
 };
 
 fn check(facts: &LockFacts<'_>, problems: &mut Vec<Problem>) {
-    if let LockFacts::Diff(facts) = facts {
-        problems.extend(detect(facts));
-    }
-}
-
-fn detect(facts: &DiffFacts<'_>) -> Vec<Problem> {
+    let LockFacts::Diff(facts) = facts else {
+        return;
+    };
     let Some(behavior) = facts.behavior_changes else {
-        return Vec::new();
+        return;
     };
     let counts = [
         (facts.moved.len(), "moves", "locked digest"),
@@ -47,7 +43,7 @@ fn detect(facts: &DiffFacts<'_>) -> Vec<Problem> {
         })
         .collect();
     if edits.is_empty() || behavior.is_empty() || facts.reason.is_some() {
-        return Vec::new();
+        return;
     }
     let mut named: Vec<&str> = behavior
         .iter()
@@ -57,7 +53,7 @@ fn detect(facts: &DiffFacts<'_>) -> Vec<Problem> {
     if behavior.len() > NAMED_PATHS {
         named.push("...");
     }
-    vec![Problem::new(
+    problems.push(Problem::new(
         Rule::LockBatchedWithBehavior,
         format!(
             "this change {} and also changes {} other file{} ({}): split the lock edit into \
@@ -67,13 +63,20 @@ fn detect(facts: &DiffFacts<'_>) -> Vec<Problem> {
             plural(behavior.len()),
             named.join(", ")
         ),
-    )]
+    ));
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diff::Moved;
+    use crate::diff::{DiffFacts, Moved};
+
+    /// What the detector finds in `facts`.
+    fn detect(facts: &DiffFacts<'_>) -> Vec<Problem> {
+        let mut problems = Vec::new();
+        check(&LockFacts::Diff(facts), &mut problems);
+        problems
+    }
 
     fn moved() -> Moved {
         Moved {

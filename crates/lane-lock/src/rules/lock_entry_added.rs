@@ -6,7 +6,7 @@ use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
 
 use super::{Lock, LockFacts};
-use crate::diff::{DiffFacts, SidecarChange};
+use crate::diff::SidecarChange;
 
 pub(crate) const DETECTOR: Detector<Lock> = Detector {
     rules: &[Rule::LockEntryAdded],
@@ -15,12 +15,9 @@ pub(crate) const DETECTOR: Detector<Lock> = Detector {
 };
 
 fn check(facts: &LockFacts<'_>, problems: &mut Vec<Problem>) {
-    if let LockFacts::Diff(facts) = facts {
-        problems.extend(detect(facts));
-    }
-}
-
-fn detect(facts: &DiffFacts<'_>) -> Vec<Problem> {
+    let LockFacts::Diff(facts) = facts else {
+        return;
+    };
     let entries = facts.added.iter().map(|e| {
         Problem::new(
             Rule::LockEntryAdded,
@@ -42,5 +39,5 @@ fn detect(facts: &DiffFacts<'_>) -> Vec<Problem> {
             )
             .file(s.path.clone())
         });
-    entries.chain(sidecars).collect()
+    problems.extend(entries.chain(sidecars));
 }

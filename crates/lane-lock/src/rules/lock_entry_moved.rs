@@ -5,7 +5,7 @@ use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
 
 use super::{Lock, LockFacts};
-use crate::diff::{DiffFacts, SidecarChange};
+use crate::diff::SidecarChange;
 
 pub(crate) const DETECTOR: Detector<Lock> = Detector {
     rules: &[Rule::LockEntryMoved],
@@ -14,33 +14,26 @@ pub(crate) const DETECTOR: Detector<Lock> = Detector {
 };
 
 fn check(facts: &LockFacts<'_>, problems: &mut Vec<Problem>) {
-    if let LockFacts::Diff(facts) = facts {
-        problems.extend(detect(facts));
-    }
-}
-
-fn detect(facts: &DiffFacts<'_>) -> Vec<Problem> {
-    let mut out: Vec<Problem> = facts
-        .moved
-        .iter()
-        .map(|m| {
-            Problem::new(
-                Rule::LockEntryMoved,
-                format!(
-                    "{}: locked digest moved from {} to {}: review the new bytes",
-                    m.path, m.base_sha256, m.head_sha256
-                ),
-            )
-            .file(m.path.clone())
-        })
-        .collect();
+    let LockFacts::Diff(facts) = facts else {
+        return;
+    };
+    problems.extend(facts.moved.iter().map(|m| {
+        Problem::new(
+            Rule::LockEntryMoved,
+            format!(
+                "{}: locked digest moved from {} to {}: review the new bytes",
+                m.path, m.base_sha256, m.head_sha256
+            ),
+        )
+        .file(m.path.clone())
+    }));
     for s in facts.sidecars {
         let what = match s.change {
             SidecarChange::Changed => "changed",
             SidecarChange::AddedOrChanged => "added or changed",
             SidecarChange::Added | SidecarChange::Removed => continue,
         };
-        out.push(
+        problems.push(
             Problem::new(
                 Rule::LockEntryMoved,
                 format!(
@@ -52,5 +45,4 @@ fn detect(facts: &DiffFacts<'_>) -> Vec<Problem> {
             .file(s.path.clone()),
         );
     }
-    out
 }

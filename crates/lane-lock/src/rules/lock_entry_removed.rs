@@ -5,7 +5,7 @@ use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
 
 use super::{Lock, LockFacts};
-use crate::diff::{DiffFacts, SidecarChange};
+use crate::diff::SidecarChange;
 
 pub(crate) const DETECTOR: Detector<Lock> = Detector {
     rules: &[Rule::LockEntryRemoved],
@@ -14,12 +14,9 @@ pub(crate) const DETECTOR: Detector<Lock> = Detector {
 };
 
 fn check(facts: &LockFacts<'_>, problems: &mut Vec<Problem>) {
-    if let LockFacts::Diff(facts) = facts {
-        problems.extend(detect(facts));
-    }
-}
-
-fn detect(facts: &DiffFacts<'_>) -> Vec<Problem> {
+    let LockFacts::Diff(facts) = facts else {
+        return;
+    };
     let sidecars = facts
         .sidecars
         .iter()
@@ -34,19 +31,20 @@ fn detect(facts: &DiffFacts<'_>) -> Vec<Problem> {
             )
             .file(s.path.clone())
         });
-    facts
-        .removed
-        .iter()
-        .map(|r| {
-            Problem::new(
-                Rule::LockEntryRemoved,
-                format!(
-                    "{}: lock entry removed (was {}): its bytes are no longer witnessed",
-                    r.path, r.sha256
-                ),
-            )
-            .file(r.path.clone())
-        })
-        .chain(sidecars)
-        .collect()
+    problems.extend(
+        facts
+            .removed
+            .iter()
+            .map(|r| {
+                Problem::new(
+                    Rule::LockEntryRemoved,
+                    format!(
+                        "{}: lock entry removed (was {}): its bytes are no longer witnessed",
+                        r.path, r.sha256
+                    ),
+                )
+                .file(r.path.clone())
+            })
+            .chain(sidecars),
+    );
 }

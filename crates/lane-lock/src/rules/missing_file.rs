@@ -4,7 +4,7 @@ use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
 
 use super::{Lock, LockFacts};
-use crate::verify::{Reading, VerifyFacts};
+use crate::verify::Reading;
 
 pub(crate) const DETECTOR: Detector<Lock> = Detector {
     rules: &[Rule::MissingFile],
@@ -13,24 +13,18 @@ pub(crate) const DETECTOR: Detector<Lock> = Detector {
 };
 
 fn check(facts: &LockFacts<'_>, problems: &mut Vec<Problem>) {
-    if let LockFacts::Verify(facts) = facts {
-        problems.extend(detect(facts));
-    }
-}
-
-fn detect(facts: &VerifyFacts) -> Vec<Problem> {
-    facts
-        .claims
-        .iter()
-        .filter_map(|c| match facts.reading(c) {
-            Some(Reading::Unreadable(e)) => Some(
+    let LockFacts::Verify(facts) = facts else {
+        return;
+    };
+    for (c, reading) in facts.claims_read() {
+        if let Reading::Unreadable(e) = reading {
+            problems.push(
                 Problem::new(
                     Rule::MissingFile,
                     format!("{} is locked ({}) but {e}", c.path, c.source),
                 )
                 .file(c.path.clone()),
-            ),
-            _ => None,
-        })
-        .collect()
+            );
+        }
+    }
 }

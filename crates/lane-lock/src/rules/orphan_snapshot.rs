@@ -7,7 +7,6 @@ use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
 
 use super::{Lock, LockFacts};
-use crate::verify::VerifyFacts;
 
 pub(crate) const DETECTOR: Detector<Lock> = Detector {
     rules: &[Rule::OrphanSnapshot],
@@ -16,34 +15,39 @@ pub(crate) const DETECTOR: Detector<Lock> = Detector {
 };
 
 fn check(facts: &LockFacts<'_>, problems: &mut Vec<Problem>) {
-    if let LockFacts::Verify(facts) = facts {
-        problems.extend(detect(facts));
-    }
-}
-
-fn detect(facts: &VerifyFacts) -> Vec<Problem> {
+    let LockFacts::Verify(facts) = facts else {
+        return;
+    };
     let Some(fixtures) = &facts.fixtures else {
-        return Vec::new();
+        return;
     };
     let used: BTreeSet<&str> = fixtures.iter().map(|f| f.path.as_str()).collect();
-    facts
-        .snapshots
-        .iter()
-        .filter(|s| !used.contains(s.as_str()))
-        .map(|s| {
-            Problem::new(
-                Rule::OrphanSnapshot,
-                format!("snapshot file {s} is used by no witness test"),
-            )
-            .file(s.clone())
-        })
-        .collect()
+    problems.extend(
+        facts
+            .snapshots
+            .iter()
+            .filter(|s| !used.contains(s.as_str()))
+            .map(|s| {
+                Problem::new(
+                    Rule::OrphanSnapshot,
+                    format!("snapshot file {s} is used by no witness test"),
+                )
+                .file(s.clone())
+            }),
+    );
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::verify::{FixtureLock, WitnessFixture};
+    use crate::verify::{FixtureLock, VerifyFacts, WitnessFixture};
+
+    /// What the detector finds in `facts`.
+    fn detect(facts: &VerifyFacts) -> Vec<Problem> {
+        let mut problems = Vec::new();
+        check(&LockFacts::Verify(facts), &mut problems);
+        problems
+    }
 
     #[test]
     fn only_with_a_scan_and_only_unused_snapshots() {

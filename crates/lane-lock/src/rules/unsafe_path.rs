@@ -6,7 +6,7 @@ use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
 
 use super::{Lock, LockFacts};
-use crate::verify::{Claim, FixtureLock, Reading, VerifyFacts};
+use crate::verify::{Claim, FixtureLock, Reading};
 
 pub(crate) const DETECTOR: Detector<Lock> = Detector {
     rules: &[Rule::UnsafePath],
@@ -15,12 +15,9 @@ pub(crate) const DETECTOR: Detector<Lock> = Detector {
 };
 
 fn check(facts: &LockFacts<'_>, problems: &mut Vec<Problem>) {
-    if let LockFacts::Verify(facts) = facts {
-        problems.extend(detect(facts));
-    }
-}
-
-fn detect(facts: &VerifyFacts) -> Vec<Problem> {
+    let LockFacts::Verify(facts) = facts else {
+        return;
+    };
     let sidecars = facts.unread_sidecars.iter().map(|(rel, why)| {
         Problem::new(
             Rule::UnsafePath,
@@ -28,10 +25,12 @@ fn detect(facts: &VerifyFacts) -> Vec<Problem> {
         )
         .file(rel.clone())
     });
-    let claims = facts.claims.iter().filter_map(|c| match facts.reading(c) {
-        Some(Reading::Unsafe(why)) => Some(unsafe_claim(c, why)),
-        _ => None,
-    });
+    let claims = facts
+        .claims_read()
+        .filter_map(|(c, reading)| match reading {
+            Reading::Unsafe(why) => Some(unsafe_claim(c, why)),
+            _ => None,
+        });
     let fixtures = facts
         .fixtures
         .iter()
@@ -46,7 +45,7 @@ fn detect(facts: &VerifyFacts) -> Vec<Problem> {
             ),
             _ => None,
         });
-    sidecars.chain(claims).chain(fixtures).collect()
+    problems.extend(sidecars.chain(claims).chain(fixtures));
 }
 
 /// A claimed path that is never read, placed at the lock or sidecar line that claims it.

@@ -124,14 +124,10 @@ struct Tags<'a> {
 
 impl<'a> Tags<'a> {
     fn new(bytes: &'a [u8], base: usize) -> Self {
-        let mut reader = Reader::from_reader(&bytes[base..]);
-        let config = reader.config_mut();
-        config.check_end_names = false;
-        config.allow_unmatched_ends = true;
-        config.check_comments = false;
-        config.expand_empty_elements = false;
-        config.trim_text(false);
-        Tags { reader, base }
+        Tags {
+            reader: super::configured(Reader::from_reader(&bytes[base..])),
+            base,
+        }
     }
 
     /// The offset of the next byte to read.

@@ -4,7 +4,7 @@
 use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
 
-use super::{Tally, TallyFacts};
+use super::{Tally, TallyFacts, each_unmatched};
 use crate::reports::Unmatched;
 
 pub(crate) const DETECTOR: Detector<Tally> = Detector {
@@ -14,22 +14,19 @@ pub(crate) const DETECTOR: Detector<Tally> = Detector {
 };
 
 fn check(facts: &TallyFacts<'_>, problems: &mut Vec<Problem>) {
-    for (_, unmatched) in &facts.unmatched {
-        for u in unmatched.iter() {
-            if let Unmatched::CollectionError { file, module } = u {
-                // The same words in every lane's report, so the problem shows once however
-                // many runs hit it.
-                problems.push(
-                    Problem::new(
-                        Rule::CollectionError,
-                        format!(
-                            "pytest could not collect {file} (module {module}): none of its \
-                             tests ran"
-                        ),
-                    )
-                    .file(file.clone()),
-                );
-            }
+    for (_, u) in each_unmatched(facts) {
+        if let Unmatched::CollectionError { file, module } = u {
+            // The same words in every lane's report, so the problem shows once however many
+            // runs hit it.
+            problems.push(
+                Problem::new(
+                    Rule::CollectionError,
+                    format!(
+                        "pytest could not collect {file} (module {module}): none of its tests ran"
+                    ),
+                )
+                .file(file.clone()),
+            );
         }
     }
 }

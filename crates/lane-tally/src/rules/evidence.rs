@@ -25,26 +25,32 @@ fn check(facts: &TallyFacts<'_>, problems: &mut Vec<Problem>) {
         ));
         return;
     }
-    // Witness tests corroborate digests that only lane-lock verify checks.
-    let witness = facts.lanes.witness.tests;
-    if witness > 0 && !facts.doc.has_section("lock") {
-        problems.push(Problem::new(
+    // Witness tests corroborate digests that only lane-lock verify checks; freeze tests stand
+    // on tickets that only freeze-ledger check checks.
+    let lanes = facts.lanes;
+    for (rule, tests, lane, section, tool) in [
+        (
             Rule::NoLockEvidence,
-            format!(
-                "{witness} witness tests but no lock section: run lane-lock verify in the \
-                 pipeline"
-            ),
-        ));
-    }
-    // Freeze tests stand on tickets that only freeze-ledger check checks.
-    let freeze = facts.lanes.freeze.tests;
-    if freeze > 0 && !facts.doc.has_section("ledger") {
-        problems.push(Problem::new(
+            lanes.witness.tests,
+            "witness",
+            "lock",
+            "lane-lock verify",
+        ),
+        (
             Rule::NoLedgerEvidence,
-            format!(
-                "{freeze} freeze tests but no ledger section: run freeze-ledger check in the \
-                 pipeline"
-            ),
-        ));
+            lanes.freeze.tests,
+            "freeze",
+            "ledger",
+            "freeze-ledger check",
+        ),
+    ] {
+        if tests > 0 && !facts.doc.has_section(section) {
+            problems.push(Problem::new(
+                rule,
+                format!(
+                    "{tests} {lane} tests but no {section} section: run {tool} in the pipeline"
+                ),
+            ));
+        }
     }
 }

@@ -6,7 +6,7 @@ use lane_core::detector::Detector;
 use lane_core::rights::Rerun;
 use lane_core::{Problem, Rule};
 
-use super::{Tally, TallyFacts, TestRun, at, each_test, named, verdict};
+use super::{Tally, TallyFacts, judge_each_test, named};
 
 pub(crate) const DETECTOR: Detector<Tally> = Detector {
     rules: &[Rule::MergeFailed, Rule::WitnessFailed, Rule::FreezeFailed],
@@ -15,15 +15,8 @@ pub(crate) const DETECTOR: Detector<Tally> = Detector {
 };
 
 fn check(facts: &TallyFacts<'_>, problems: &mut Vec<Problem>) {
-    for TestRun {
-        rights,
-        test,
-        cases,
-        ..
-    } in each_test(facts)
-    {
-        let Some(cases) = cases else { continue };
-        let names: Vec<String> = cases
+    judge_each_test(facts, problems, |rights, _, cases| {
+        let names = cases
             .iter()
             .filter(|c| rights.known_failure.is_none() || !c.case.is_strict_xpass())
             .filter_map(|c| {
@@ -36,6 +29,6 @@ fn check(facts: &TallyFacts<'_>, problems: &mut Vec<Problem>) {
                 }
             })
             .collect();
-        problems.extend(verdict(rights.failed, &names).map(|p| at(test, p)));
-    }
+        Some((rights.failed, names))
+    });
 }

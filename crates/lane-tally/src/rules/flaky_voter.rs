@@ -7,7 +7,7 @@ use lane_core::detector::Detector;
 use lane_core::rights::Rerun;
 use lane_core::{Problem, Rule};
 
-use super::{Tally, TallyFacts, TestRun, at, each_test, verdict};
+use super::{Tally, TallyFacts, judge_each_test};
 
 pub(crate) const DETECTOR: Detector<Tally> = Detector {
     rules: &[Rule::FlakyVoter],
@@ -16,20 +16,14 @@ pub(crate) const DETECTOR: Detector<Tally> = Detector {
 };
 
 fn check(facts: &TallyFacts<'_>, problems: &mut Vec<Problem>) {
-    for TestRun {
-        rights,
-        test,
-        cases,
-        ..
-    } in each_test(facts)
-    {
-        let (Rerun::Flaky(flaky), Some(cases)) = (rights.rerun, cases) else {
-            continue;
+    judge_each_test(facts, problems, |rights, _, cases| {
+        let Rerun::Flaky(flaky) = rights.rerun else {
+            return None;
         };
-        let names: Vec<String> = cases
+        let names = cases
             .iter()
             .filter_map(|c| Some(format!("{} {}", c.label, c.case.retried()?)))
             .collect();
-        problems.extend(verdict(flaky, &names).map(|p| at(test, p)));
-    }
+        Some((flaky, names))
+    });
 }

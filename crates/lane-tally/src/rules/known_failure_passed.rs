@@ -5,7 +5,7 @@
 use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
 
-use super::{Tally, TallyFacts, TestRun, at, each_test, verdict};
+use super::{Tally, TallyFacts, judge_each_test};
 
 pub(crate) const DETECTOR: Detector<Tally> = Detector {
     rules: &[Rule::KnownFailurePassed],
@@ -14,21 +14,13 @@ pub(crate) const DETECTOR: Detector<Tally> = Detector {
 };
 
 fn check(facts: &TallyFacts<'_>, problems: &mut Vec<Problem>) {
-    for TestRun {
-        rights,
-        test,
-        cases,
-        ..
-    } in each_test(facts)
-    {
-        let (Some(known), Some(cases)) = (rights.known_failure, cases) else {
-            continue;
-        };
-        let names: Vec<String> = cases
+    judge_each_test(facts, problems, |rights, _, cases| {
+        let known = rights.known_failure?;
+        let names = cases
             .iter()
             .filter(|c| c.case.is_strict_xpass())
             .map(|c| c.label.clone())
             .collect();
-        problems.extend(verdict(known, &names).map(|p| at(test, p)));
-    }
+        Some((known, names))
+    });
 }

@@ -8,7 +8,7 @@ use lane_core::rights::Rerun;
 use lane_core::scan::EmptyParams;
 use lane_core::{Problem, Rule};
 
-use super::{Tally, TallyFacts, TestRun, at, each_test, named, verdict};
+use super::{Tally, TallyFacts, TestRun, at, each_test, judge_each_test, named};
 use crate::junit::Outcome;
 use crate::runs::NotableCase;
 
@@ -58,14 +58,7 @@ fn missing(facts: &TallyFacts<'_>, problems: &mut Vec<Problem>) {
 /// Cases skipped or xfailed at run time (a case the lane already counts as failed by its
 /// rerun is not a skip too; an xfail in a lane where it records is no skip).
 fn skipped(facts: &TallyFacts<'_>, problems: &mut Vec<Problem>) {
-    for TestRun {
-        rights,
-        test,
-        cases,
-        ..
-    } in each_test(facts)
-    {
-        let Some(cases) = cases else { continue };
+    judge_each_test(facts, problems, |rights, test, cases| {
         // The item pytest makes when a computed parameter set comes out empty: the scan says
         // the sets are computed and what that item carries.
         let empty_set = |c: &NotableCase| {
@@ -73,7 +66,7 @@ fn skipped(facts: &TallyFacts<'_>, problems: &mut Vec<Problem>) {
                 .as_ref()
                 .filter(|_| EmptyParams::is_empty_set_case(&c.label))
         };
-        let names: Vec<String> = cases
+        let names = cases
             .iter()
             .filter(|c| c.case.worst.is_skip())
             // A freeze test's xfail is its known failure, run and recorded; the empty set's
@@ -95,6 +88,6 @@ fn skipped(facts: &TallyFacts<'_>, problems: &mut Vec<Problem>) {
                 None => named(c),
             })
             .collect();
-        problems.extend(verdict(rights.skipped, &names).map(|p| at(test, p)));
-    }
+        Some((rights.skipped, names))
+    });
 }

@@ -4,7 +4,7 @@
 use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
 
-use super::{Tally, TallyFacts, TestRun, at, each_test, verdict};
+use super::{Tally, TallyFacts, judge_each_test};
 use crate::runs::replay_problem;
 
 pub(crate) const DETECTOR: Detector<Tally> = Detector {
@@ -14,17 +14,9 @@ pub(crate) const DETECTOR: Detector<Tally> = Detector {
 };
 
 fn check(facts: &TallyFacts<'_>, problems: &mut Vec<Problem>) {
-    for TestRun {
-        rights,
-        test,
-        cases,
-        ..
-    } in each_test(facts)
-    {
-        let (Some(replay), Some(cases)) = (rights.replay, cases) else {
-            continue;
-        };
-        let names: Vec<String> = cases
+    judge_each_test(facts, problems, |rights, _, cases| {
+        let replay = rights.replay?;
+        let names = cases
             .iter()
             .filter(|c| c.case.worst.is_failure())
             .filter(|c| rights.known_failure.is_none() || !c.case.is_strict_xpass())
@@ -33,6 +25,6 @@ fn check(facts: &TallyFacts<'_>, problems: &mut Vec<Problem>) {
                 Some(format!("{} {why}", c.label))
             })
             .collect();
-        problems.extend(verdict(replay, &names).map(|p| at(test, p)));
-    }
+        Some((replay, names))
+    });
 }

@@ -129,6 +129,33 @@ fn each_test<'a>(facts: &'a TallyFacts<'a>) -> impl Iterator<Item = TestRun<'a>>
         })
 }
 
+/// For every scanned test with cases in its lane's reports, the verdict `judge` gives from the
+/// lane's rights, the test and its cases that did not plainly pass (the verdict and the names
+/// of the cases it is about), placed at the test; none where it names no case.
+fn judge_each_test(
+    facts: &TallyFacts<'_>,
+    problems: &mut Vec<Problem>,
+    judge: impl Fn(&LaneRights, &ScanTest, &[NotableCase]) -> Option<(Verdict, Vec<String>)>,
+) {
+    for run in each_test(facts) {
+        let Some(cases) = run.cases else { continue };
+        if let Some((v, names)) = judge(run.rights, run.test, cases) {
+            problems.extend(verdict(v, &names).map(|p| at(run.test, p)));
+        }
+    }
+}
+
+/// Every report case (the first of its kind in its report) that matched no scanned test of
+/// its lane, with the report.
+fn each_unmatched<'a>(
+    facts: &'a TallyFacts<'a>,
+) -> impl Iterator<Item = (&'a Report, &'a Unmatched)> {
+    facts
+        .unmatched
+        .iter()
+        .flat_map(|(report, unmatched)| unmatched.iter().map(move |u| (*report, u)))
+}
+
 /// A problem placed at a scanned test.
 fn at(test: &ScanTest, problem: Problem) -> Problem {
     problem

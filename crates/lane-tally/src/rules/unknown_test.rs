@@ -4,7 +4,7 @@
 use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
 
-use super::{Tally, TallyFacts};
+use super::{Tally, TallyFacts, each_unmatched};
 use crate::reports::Unmatched;
 
 pub(crate) const DETECTOR: Detector<Tally> = Detector {
@@ -14,34 +14,32 @@ pub(crate) const DETECTOR: Detector<Tally> = Detector {
 };
 
 fn check(facts: &TallyFacts<'_>, problems: &mut Vec<Problem>) {
-    for (report, unmatched) in &facts.unmatched {
+    for (report, u) in each_unmatched(facts) {
         let lane = report.lane;
-        for u in unmatched.iter() {
-            match u {
-                Unmatched::ModuleCase { name } => problems.push(Problem::new(
+        match u {
+            Unmatched::ModuleCase { name } => problems.push(Problem::new(
+                Rule::UnknownTest,
+                format!(
+                    "the {lane} report {} has a module-level case {name} that is neither a \
+                     collection error nor a skip",
+                    report.path
+                ),
+            )),
+            Unmatched::Unknown { key, why, file } => {
+                let mut problem = Problem::new(
                     Rule::UnknownTest,
                     format!(
-                        "the {lane} report {} has a module-level case {name} that is neither a \
-                         collection error nor a skip",
+                        "the {lane} report {} has a case {key} that matches no scanned \
+                         test ({why})",
                         report.path
                     ),
-                )),
-                Unmatched::Unknown { key, why, file } => {
-                    let mut problem = Problem::new(
-                        Rule::UnknownTest,
-                        format!(
-                            "the {lane} report {} has a case {key} that matches no scanned \
-                             test ({why})",
-                            report.path
-                        ),
-                    );
-                    if let Some(file) = file {
-                        problem = problem.file(file.clone());
-                    }
-                    problems.push(problem);
+                );
+                if let Some(file) = file {
+                    problem = problem.file(file.clone());
                 }
-                Unmatched::OtherLane { .. } | Unmatched::CollectionError { .. } => {}
+                problems.push(problem);
             }
+            Unmatched::OtherLane { .. } | Unmatched::CollectionError { .. } => {}
         }
     }
 }
