@@ -29,8 +29,6 @@ const NOT_YET_MOVED: &[&str] = &[
     "parse-error",
     "runtime-hook",
     "unregistered-marker",
-    "empty-merge-lane",
-    "freeze-over-budget",
     "file-too-large",
     "test-redefined",
     "coding-cookie",
