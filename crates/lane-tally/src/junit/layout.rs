@@ -13,6 +13,8 @@ use quick_xml::Reader;
 use quick_xml::errors::SyntaxError;
 use quick_xml::events::{BytesStart, Event};
 
+use super::{Skipped, Source, skip_text};
+
 /// How pytest's report starts.
 const DECL: &[u8] = b"<?xml version=\"1.0\" encoding=\"utf-8\"?>";
 
@@ -108,63 +110,94 @@ pub fn layout(bytes: &[u8]) -> Result<Layout, LayoutError> {
 }
 
 /// A tag, as [`Tags`] reads it.
-enum Tag<'a> {
-    Open(BytesStart<'a>),
-    Empty(BytesStart<'a>),
+enum Tag {
+    Open(BytesStart<'static>),
+    Empty(BytesStart<'static>),
     Close(String),
 }
 
-/// The report's tags one after the other, from an offset on; anything else between them (text,
-/// a comment) is refused.
+/// The report's tags one after the other, from an offset on, read as the streaming reader
+/// reads (its bounded [`Source`], with text, comments and CDATA skipped behind quick-xml's
+/// back); anything but a tag where a tag must follow is refused.
 struct Tags<'a> {
-    reader: Reader<&'a [u8]>,
-    /// The offset the reader started at.
-    base: usize,
+    reader: Reader<Source<&'a [u8]>>,
+    /// The buffer of the event being read.
+    buf: Vec<u8>,
+    /// The offset the reader started at, plus the bytes skipped behind its back.
+    skipped: usize,
 }
 
 impl<'a> Tags<'a> {
     fn new(bytes: &'a [u8], base: usize) -> Self {
         Tags {
-            reader: super::configured(Reader::from_reader(&bytes[base..])),
-            base,
+            reader: super::xml_reader(&bytes[base..]),
+            buf: Vec::new(),
+            skipped: base,
         }
     }
 
     /// The offset of the next byte to read.
     fn at(&self) -> usize {
-        self.base + usize::try_from(self.reader.buffer_position()).unwrap_or(usize::MAX)
+        self.skipped + usize::try_from(self.reader.buffer_position()).unwrap_or(usize::MAX)
+    }
+
+    /// Skips the text, comments and CDATA sections up to the next tag; how many bytes.
+    fn skip(&mut self) -> Result<usize, LayoutError> {
+        let at = self.at();
+        let n = match skip_text(self.reader.get_mut(), false, false, None) {
+            Ok(Skipped::Bytes(n) | Skipped::Truncated(n) | Skipped::TextAt(n)) => n,
+            Err(e) => {
+                return Err(LayoutError::Tag {
+                    at,
+                    what: e.to_string(),
+                });
+            }
+        };
+        let n = usize::try_from(n).unwrap_or(usize::MAX);
+        self.skipped = self.skipped.saturating_add(n);
+        Ok(n)
     }
 
     /// The next event, whatever it is.
-    fn event(&mut self) -> Result<Event<'a>, LayoutError> {
+    fn event(&mut self) -> Result<Event<'_>, LayoutError> {
         let at = self.at();
-        self.reader.read_event().map_err(|e| match e {
-            quick_xml::Error::Syntax(
-                SyntaxError::UnclosedTag
-                | SyntaxError::UnclosedSingleQuotedAttributeValue
-                | SyntaxError::UnclosedDoubleQuotedAttributeValue,
-            ) => LayoutError::Tag {
-                at,
-                what: "a tag that does not end".to_string(),
-            },
-            e => LayoutError::Tag {
-                at: self.base + usize::try_from(self.reader.error_position()).unwrap_or(usize::MAX),
-                what: format!("malformed XML: {e}"),
-            },
-        })
+        self.reader.get_mut().new_event();
+        self.buf.clear();
+        let skipped = self.skipped;
+        self.reader
+            .read_event_into(&mut self.buf)
+            .map_err(|e| match e {
+                quick_xml::Error::Syntax(
+                    SyntaxError::UnclosedTag
+                    | SyntaxError::UnclosedSingleQuotedAttributeValue
+                    | SyntaxError::UnclosedDoubleQuotedAttributeValue,
+                ) => LayoutError::Tag {
+                    at,
+                    what: "a tag that does not end".to_string(),
+                },
+                e => LayoutError::Tag {
+                    at: skipped
+                        + usize::try_from(self.reader.error_position()).unwrap_or(usize::MAX),
+                    what: format!("malformed XML: {e}"),
+                },
+            })
     }
 
     /// The next tag, which must follow at once.
-    fn next(&mut self) -> Result<Tag<'a>, LayoutError> {
+    fn next(&mut self) -> Result<Tag, LayoutError> {
         let at = self.at();
+        let expected = || LayoutError::Tag {
+            at,
+            what: "expected a tag".to_string(),
+        };
+        if self.skip()? > 0 {
+            return Err(expected());
+        }
         match self.event()? {
-            Event::Start(e) => Ok(Tag::Open(e)),
-            Event::Empty(e) => Ok(Tag::Empty(e)),
+            Event::Start(e) => Ok(Tag::Open(e.into_owned())),
+            Event::Empty(e) => Ok(Tag::Empty(e.into_owned())),
             Event::End(e) => Ok(Tag::Close(e.name().as_ref().to_string())),
-            _ => Err(LayoutError::Tag {
-                at,
-                what: "expected a tag".to_string(),
-            }),
+            _ => Err(expected()),
         }
     }
 
@@ -234,13 +267,14 @@ impl<'a> Tags<'a> {
         mut seen: impl FnMut(&str),
     ) -> Result<(), LayoutError> {
         loop {
+            if self.skip().is_err() {
+                return Err(unended);
+            }
             match self.event() {
                 Ok(Event::Eof) | Err(_) => return Err(unended),
-                Ok(event) => match event {
-                    Event::End(e) if e.name().as_ref() == name => return Ok(()),
-                    Event::Start(e) | Event::Empty(e) => seen(e.name().as_ref()),
-                    _ => {}
-                },
+                Ok(Event::End(e)) if e.name().as_ref() == name => return Ok(()),
+                Ok(Event::Start(e) | Event::Empty(e)) => seen(e.name().as_ref()),
+                Ok(_) => {}
             }
         }
     }
