@@ -7,7 +7,8 @@
 //! Only the shape pytest writes is read: `<?xml version="1.0" encoding="utf-8"?>`, then a
 //! `<testsuites>` root holding one `<testsuite>`, whose `<properties>` (if any) come before
 //! its cases, with nothing between the tags. Anything else is refused, and the caller falls
-//! back to reading each lane's own report.
+//! back to reading each lane's own report. It is read as the streaming reader reads: text of
+//! any size in a bounded buffer, and a single tag over [`super::MAX_TAG_BYTES`] refused.
 
 use quick_xml::Reader;
 use quick_xml::errors::SyntaxError;
