@@ -131,7 +131,7 @@ impl DocumentArgs {
 
     /// [`DocumentArgs::emit`] for a tool's own large section, given as a value rather than
     /// stored in `doc`: `head` with its list `field` empty, and the list's items as `runs`
-    /// (see [`Document::write_with_split_section`]). The section goes straight to stdout and
+    /// (see `Document::write_with_split_section`). The section goes straight to stdout and
     /// never exists as text. `problems` are the section's own.
     #[allow(clippy::too_many_arguments)]
     pub fn emit_split_section<H: serde::Serialize, I: crate::document::SplitItem>(

@@ -183,7 +183,7 @@ impl Document {
     }
 
     /// Sets a section from its JSON text, already in the canonical form that
-    /// [`Document::set_section_presorted`] writes (one level down, keys sorted): for a tool
+    /// `Document::set_section_presorted` writes (one level down, keys sorted): for a tool
     /// that renders a large section on every core itself. The text is not checked here; the
     /// tool's tests compare its text with [`Document::set_section`]'s for the same value
     /// (lane-lock's `lock_update`).
@@ -258,7 +258,7 @@ impl Document {
     /// Writes the document with a large section `name` (replacing one of that name) that has
     /// one large list: `head` is the section with the list `field` empty, `runs` the list's
     /// items in order, as consecutive runs. The items are serialized on every core, a batch
-    /// at a time, and written in order: the same bytes as [`Document::set_section_presorted`]
+    /// at a time, and written in order: the same bytes as `Document::set_section_presorted`
     /// with the whole section followed by [`Document::write_to`], without the section ever
     /// existing as text. The same key-order rule applies to `H` and `I`.
     pub(crate) fn write_with_split_section<W, H, I>(
@@ -319,7 +319,7 @@ impl Document {
     }
 }
 
-/// Items serialized per batch in [`Document::write_with_split_section`]: large enough to
+/// Items serialized per batch in `Document::write_with_split_section`: large enough to
 /// keep every core busy, small enough that the batches in flight stay a few megabytes.
 const SPLIT_BATCH: usize = 1024;
 
@@ -402,12 +402,12 @@ where
     })
 }
 
-/// An item of the large list of [`Document::write_with_split_section`].
+/// An item of the large list of `Document::write_with_split_section`.
 pub trait SplitItem: Serialize + Sync {
     /// Appends the item's JSON as the list holds it, three levels down in the document (the
     /// line's indent is already written): serde's pretty layout by default. A type that
     /// renders itself instead (a fast path for a hot list) must write the same bytes; its
-    /// tests compare the two ([`pretty_at`]).
+    /// tests compare the two (`pretty_at`).
     fn render_at_depth_3(&self, buf: &mut Vec<u8>) -> std::io::Result<()> {
         pretty_at(buf, 3, self)
     }

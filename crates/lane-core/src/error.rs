@@ -32,7 +32,7 @@ pub enum Error {
     #[error("{0}")]
     Usage(String),
     /// A terminating signal arrived while a file was being replaced: the temporary file was
-    /// removed; the tool exits with 128 + `signal` ([`Error::exit_code`]).
+    /// removed; the tool exits with 128 + `signal` (`Error::exit_code`).
     #[error("{}: interrupted by {}; {}", path.display(), crate::signals::name(*signal), if *replaced { "the new file was already in place" } else { "the temporary file was removed and the file is unchanged" })]
     Interrupted {
         path: PathBuf,

@@ -97,7 +97,7 @@ pub(crate) fn read_opened(file: fs::File, size: u64, cap: u64) -> io::Result<Opt
     Ok((bytes.len() as u64 <= cap).then_some(bytes))
 }
 
-/// [`read_opened`] into `buffer`, reused from file to file (a scan reading thousands of them):
+/// `read_opened` into `buffer`, reused from file to file (a scan reading thousands of them):
 /// the bytes up to its length stay initialized between calls, so a file no larger than one
 /// read before costs no allocation and no zeroing. Gives how many bytes of `buffer` the file
 /// filled (what lies past them is stale), or `None` for a file that grew past `cap`.
@@ -170,8 +170,8 @@ impl EditLock {
     }
 
     /// Takes the lock for `target`, waiting for another run that holds it: after
-    /// [`EDIT_LOCK_NOTICE_AFTER`] a line on stderr says so (naming `name` and `tool`); after
-    /// `LANES_LOCK_TIMEOUT` seconds (default [`EDIT_LOCK_TIMEOUT_SECS`]) it gives up with an
+    /// `EDIT_LOCK_NOTICE_AFTER` a line on stderr says so (naming `name` and `tool`); after
+    /// `LANES_LOCK_TIMEOUT` seconds (default `EDIT_LOCK_TIMEOUT_SECS`) it gives up with an
     /// error and nothing is changed.
     pub fn acquire(target: &Path, name: &str, tool: &str) -> Result<EditLock, Error> {
         let lock_path = Self::path_for(target).map_err(|e| Error::io(name, e))?;

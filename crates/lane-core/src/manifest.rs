@@ -56,7 +56,7 @@ impl Manifest {
     }
 
     /// Reads a suite name: `None` when it is no run manifest at all (does not start with
-    /// [`PREFIX`]), an error saying what is wrong when it starts like one but is malformed.
+    /// `PREFIX`), an error saying what is wrong when it starts like one but is malformed.
     pub fn parse(name: &str) -> Option<Result<Manifest, String>> {
         let mut words = name.split(' ');
         if words.next() != Some(PREFIX) {
@@ -113,7 +113,7 @@ pub fn parse_shard(text: &str) -> Option<(u32, u32)> {
 }
 
 /// The SHA-256 (hex) of what the runs of `doc` answer: every top-level field except
-/// [`AFTER_RUNS`], and in each section every field except `problems`, as their JSON text,
+/// `AFTER_RUNS`, and in each section every field except `problems`, as their JSON text,
 /// length-framed. The same document gives the same digest on every machine.
 pub fn evidence_digest(doc: &Document) -> Result<String, Error> {
     let mut h = Sha256::new();

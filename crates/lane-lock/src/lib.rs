@@ -7,7 +7,7 @@
 //! - [`diff`] — `lane-lock diff BASE HEAD`: compare two locks and write the `lock_diff`
 //!   section.
 //!
-//! [`lock`] holds the manifest and sidecar formats, [`hash`] the hashing, [`render`] the
+//! [`lock`] holds the manifest and sidecar formats, [`hash`] the hashing, `render` the
 //! bytes `lock` writes.
 
 #![cfg_attr(test, allow(clippy::unwrap_used))]

@@ -1,9 +1,9 @@
 //! `lane-lock verify`: rehash every lock entry and every sidecar under the root, check that
 //! every witness fixture of the scan is locked, and write the `lock` section.
 //!
-//! The run has two halves: [`VerifyFacts::gather`] reads the lock, the sidecars and the scan
+//! The run has two halves: `VerifyFacts::gather` reads the lock, the sidecars and the scan
 //! and hashes every claimed file (anything it cannot read as a lock or sidecar stops the
-//! run), then lane-lock's detectors ([`crate::rules`]) turn those facts into problems.
+//! run), then lane-lock's detectors (`crate::rules`) turn those facts into problems.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

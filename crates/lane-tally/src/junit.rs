@@ -80,8 +80,8 @@ pub struct Case<'a> {
 /// The first lines of a failure or error message and the line it failed at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Detail<'a> {
-    /// Up to [`crate::detail::DETAIL_LINES`] non-blank lines joined by `\n`, each cut at
-    /// [`crate::detail::DETAIL_LINE_CHARS`] characters: the `message` attribute, else the
+    /// Up to `crate::detail::DETAIL_LINES` non-blank lines joined by `\n`, each cut at
+    /// `crate::detail::DETAIL_LINE_CHARS` characters: the `message` attribute, else the
     /// element's text. Empty when neither says anything.
     pub message: &'a str,
     /// `path:line`: the case's `file` and `line` attributes (xunit1; pytest writes the line
@@ -210,7 +210,7 @@ enum Kind {
 
 /// Everything a segment of the report needs to be read from its first byte on: the open
 /// elements (what they are and their names, for end-tag checks), and whether the root was
-/// seen. A segment read from an assumed [`State::base`] records the end tags that closed the
+/// seen. A segment read from an assumed `State::base` records the end tags that closed the
 /// elements it did not see open, for the join to check against the real state.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct State {
@@ -275,7 +275,7 @@ impl State {
     }
 
     /// Whether a `<testcase` read at this state is a case in a suite (all a segment read
-    /// from [`State::base`] assumed), and all its open elements are suites.
+    /// from `State::base` assumed), and all its open elements are suites.
     pub(crate) fn in_suites(&self) -> bool {
         !self.stack.is_empty()
             && self
@@ -284,7 +284,7 @@ impl State {
                 .all(|k| matches!(k, Kind::Suites | Kind::Suite))
     }
 
-    /// The state after `segment`, read from [`State::base`], followed this one; `None` when
+    /// The state after `segment`, read from `State::base`, followed this one; `None` when
     /// what it assumed does not hold (then it must be read again from this state).
     pub(crate) fn then(&self, segment: &State) -> Option<State> {
         if !self.in_suites() || segment.below.len() >= self.stack.len() {
@@ -617,7 +617,7 @@ pub(crate) fn read<R: Read>(
     read_with_suites(input, |_| {}, sink)
 }
 
-/// [`read`], also calling `on_suite` with the `name` of every `<testsuite>` that has one (the
+/// `read`, also calling `on_suite` with the `name` of every `<testsuite>` that has one (the
 /// run manifest lane-gate gives pytest), in document order.
 pub fn read_with_suites<R: Read>(
     input: R,
@@ -649,7 +649,7 @@ fn configured<R>(mut reader: Reader<R>) -> Reader<R> {
 /// Reads `input`, the report's bytes from offset `base` on, from `state` (updated as it goes).
 /// `last`: the input ends where the report does, so whatever is still open is an error; a
 /// segment that is not the last stops at its end, and one read from an assumed
-/// [`State::base`] is refused where it ends inside a comment, CDATA section or tag, or reaches
+/// `State::base` is refused where it ends inside a comment, CDATA section or tag, or reaches
 /// outside its suites (the join reads it again from the real state).
 ///
 /// One loop over the event stream: text, comments and CDATA are skipped behind quick-xml's

@@ -1,8 +1,8 @@
 //! One large report read on every core.
 //!
 //! The report streams through a window of a few chunks per thread. Each window is cut just
-//! before a `<testcase` about every [`CHUNK`] bytes, and the pieces are read in parallel, each
-//! from an assumed state ([`State::base`]: inside some suites). The pieces are then joined in
+//! before a `<testcase` about every `CHUNK` bytes, and the pieces are read in parallel, each
+//! from an assumed state (`State::base`: inside some suites). The pieces are then joined in
 //! report order: a piece counts only where what it assumed holds in the real state the pieces
 //! before it left (the cut was a real case start, not text inside a comment, CDATA section or
 //! attribute; its parent is a suite; the end tags it closed beyond its start match the open

@@ -1,6 +1,6 @@
 //! The vote: the `tally` section's types, and [`tally`], which reads every lane report
-//! ([`crate::reports`]), folds each lane's cases per case (the worst outcome counts) and per
-//! test ([`crate::runs`]), and hands the facts to the detectors ([`crate::rules`]), which judge
+//! (`crate::reports`), folds each lane's cases per case (the worst outcome counts) and per
+//! test (`crate::runs`), and hands the facts to the detectors (`crate::rules`), which judge
 //! them by the lanes' rights ([`lane_core::rights`]).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -133,8 +133,8 @@ pub struct Options {
 /// Runs the vote over `doc` and the reports; returns the section (the caller stores it).
 ///
 /// junit -> resolve -> vote: every report is read on every core into occurrences
-/// ([`reports`]), each lane's are folded per case and test ([`runs`]), and the detectors
-/// ([`rules`]) judge the facts.
+/// (`reports`), each lane's are folded per case and test (`runs`), and the detectors
+/// (`rules`) judge the facts.
 pub fn tally(doc: &Document, options: &Options) -> Result<TallySection, Error> {
     let source = "<evidence document>";
     let scan: Option<ScanSection> = doc.section_as(ScanSection::NAME, source)?;

@@ -7,7 +7,7 @@ use crate::problem::{Problem, Severity};
 /// GitHub shows at most this many error and this many warning annotations of a step.
 pub(crate) const MAX_PER_LEVEL: usize = 10;
 
-/// One annotation per problem, in order, at most [`MAX_PER_LEVEL`] of each level: beyond that
+/// One annotation per problem, in order, at most `MAX_PER_LEVEL` of each level: beyond that
 /// the first `MAX_PER_LEVEL - 1` are shown and one annotation of that level sums up the rest
 /// by rule, so nothing is dropped without a word.
 pub fn annotations(problems: &[Problem]) -> String {

@@ -39,7 +39,7 @@ type RuleGroup<'a> = (&'a str, Severity, Vec<(&'a str, Vec<&'a Problem>)>);
 pub(crate) const FLAT_MAX_PROBLEMS: usize = 5;
 
 /// The problems as a markdown table: flat (`| severity | rule | where | message |`, one row
-/// each) for at most [`FLAT_MAX_PROBLEMS`], grouped by rule and file with counts beyond.
+/// each) for at most `FLAT_MAX_PROBLEMS`, grouped by rule and file with counts beyond.
 pub fn problem_table(problems: &[Problem]) -> String {
     if problems.len() <= FLAT_MAX_PROBLEMS {
         flat_table(problems)
