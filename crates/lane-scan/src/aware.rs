@@ -7,14 +7,12 @@
 //! module or conftest other than the rootdir), not in a folder pytest does not enter (hidden,
 //! `norecursedirs`, a virtualenv) and not a root-level build script (setup.py, noxfile.py ...).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use lane_core::rule::SOURCE_MAX_BYTES;
 use lane_core::{Error, Problem, Rule};
-use ruff_python_ast::visitor::{self, Visitor};
-use ruff_python_ast::{self as ast, CmpOp, Expr, Stmt};
-use ruff_text_size::{Ranged, TextSize};
+use lane_python::product::{Reach, Reached};
 
 use crate::config::Config;
 
@@ -310,28 +308,10 @@ pub fn is_pytest_plugin(root: &Path) -> bool {
     {
         return true;
     }
-    if let Some(text) = read("setup.py")
-        && let Ok(parsed) = ruff_python_parser::parse_module(&text)
-    {
-        let mut finder = Pytest11(false);
-        finder.visit_body(&parsed.syntax().body);
-        return finder.0;
+    if let Some(text) = read("setup.py") {
+        return lane_python::product::names_entry_point_group(&text, "pytest11");
     }
     false
-}
-
-/// Finds a string literal starting with `pytest11` (an entry point group in setup.py).
-struct Pytest11(bool);
-
-impl<'a> Visitor<'a> for Pytest11 {
-    fn visit_expr(&mut self, expr: &'a Expr) {
-        if let Expr::StringLiteral(s) = expr
-            && s.value.to_str().trim_start().starts_with("pytest11")
-        {
-            self.0 = true;
-        }
-        visitor::walk_expr(self, expr);
-    }
 }
 
 /// Judges the product files `changed` names (or all of them) and returns their problems.
@@ -439,102 +419,27 @@ pub struct Finding {
 /// `plugin`: the project is a pytest plugin (imports of pytest are its business).
 /// `test_dirs`: folder names beyond [`TEST_FOLDERS`] that hold tests (testpaths).
 pub fn judge_source(source: &str, plugin: bool, test_dirs: &[String]) -> Result<Vec<Finding>, u64> {
-    let source = source.strip_prefix('\u{feff}').unwrap_or(source);
-    let starts: Vec<usize> = std::iter::once(0)
-        .chain(memchr::memchr_iter(b'\n', source.as_bytes()).map(|i| i + 1))
-        .collect();
-    let line_of = |at: TextSize| -> u64 {
-        let at = at.to_usize();
-        (starts.partition_point(|&s| s <= at)) as u64
-    };
-    let parsed =
-        ruff_python_parser::parse_module(source).map_err(|e| line_of(e.location.start()))?;
-    let body = &parsed.syntax().body;
-    let mut names = Names::default();
-    names.visit_body(body);
-    let mut judge = Judge {
-        names: &names,
-        plugin,
-        test_dirs,
-        line_of: &line_of,
-        found: Vec::new(),
-        depth: 0,
-    };
-    judge.visit_body(body);
-    let mut found = judge.found;
+    let mut found: Vec<Finding> = Vec::new();
+    for reach in lane_python::product::reaches(source)? {
+        let judged = Judged {
+            plugin,
+            test_dirs,
+            reach: &reach,
+        };
+        judged.findings(&mut found);
+    }
     found.sort_by(|a, b| (a.line, &a.what).cmp(&(b.line, &b.what)));
     found.dedup_by(|a, b| a.line == b.line && a.what == b.what);
     Ok(found)
 }
 
-/// Import aliases and simple assignments anywhere in a module (a name bound in several places
-/// keeps every value: the judgement takes any of them).
-#[derive(Default)]
-struct Names<'a> {
-    /// Local name to the dotted name it imports (`import atexit as a`: a -> atexit;
-    /// `from atexit import register`: register -> atexit.register).
-    imports: HashMap<String, String>,
-    values: HashMap<String, Vec<&'a Expr>>,
-}
-
-impl<'a> Visitor<'a> for Names<'a> {
-    fn visit_stmt(&mut self, stmt: &'a Stmt) {
-        match stmt {
-            Stmt::Import(i) => {
-                for a in &i.names {
-                    let full = a.name.as_str();
-                    match &a.asname {
-                        Some(as_) => {
-                            self.imports.insert(as_.to_string(), full.to_string());
-                        }
-                        None => {
-                            let top = full.split('.').next().unwrap_or(full);
-                            self.imports.insert(top.to_string(), top.to_string());
-                        }
-                    }
-                }
-            }
-            Stmt::ImportFrom(i) if i.level == 0 => {
-                if let Some(m) = &i.module {
-                    for a in &i.names {
-                        let local = a.asname.as_ref().unwrap_or(&a.name);
-                        self.imports
-                            .insert(local.to_string(), format!("{m}.{}", a.name.as_str()));
-                    }
-                }
-            }
-            Stmt::Assign(a) => {
-                for t in &a.targets {
-                    if let Expr::Name(n) = t {
-                        self.values
-                            .entry(n.id.to_string())
-                            .or_default()
-                            .push(&a.value);
-                    }
-                }
-            }
-            Stmt::AnnAssign(a) => {
-                if let (Expr::Name(n), Some(v)) = (&*a.target, &a.value) {
-                    self.values.entry(n.id.to_string()).or_default().push(v);
-                }
-            }
-            _ => {}
-        }
-        visitor::walk_stmt(self, stmt);
-    }
-}
-
-/// Expressions nest at most this deep in what the judge walks (the parser bounds brackets; this
-/// bounds the rest, e.g. long operator chains).
-const MAX_DEPTH: usize = 200;
-
-struct Judge<'n, 'a, 'l> {
-    names: &'n Names<'a>,
+/// Command-line options that name pytest's reports: product code reading them finds the file
+/// the run will vote with.
+/// One thing product code reaches for, judged.
+struct Judged<'a> {
     plugin: bool,
-    test_dirs: &'n [String],
-    line_of: &'l dyn Fn(TextSize) -> u64,
-    found: Vec<Finding>,
-    depth: usize,
+    test_dirs: &'a [String],
+    reach: &'a Reach,
 }
 
 /// Whether `s` names pytest's package, its internals, or one of their modules.
@@ -544,106 +449,71 @@ fn is_pytest_module(s: &str) -> bool {
         .any(|p| s == *p || s.strip_prefix(p).is_some_and(|r| r.starts_with('.')))
 }
 
-fn str_value(expr: &Expr) -> Option<String> {
-    match expr {
-        Expr::StringLiteral(s) => Some(s.value.to_str().to_string()),
-        _ => None,
-    }
-}
-
-impl Judge<'_, '_, '_> {
-    fn push(&mut self, node: &impl Ranged, what: String, more: Vec<(u64, u64)>) {
-        let (a, b) = ((self.line_of)(node.start()), (self.line_of)(node.end()));
-        let mut lines = vec![(a, b)];
-        lines.extend(more);
-        self.found.push(Finding {
-            line: a,
-            lines,
-            what,
-        });
-    }
-
-    /// The dotted name `expr` refers to, through import aliases (`a.register` with
-    /// `import atexit as a`: atexit.register).
-    fn qualified(&self, expr: &Expr) -> Option<String> {
-        match expr {
-            Expr::Name(n) => Some(
-                self.names
-                    .imports
-                    .get(n.id.as_str())
-                    .cloned()
-                    .unwrap_or_else(|| n.id.to_string()),
-            ),
-            Expr::Attribute(a) => {
-                Some(format!("{}.{}", self.qualified(&a.value)?, a.attr.as_str()))
-            }
-            _ => None,
-        }
-    }
-
-    fn import(&mut self, node: &impl Ranged, module: &str) {
-        if is_pytest_module(module) && !self.plugin {
-            self.push(
-                node,
-                format!(
-                    "imports {module} (the project declares no pytest11 entry point: it is not \
-                     a pytest plugin)"
-                ),
-                Vec::new(),
-            );
-        }
-    }
-
-    /// The string literals `expr` is built from, through names bound in the module (at most
-    /// `depth` names deep), with their lines.
-    fn literals(
-        &self,
-        expr: &Expr,
-        depth: usize,
-        seen: &mut HashSet<String>,
-        out: &mut Vec<(String, u64)>,
-    ) {
-        struct Lits<'j, 'x, 'n, 'a, 'l> {
-            judge: &'j Judge<'n, 'a, 'l>,
-            depth: usize,
-            seen: &'x mut HashSet<String>,
-            out: &'x mut Vec<(String, u64)>,
-        }
-        impl<'e> Visitor<'e> for Lits<'_, '_, '_, '_, '_> {
-            fn visit_expr(&mut self, expr: &'e Expr) {
-                match expr {
-                    Expr::StringLiteral(s) => self.out.push((
-                        s.value.to_str().to_string(),
-                        (self.judge.line_of)(s.start()),
-                    )),
-                    Expr::Name(n) if self.depth > 0 && self.seen.insert(n.id.to_string()) => {
-                        if let Some(values) = self.judge.names.values.get(n.id.as_str()) {
-                            for v in values {
-                                self.judge.literals(v, self.depth - 1, self.seen, self.out);
-                            }
-                        }
-                    }
-                    _ => visitor::walk_expr(self, expr),
-                }
-            }
-            fn visit_interpolated_string_element(
-                &mut self,
-                element: &'e ast::InterpolatedStringElement,
-            ) {
-                if let ast::InterpolatedStringElement::Literal(l) = element {
-                    self.out
-                        .push((l.value.to_string(), (self.judge.line_of)(l.start())));
-                }
-                visitor::walk_interpolated_string_element(self, element);
-            }
-        }
-        let mut lits = Lits {
-            judge: self,
-            depth,
-            seen,
-            out,
+impl Judged<'_> {
+    /// The findings of the construct, in the order they are written.
+    fn findings(&self, out: &mut Vec<Finding>) {
+        let mut push = |what: String, more: Option<u64>| {
+            let r = self.reach;
+            let mut lines = vec![(r.first, r.last)];
+            lines.extend(more.map(|l| (l, l)));
+            out.push(Finding {
+                line: r.first,
+                lines,
+                what,
+            });
         };
-        lits.visit_expr(expr);
+        match &self.reach.what {
+            Reached::Import(module) if is_pytest_module(module) && !self.plugin => {
+                push(
+                    format!(
+                        "imports {module} (the project declares no pytest11 entry point: it \
+                         is not a pytest plugin)"
+                    ),
+                    None,
+                );
+            }
+            Reached::ModulesLookup(key) if is_pytest_module(key) => {
+                push(format!("looks {key} up in sys.modules"), None);
+            }
+            Reached::Membership { needle, container } if is_pytest_module(needle) => {
+                push(
+                    format!(
+                        "asks whether {needle:?} is in {}",
+                        container.as_deref().unwrap_or("a container")
+                    ),
+                    None,
+                );
+            }
+            Reached::Str(v) => {
+                if v.starts_with("PYTEST_") {
+                    push(format!("names pytest's environment variable {v}"), None);
+                } else if v == "_called_from_test" {
+                    push("reads sys._called_from_test".into(), None);
+                } else if REPORT_OPTIONS.iter().any(|o| v.starts_with(o)) {
+                    push(format!("names pytest's report option {v:?}"), None);
+                }
+            }
+            Reached::Attribute { name, qualified } => {
+                if name == "_called_from_test" {
+                    push("reads sys._called_from_test".into(), None);
+                }
+                if qualified.as_deref() == Some("atexit.register") {
+                    push("registers an atexit handler (atexit.register)".into(), None);
+                }
+            }
+            Reached::ImportedName(imported) if imported == "atexit.register" => {
+                push("registers an atexit handler (atexit.register)".into(), None);
+            }
+            Reached::Write { how, literals } => {
+                if let Some((what, line)) = literals
+                    .iter()
+                    .find_map(|(lit, line)| Some((self.names_test_path(lit)?, *line)))
+                {
+                    push(format!("writes ({how}) to a path under {what}"), Some(line));
+                }
+            }
+            _ => {}
+        }
     }
 
     /// Whether a literal names a test folder (a path component) or a pytest report.
@@ -661,230 +531,6 @@ impl Judge<'_, '_, '_> {
                     format!("a test folder ({c:?} in {lit:?})")
                 }
             })
-    }
-
-    /// A write to `target`: flagged when its path is built from a literal naming a test folder
-    /// or the report.
-    fn write(&mut self, call: &ast::ExprCall, target: &Expr, how: &str) {
-        let mut lits = Vec::new();
-        self.literals(target, 4, &mut HashSet::new(), &mut lits);
-        for (lit, line) in &lits {
-            if let Some(what) = self.names_test_path(lit) {
-                self.push(
-                    call,
-                    format!("writes ({how}) to a path under {what}"),
-                    vec![(*line, *line)],
-                );
-                return;
-            }
-        }
-    }
-
-    fn call(&mut self, call: &ast::ExprCall) {
-        let args = &call.arguments;
-        let func = self.qualified(&call.func);
-        let func = func.as_deref().unwrap_or("");
-        let first = args.args.first();
-        let kw = |name: &str| {
-            args.keywords
-                .iter()
-                .find(|k| k.arg.as_ref().is_some_and(|a| a.as_str() == name))
-                .map(|k| &k.value)
-        };
-        // Imports by call.
-        if matches!(
-            func,
-            "__import__"
-                | "importlib.import_module"
-                | "importlib.util.find_spec"
-                | "pkgutil.find_loader"
-                | "importlib.find_loader"
-        ) && let Some(m) = first.and_then(str_value)
-        {
-            self.import(call, &m);
-        }
-        // sys.modules.get("pytest") and the like.
-        if let Expr::Attribute(a) = &*call.func
-            && matches!(
-                a.attr.as_str(),
-                "get" | "pop" | "setdefault" | "__contains__" | "__getitem__"
-            )
-            && self
-                .qualified(&a.value)
-                .is_some_and(|q| q.ends_with("modules"))
-            && let Some(m) = first.and_then(str_value)
-            && is_pytest_module(&m)
-        {
-            self.push(call, format!("looks {m} up in sys.modules"), Vec::new());
-        }
-        // Writes.
-        let write_mode = |mode: Option<&Expr>| -> bool {
-            mode.and_then(str_value)
-                .is_some_and(|m| m.contains(['w', 'a', 'x', '+']))
-        };
-        match func {
-            "open" | "io.open" | "codecs.open" | "builtins.open" => {
-                if write_mode(args.args.get(1).or_else(|| kw("mode")))
-                    && let Some(target) = first.or_else(|| kw("file"))
-                {
-                    self.write(call, target, "open for writing");
-                }
-            }
-            "os.open" => {
-                let mut flags = Vec::new();
-                if let Some(f) = args.args.get(1) {
-                    self.literal_attrs(f, &mut flags);
-                }
-                if flags.iter().any(|f| {
-                    matches!(
-                        f.as_str(),
-                        "O_WRONLY" | "O_RDWR" | "O_CREAT" | "O_TRUNC" | "O_APPEND"
-                    )
-                }) && let Some(target) = first
-                {
-                    self.write(call, target, "os.open for writing");
-                }
-            }
-            "shutil.copy" | "shutil.copy2" | "shutil.copyfile" | "shutil.move" | "os.replace"
-            | "os.rename" => {
-                if let Some(target) = args.args.get(1).or_else(|| kw("dst")) {
-                    self.write(call, target, func);
-                }
-            }
-            "os.remove" | "os.unlink" | "shutil.rmtree" | "os.utime" | "os.truncate" => {
-                if let Some(target) = first {
-                    self.write(call, target, func);
-                }
-            }
-            _ => {}
-        }
-        if let Expr::Attribute(a) = &*call.func {
-            let attr = a.attr.as_str();
-            let is_write = matches!(attr, "write_text" | "write_bytes" | "touch" | "unlink")
-                || (attr == "open" && write_mode(first.or_else(|| kw("mode"))));
-            if is_write && !func.starts_with("os.") {
-                self.write(call, &a.value, &format!(".{attr}()"));
-            }
-        }
-    }
-
-    /// The attribute names in an expression (`os.O_WRONLY | os.O_CREAT`: O_WRONLY, O_CREAT).
-    fn literal_attrs(&self, expr: &Expr, out: &mut Vec<String>) {
-        match expr {
-            Expr::Attribute(a) => out.push(a.attr.to_string()),
-            Expr::Name(n) => out.push(n.id.to_string()),
-            Expr::BinOp(b) => {
-                self.literal_attrs(&b.left, out);
-                self.literal_attrs(&b.right, out);
-            }
-            _ => {}
-        }
-    }
-}
-
-impl<'a> Visitor<'a> for Judge<'_, '_, '_> {
-    fn visit_stmt(&mut self, stmt: &'a Stmt) {
-        match stmt {
-            // A docstring (or any bare string statement) only documents.
-            Stmt::Expr(e) if matches!(&*e.value, Expr::StringLiteral(_)) => return,
-            Stmt::Import(i) => {
-                for a in &i.names {
-                    self.import(stmt, a.name.as_str());
-                }
-            }
-            Stmt::ImportFrom(i) if i.level == 0 => {
-                if let Some(m) = &i.module {
-                    // `from atexit import register`: its uses are found as atexit.register.
-                    self.import(stmt, m.as_str());
-                }
-            }
-            _ => {}
-        }
-        visitor::walk_stmt(self, stmt);
-    }
-
-    fn visit_expr(&mut self, expr: &'a Expr) {
-        if self.depth > MAX_DEPTH {
-            return;
-        }
-        match expr {
-            Expr::StringLiteral(s) => {
-                let v = s.value.to_str();
-                if v.starts_with("PYTEST_") {
-                    self.push(
-                        expr,
-                        format!("names pytest's environment variable {v}"),
-                        Vec::new(),
-                    );
-                } else if v == "_called_from_test" {
-                    self.push(expr, "reads sys._called_from_test".into(), Vec::new());
-                } else if REPORT_OPTIONS.iter().any(|o| v.starts_with(o)) {
-                    self.push(
-                        expr,
-                        format!("names pytest's report option {v:?}"),
-                        Vec::new(),
-                    );
-                }
-            }
-            Expr::Attribute(a) => {
-                if a.attr.as_str() == "_called_from_test" {
-                    self.push(expr, "reads sys._called_from_test".into(), Vec::new());
-                }
-                if self.qualified(expr).as_deref() == Some("atexit.register") {
-                    self.push(
-                        expr,
-                        "registers an atexit handler (atexit.register)".into(),
-                        Vec::new(),
-                    );
-                }
-            }
-            Expr::Name(n)
-                if self.names.imports.get(n.id.as_str()).map(String::as_str)
-                    == Some("atexit.register") =>
-            {
-                self.push(
-                    expr,
-                    "registers an atexit handler (atexit.register)".into(),
-                    Vec::new(),
-                );
-            }
-            Expr::Compare(c) => {
-                let operands: Vec<&Expr> = std::iter::once(&*c.left)
-                    .chain(c.comparators.iter())
-                    .collect();
-                for (i, op) in c.ops.iter().enumerate() {
-                    if matches!(op, CmpOp::In | CmpOp::NotIn)
-                        && let Some(m) = str_value(operands[i])
-                        && is_pytest_module(&m)
-                    {
-                        self.push(
-                            expr,
-                            format!(
-                                "asks whether {m:?} is in {}",
-                                self.qualified(operands[i + 1])
-                                    .unwrap_or_else(|| "a container".into())
-                            ),
-                            Vec::new(),
-                        );
-                    }
-                }
-            }
-            Expr::Subscript(s) => {
-                if self
-                    .qualified(&s.value)
-                    .is_some_and(|q| q.ends_with("modules"))
-                    && let Some(m) = str_value(&s.slice)
-                    && is_pytest_module(&m)
-                {
-                    self.push(expr, format!("looks {m} up in sys.modules"), Vec::new());
-                }
-            }
-            Expr::Call(c) => self.call(c),
-            _ => {}
-        }
-        self.depth += 1;
-        visitor::walk_expr(self, expr);
-        self.depth -= 1;
     }
 }
 

@@ -12,7 +12,7 @@ use crate::fixtures::{FixtureDef, FixtureUse, Fixtures};
 use crate::fnmatch::matches_prefix_or_glob;
 use crate::installed::{BaseInfo, Installed};
 use crate::marks::{self, ModuleFile, ModuleId, SourceTree, Val};
-use crate::python::{self, Class, Function, Located};
+use lane_python::{self as python, Class, Function, Located};
 
 /// A test as collected, with everything that reaches it.
 pub struct TestFound<'a> {

@@ -14,7 +14,7 @@ use lane_core::{Problem, Rule};
 
 use crate::config::normalize;
 use crate::fnmatch::fnmatch;
-use crate::python::{IgnoreKind, IgnoreList, IgnorePiece, Module};
+use lane_python::{IgnoreKind, IgnoreList, IgnorePiece, Module};
 
 /// The lists a conftest ends with (`None`: it does not define one).
 #[derive(Debug, Default)]

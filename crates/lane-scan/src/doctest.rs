@@ -2,7 +2,7 @@
 //! `--doctest-glob` (default `test*.txt`; the option replaces the default, and may be given
 //! more than once) as one test, `path::name`, when it holds an example (`>>>`); with
 //! `--doctest-modules`, every Python module it walks (not `setup.py` or `__main__.py`) gives
-//! one test per docstring holding examples, `path.py::module.name` ([`crate::docfinder`]).
+//! one test per docstring holding examples, `path.py::module.name` ([`lane_python::docfinder`]).
 //!
 //! A doctest has no place for a lane mark: a text file carries no decorator, and a docstring's
 //! examples run outside the marks of the function they document. The project gives all its
@@ -15,6 +15,8 @@ use std::path::Path;
 
 use lane_core::scan::{Attachments, Lane, ScanTest};
 use lane_core::{Error, Problem, Rule};
+
+use lane_python::docfinder::DocOf;
 
 use crate::config::Config;
 use crate::fnmatch::fnmatch;
@@ -199,7 +201,7 @@ impl<'a> Ctx<'a> {
         };
         let from_docs = owner_docs.iter().find_map(|(doc, from)| {
             let [owner] = crate::rules::facts::docstring_fields(doc, ["owner"]);
-            owner.map(|o| (o, from.to_string()))
+            owner.map(|o| (o, owned_by(*from).to_string()))
         });
         let owner = from_docs.or_else(|| self.codeowners.and_then(|c| c.owner_of(file)));
         if let Some((owner, from)) = owner {
@@ -254,12 +256,21 @@ impl<'a> Ctx<'a> {
     }
 }
 
+/// Where an owner read from a docstring of kind `of` came from, as the evidence names it.
+fn owned_by(of: DocOf) -> &'static str {
+    match of {
+        DocOf::Item => crate::owners::FROM_TEST,
+        DocOf::Class => crate::owners::FROM_CLASS,
+        DocOf::Module => crate::owners::FROM_MODULE,
+    }
+}
+
 /// One doctest item before its lane is given.
 struct Item<'a> {
     id: String,
     file: &'a str,
     line: u64,
-    owner_docs: Vec<(String, &'static str)>,
+    owner_docs: Vec<(String, DocOf)>,
     all_skipped: bool,
 }
 
@@ -288,7 +299,7 @@ pub fn text_file(
             return None;
         }
     };
-    let found = crate::docfinder::examples(&text);
+    let found = lane_python::docfinder::examples(&text);
     if found.count == 0 {
         return None;
     }
@@ -298,7 +309,7 @@ pub fn text_file(
         id: format!("{rel}::{name}"),
         file: rel,
         line,
-        owner_docs: vec![(text.clone(), crate::owners::FROM_TEST)],
+        owner_docs: vec![(text.clone(), DocOf::Item)],
         all_skipped: found.skipped == found.count,
     };
     let last = text.lines().count().max(1) as u64;
@@ -438,8 +449,9 @@ pub fn module(
         return Vec::new();
     };
     let source = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    let parsed = match crate::python::parse_guarded(source) {
-        Ok(parsed) => parsed,
+    let name = module_name(abs);
+    let finding = match lane_python::docfinder::find(source, &name) {
+        Ok(finding) => finding,
         Err(e) => {
             if !reported {
                 problems.push(
@@ -453,8 +465,6 @@ pub fn module(
             return Vec::new();
         }
     };
-    let name = module_name(abs);
-    let finding = crate::docfinder::find(source, &parsed.syntax().body, &name);
     for unsure in finding.unsure {
         problems.push(
             Problem::new(

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use crate::marks::{ModuleFile, ModuleId, SourceTree, Val};
-use crate::python::{Call, Class, Ex, Function};
+use lane_python::{Call, Class, Ex, Function};
 
 /// A fixture function as pytest registers it.
 #[derive(Debug, Clone, Copy)]

@@ -15,7 +15,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use crate::python::{self, Class, Ex, Module};
+use lane_python::{self as python, Class, Ex, ImportFolders, Interpreter, Module};
 
 /// How deep base chains and re-exports are followed.
 const MAX_HOPS: usize = 32;
@@ -33,19 +33,13 @@ pub struct BaseInfo {
     pub abc: bool,
 }
 
-/// The interpreter's environment as far as imports go: folders searched, in order.
-#[derive(Debug, Clone, Default)]
-pub struct Environment {
-    pub stdlib: Vec<PathBuf>,
-    pub site: Vec<PathBuf>,
-}
-
 pub(crate) type Parsed = Arc<OnceLock<Option<Module>>>;
 
 /// Installed sources read for one scan.
 pub struct Installed {
     python: Option<PathBuf>,
-    env: OnceLock<Option<Environment>>,
+    interpreter: OnceLock<Option<Interpreter>>,
+    env: OnceLock<Option<ImportFolders>>,
     files: Mutex<HashMap<PathBuf, Parsed>>,
     classes: Mutex<HashMap<String, Option<BaseInfo>>>,
 }
@@ -56,22 +50,23 @@ impl Installed {
     pub fn new(python: Option<PathBuf>) -> Installed {
         Installed {
             python,
+            interpreter: OnceLock::new(),
             env: OnceLock::new(),
             files: Mutex::new(HashMap::new()),
             classes: Mutex::new(HashMap::new()),
         }
     }
 
-    /// For tests and benchmarks: the given folders instead of an interpreter's.
-    pub fn with_environment(env: Environment) -> Installed {
-        let me = Installed::new(None);
-        let _ = me.env.set(Some(env));
-        me
+    /// The interpreter the tests run on, asked on first use (None when none answers).
+    pub(crate) fn interpreter(&self) -> Option<&Interpreter> {
+        self.interpreter
+            .get_or_init(|| Interpreter::find(self.python.as_deref()))
+            .as_ref()
     }
 
-    fn environment(&self) -> Option<&Environment> {
+    fn environment(&self) -> Option<&ImportFolders> {
         self.env
-            .get_or_init(|| probe_environment(self.python.as_deref()))
+            .get_or_init(|| self.interpreter()?.import_folders())
             .as_ref()
     }
 
@@ -378,84 +373,4 @@ fn known_base(path: &str) -> Known {
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     // A panic on another thread ends the scan anyway; the map itself stays valid.
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// Asks `python` (or `python3`, then `python`, on PATH) for its prefixes and standard library
-/// folders with `-I -S` (isolated, no site: no installed or project code runs), then finds
-/// site-packages in the standard layout under them, the system's too when the venv's
-/// `pyvenv.cfg` says `include-system-site-packages = true`.
-pub fn probe_environment(python: Option<&Path>) -> Option<Environment> {
-    const PROBE: &str = "import sys; print(sys.executable, sys.prefix, sys.platlibdir, \
-        '%d.%d' % sys.version_info[:2], *sys.path, sep='\\0')";
-    crate::ask_python(python, PROBE, |text| {
-        let fields: Vec<&str> = text.trim_end_matches('\n').split('\0').collect();
-        let [executable, base_prefix, platlibdir, version, paths @ ..] = &fields[..] else {
-            return None;
-        };
-        let stdlib: Vec<PathBuf> = paths
-            .iter()
-            .filter(|p| !p.is_empty())
-            .map(PathBuf::from)
-            .filter(|p| p.is_dir())
-            .collect();
-        // Without site, a venv's interpreter reports the base prefix: the venv is the folder
-        // of `pyvenv.cfg` beside the executable or one level up (as site.py finds it).
-        let exe = Path::new(executable);
-        let venv = exe
-            .parent()
-            .into_iter()
-            .flat_map(|d| [Some(d), d.parent()])
-            .flatten()
-            .find(|d| d.join("pyvenv.cfg").is_file());
-        let mut prefixes = Vec::new();
-        match venv {
-            Some(v) => {
-                prefixes.push(v.to_path_buf());
-                if system_site_packages(v) {
-                    prefixes.push(PathBuf::from(base_prefix));
-                }
-            }
-            None => prefixes.push(PathBuf::from(base_prefix)),
-        }
-        Some(Environment {
-            stdlib,
-            site: site_packages(&prefixes, platlibdir, version),
-        })
-    })
-}
-
-/// `include-system-site-packages = true` in the venv's `pyvenv.cfg`.
-fn system_site_packages(venv: &Path) -> bool {
-    let Ok(text) = std::fs::read_to_string(venv.join("pyvenv.cfg")) else {
-        return false;
-    };
-    text.lines().any(|line| {
-        line.split_once('=').is_some_and(|(k, v)| {
-            k.trim()
-                .eq_ignore_ascii_case("include-system-site-packages")
-                && v.trim().eq_ignore_ascii_case("true")
-        })
-    })
-}
-
-/// The site-packages folders of the standard layouts (POSIX, Debian's dist-packages,
-/// Windows) under each prefix that exist.
-pub fn site_packages(prefixes: &[PathBuf], platlibdir: &str, version: &str) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = Vec::new();
-    for p in prefixes {
-        let py = format!("python{version}");
-        for c in [
-            p.join(platlibdir).join(&py).join("site-packages"),
-            p.join("lib").join(&py).join("site-packages"),
-            p.join("local").join("lib").join(&py).join("dist-packages"),
-            p.join("lib").join("python3").join("dist-packages"),
-            p.join("lib").join(&py).join("dist-packages"),
-            p.join("Lib").join("site-packages"),
-        ] {
-            if c.is_dir() && !out.contains(&c) {
-                out.push(c);
-            }
-        }
-    }
-    out
 }

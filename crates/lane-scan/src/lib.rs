@@ -7,7 +7,6 @@ pub mod collect;
 pub mod collect_ignore;
 pub mod config;
 pub mod discover;
-pub mod docfinder;
 pub mod doctest;
 pub mod fix;
 pub mod fixtures;
@@ -17,7 +16,10 @@ pub mod installed;
 pub mod marks;
 pub mod names;
 pub mod owners;
-pub mod python;
+/// The target interpreter's type, for callers that name it.
+pub mod python {
+    pub use lane_python::Target;
+}
 pub mod rules;
 pub mod shell_split;
 pub mod snapshots;
@@ -105,54 +107,11 @@ pub struct Options {
     pub changed: Option<aware::Changed>,
 }
 
-/// Asks `python` (or `python3`, then `python`, on PATH) for its version and `sys.platform`,
-/// in isolated mode without site (nothing of the project is imported). `None` when none answers:
-/// version and platform conditions then stay undecided, which fails closed.
+/// Asks `python` (or `python3`, then `python`, on PATH) for its version, `sys.platform` and
+/// implementation, in isolated mode without site (nothing of the project is imported). `None`
+/// when none answers: version and platform conditions then stay undecided, which fails closed.
 pub fn probe_target(python: Option<&Path>) -> Option<python::Target> {
-    const PROBE: &str =
-        "import sys; print(*sys.version_info[:3], sys.platform, sys.implementation.name)";
-    ask_python(python, PROBE, |text| {
-        let parts: Vec<&str> = text.split_whitespace().collect();
-        if let [a, b, c, platform, implementation] = parts[..]
-            && let (Ok(a), Ok(b), Ok(c)) = (a.parse(), b.parse(), c.parse())
-        {
-            return Some(python::Target {
-                version: (a, b, c),
-                platform: platform.to_string(),
-                implementation: implementation.to_string(),
-            });
-        }
-        None
-    })
-}
-
-/// Runs `code` with `python` (or `python3`, then `python`, on PATH) in isolated mode without
-/// site, and returns what `parse` makes of the first successful answer's stdout.
-pub(crate) fn ask_python<T>(
-    python: Option<&Path>,
-    code: &str,
-    parse: impl Fn(&str) -> Option<T>,
-) -> Option<T> {
-    let candidates: Vec<PathBuf> = match python {
-        Some(p) => vec![p.to_path_buf()],
-        None => vec![PathBuf::from("python3"), PathBuf::from("python")],
-    };
-    for c in candidates {
-        let Ok(out) = std::process::Command::new(&c)
-            .args(["-I", "-S", "-c", code])
-            .stdin(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .output()
-        else {
-            continue;
-        };
-        if out.status.success()
-            && let Some(found) = parse(&String::from_utf8_lossy(&out.stdout))
-        {
-            return Some(found);
-        }
-    }
-    None
+    lane_python::Interpreter::find(python).map(|found| found.target())
 }
 
 /// Scans the suite and returns the `scan` section.
@@ -175,20 +134,21 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
     let mut found = discover::discover(&config, &args, &config::normalize(&cwd))?;
     trace::mark("config and discovery");
     let root = &config.rootdir;
+    // Installed sources (bases, names conditions read) are parsed once per run, shared by
+    // both passes; the interpreter is asked once, for its folders and for the target.
+    let installed = installed::Installed::new(options.python.clone());
     let target_cell: std::sync::OnceLock<Option<python::Target>> = std::sync::OnceLock::new();
     let target = || {
         target_cell
             .get_or_init(|| {
-                options
-                    .target
-                    .clone()
-                    .or_else(|| probe_target(options.python.as_deref()))
+                options.target.clone().or_else(|| {
+                    installed
+                        .interpreter()
+                        .map(lane_python::Interpreter::target)
+                })
             })
             .clone()
     };
-    // Installed sources (bases, names conditions read) are parsed once per run, shared by
-    // both passes.
-    let installed = installed::Installed::new(options.python.clone());
     let ignore_problems = {
         let names = names::Names::new(&installed, root, &target);
         apply_collect_ignore(&mut found, root, &args, &names)
@@ -369,7 +329,7 @@ fn apply_collect_ignore(
     names: &names::Names,
 ) -> Vec<Problem> {
     let mut problems = Vec::new();
-    let parsed: Vec<(PathBuf, String, python::Module)> = found
+    let parsed: Vec<(PathBuf, String, lane_python::Module)> = found
         .conftests
         .iter()
         .filter(|abs| {
@@ -827,14 +787,14 @@ fn all_dirs(dir: &Path) -> Vec<PathBuf> {
 struct ParsedFile {
     abs: PathBuf,
     rel: String,
-    result: Result<python::Module, Problem>,
+    result: Result<lane_python::Module, Problem>,
     imported: Vec<Vec<PathBuf>>,
 }
 
 /// For each module a file's imports load, the candidate files that exist, nearest first.
 fn imported_files(
     abs: &Path,
-    module: &python::Module,
+    module: &lane_python::Module,
     root: &Path,
     cache: &marks::ImportCache,
 ) -> Vec<Vec<PathBuf>> {
@@ -932,7 +892,7 @@ impl Drop for BudgetShare {
     }
 }
 
-fn parse_file(abs: &Path, rel: &str) -> Result<python::Module, Problem> {
+fn parse_file(abs: &Path, rel: &str) -> Result<lane_python::Module, Problem> {
     let too_large = |size: Option<u64>| {
         let size = size.map_or_else(|| "more than".to_string(), |n| format!("{n} bytes,"));
         Problem::new(
@@ -986,7 +946,7 @@ thread_local! {
 }
 
 /// The summary of a Python file's bytes, or why it has none (not UTF-8, a syntax error).
-fn summarize_source(bytes: &[u8], rel: &str) -> Result<python::Module, Problem> {
+fn summarize_source(bytes: &[u8], rel: &str) -> Result<lane_python::Module, Problem> {
     let text = std::str::from_utf8(bytes).map_err(|e| {
         let offset = e.valid_up_to();
         let before = &bytes[..offset];
@@ -997,7 +957,7 @@ fn summarize_source(bytes: &[u8], rel: &str) -> Result<python::Module, Problem> 
         )
         .at(rel, line)
     })?;
-    python::summarize(text).map_err(|e| {
+    lane_python::summarize(text).map_err(|e| {
         Problem::new(
             Rule::ParseError,
             format!("{rel}:{}:{}: {}", e.line, e.column, e.message),

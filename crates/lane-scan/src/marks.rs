@@ -9,7 +9,7 @@ use std::sync::{Mutex, OnceLock};
 
 use compact_str::CompactString;
 
-use crate::python::{Call, Class, Ex, Function, Module};
+use lane_python::{Call, Class, Ex, Function, Module};
 
 /// How deep name chains are followed (`a = b`, `b = c` ...) before giving up.
 const MAX_HOPS: usize = 32;
@@ -455,7 +455,7 @@ impl<'a> SourceTree<'a> {
     /// (`pytest = import_or_skip("pytest")`).
     fn helper_import(
         &self,
-        call: &'a crate::python::Call,
+        call: &'a lane_python::Call,
         m: ModuleId,
         hops: usize,
     ) -> Option<Val<'a>> {
@@ -476,7 +476,7 @@ impl<'a> SourceTree<'a> {
         ex: &'a Ex,
         m: ModuleId,
         hops: usize,
-    ) -> Option<(ModuleId, &'a crate::python::Function)> {
+    ) -> Option<(ModuleId, &'a lane_python::Function)> {
         if hops > MAX_HOPS {
             return None;
         }
@@ -504,7 +504,7 @@ impl<'a> SourceTree<'a> {
 
     /// The tree function a decorator expression names (`deco`, `deco(...)`, `mod.deco`,
     /// `from helpers import deco`), if it is one.
-    pub fn function(&self, ex: &'a Ex, m: ModuleId) -> Option<&'a crate::python::Function> {
+    pub fn function(&self, ex: &'a Ex, m: ModuleId) -> Option<&'a lane_python::Function> {
         self.function_hops(ex, m, 0)
     }
 
@@ -513,7 +513,7 @@ impl<'a> SourceTree<'a> {
         ex: &'a Ex,
         m: ModuleId,
         hops: usize,
-    ) -> Option<&'a crate::python::Function> {
+    ) -> Option<&'a lane_python::Function> {
         match ex {
             Ex::Call(call) if hops <= MAX_HOPS => self.function_hops(&call.func, m, hops + 1),
             _ => self.function_and_module(ex, m, hops).map(|(_, f)| f),
@@ -525,7 +525,7 @@ impl<'a> SourceTree<'a> {
         name: &str,
         m: ModuleId,
         hops: usize,
-    ) -> Option<(ModuleId, &'a crate::python::Function)> {
+    ) -> Option<(ModuleId, &'a lane_python::Function)> {
         if hops > MAX_HOPS {
             return None;
         }
@@ -813,7 +813,7 @@ mod tests {
         let modules = [ModuleFile {
             abs: PathBuf::from("/r/t.py"),
             rel: "t.py".to_string(),
-            module: crate::python::summarize(&source).expect("the aliases parse"),
+            module: lane_python::summarize(&source).expect("the aliases parse"),
         }];
         let files = ImportCache::default();
         let tree = SourceTree::new(&modules, Path::new("/r"), &files);
@@ -827,7 +827,7 @@ mod tests {
             );
             let dotted = Ex::Dotted(format!("{alias}.mark.merge").into());
             let called = |func: Ex| {
-                let m = crate::python::summarize("f()\n").expect("a call parses");
+                let m = lane_python::summarize("f()\n").expect("a call parses");
                 let Ex::Call(mut call) = m.calls[0].value.clone() else {
                     panic!("not a call")
                 };

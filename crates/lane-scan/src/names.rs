@@ -25,7 +25,7 @@ use compact_str::CompactString;
 
 use crate::installed::{Installed, Parsed};
 use crate::marks::{ModuleFile, ModuleId};
-use crate::python::{Bound, Cond, Module, Target};
+use lane_python::{Bound, Cond, Module, Target};
 
 /// How deep names are followed (re-exports, names defined by other names) before giving up.
 const MAX_HOPS: usize = 64;
@@ -188,9 +188,9 @@ impl<'t> Names<'t> {
         // Every binding of the name above `line`, in source order: names, defs, classes and
         // `from M import *` (which binds it when M exports it).
         enum Event<'m> {
-            Name(&'m crate::python::NameBinding),
+            Name(&'m lane_python::NameBinding),
             Definition(&'m [(Cond, bool)]),
-            Star(usize, Option<&'m crate::python::NameBinding>),
+            Star(usize, Option<&'m lane_python::NameBinding>),
         }
         let mut events: Vec<(u64, Event)> = Vec::new();
         for b in module

@@ -34,7 +34,7 @@ use std::path::Path;
 
 use crate::collect::TestFound;
 use crate::marks::ModuleFile;
-use crate::python::{ANY_FIXTURE, FileArg, Function, Module, RegressionCheck};
+use lane_python::{ANY_FIXTURE, FileArg, Function, Module, RegressionCheck};
 
 /// pytest-regressions' fixtures.
 pub const REGRESSION_FIXTURES: [&str; 6] = [
@@ -357,7 +357,7 @@ pub fn for_module(
 
 /// The `check` calls of a test's pytest-regressions fixtures (and any its code too deep to
 /// read may make).
-fn regression_checks(f: &Function) -> Vec<&crate::python::Located<RegressionCheck>> {
+fn regression_checks(f: &Function) -> Vec<&lane_python::Located<RegressionCheck>> {
     f.regression_checks
         .iter()
         .filter(|c| {
@@ -373,7 +373,7 @@ fn regression_checks(f: &Function) -> Vec<&crate::python::Located<RegressionChec
 fn named_regression_files(
     root: &Path,
     data_dir: &str,
-    c: &crate::python::Located<RegressionCheck>,
+    c: &lane_python::Located<RegressionCheck>,
     files: &mut BTreeSet<String>,
     unresolved: &mut Vec<Unresolved>,
 ) {
@@ -546,7 +546,7 @@ pub fn module_files_in(root: &Path, rel: &str, module: &Module, folders: &Folder
         // With `--with-test-class-names`, a class's tests' files start with its name.
         let mut classes = Vec::new();
         if folders.class_names {
-            let mut todo: Vec<&crate::python::Class> = module.classes.iter().collect();
+            let mut todo: Vec<&lane_python::Class> = module.classes.iter().collect();
             while let Some(c) = todo.pop() {
                 classes.push(format!("{}_", word_chars(&c.name)));
                 todo.extend(c.classes.iter());
@@ -566,7 +566,7 @@ pub fn module_files_in(root: &Path, rel: &str, module: &Module, folders: &Folder
     out
 }
 
-fn all_methods(c: &crate::python::Class) -> Box<dyn Iterator<Item = &Function> + '_> {
+fn all_methods(c: &lane_python::Class) -> Box<dyn Iterator<Item = &Function> + '_> {
     Box::new(
         c.methods
             .iter()

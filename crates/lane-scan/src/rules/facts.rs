@@ -6,7 +6,7 @@ use lane_core::scan::{Attachments, EmptyParams, Lane};
 use crate::collect::{Applied, EmptySetMark, TestFound};
 use crate::fixtures::FixtureUse;
 use crate::marks::{ModuleId, SourceTree, Val};
-use crate::python::{Call, Ex, Function};
+use lane_python::{Call, Ex, Function};
 
 /// What one decorator or mark does to a test.
 pub enum Effect {
@@ -763,11 +763,7 @@ fn remembered_field(doc: &str, key: &'static str) -> Option<String> {
 
 /// Field `key` of the docstrings of the classes along `path` from `classes` (the classes
 /// around a test, from the module level in; see [`crate::marks::MethodLists`]), innermost first.
-fn class_field(
-    classes: &[crate::python::Class],
-    path: &[u32],
-    key: &'static str,
-) -> Option<String> {
+fn class_field(classes: &[lane_python::Class], path: &[u32], key: &'static str) -> Option<String> {
     (1..=path.len()).rev().find_map(|depth| {
         let class = crate::marks::classes_on(classes, &path[..depth]).last()?;
         remembered_field(class.docstring.as_deref()?, key)
@@ -837,7 +833,7 @@ mod tests {
 
     #[test]
     fn class_field_innermost_first() {
-        let m = crate::python::summarize(
+        let m = lane_python::summarize(
             "class Outer:\n    \"\"\"owner: outer\"\"\"\n\n    class Mid:\n        \"\"\"nothing\"\"\"\n\n\
              \x20       class Inner:\n            \"\"\"owner: inner\"\"\"\n\n            def test_a(self):\n\
              \x20               pass\n\n        def test_b(self):\n            pass\n\n\

@@ -198,7 +198,7 @@ pub fn check_module(
     module: &ModuleFile,
     config: &Config,
     is_test_file: bool,
-    target: &dyn Fn() -> Option<crate::python::Target>,
+    target: &dyn Fn() -> Option<lane_python::Target>,
     problems: &mut Vec<Problem>,
 ) {
     coding_cookie::check(module, problems);
@@ -261,7 +261,7 @@ mod tests {
     use lane_core::scan::Lane;
 
     use super::*;
-    use crate::python::{Asserts, Function};
+    use lane_python::{Asserts, Function};
 
     fn function(asserts: Asserts) -> Function {
         Function {

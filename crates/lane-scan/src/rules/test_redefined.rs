@@ -10,7 +10,7 @@ use lane_core::{Problem, Rule};
 use crate::config::Config;
 use crate::fnmatch::matches_prefix_or_glob;
 use crate::marks::ModuleFile;
-use crate::python::{Binding, Class, Target};
+use lane_python::{Binding, Class, Target};
 
 pub fn check(
     module: &ModuleFile,
@@ -118,7 +118,7 @@ fn judge(
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::python::summarize;
+    use lane_python::summarize;
 
     fn target(minor: u64, platform: &str) -> Target {
         Target {

@@ -11,7 +11,7 @@ use lane_core::{Problem, Rule};
 
 use super::facts::TestFacts;
 use crate::marks::{ModuleId, SourceTree, Val};
-use crate::python::Ex;
+use lane_python::Ex;
 
 /// The hypothesis profile a conftest.py loads, with the settings it was registered with.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -1,11 +1,11 @@
 //! Where `lane-scan --fix` may insert lines in one Python file: the byte offsets of each class
 //! and function definition (its first decorator's line), the module docstring, the import
-//! block. Read with ruff's parser, like python.rs; nothing here edits.
+//! block. Read with ruff's parser, like the summary; nothing here edits.
 
 use ruff_python_ast::{Expr, Stmt, StringFlags};
 use ruff_text_size::Ranged;
 
-use crate::python::SyntaxError;
+use crate::parse::SyntaxError;
 
 /// A class or function definition at module level or inside classes.
 #[derive(Debug, Clone)]

@@ -1,4 +1,4 @@
-//! The doctest items of one Python module, read statically (issue 18 (doc)).
+//! The doctest items of one Python module, read statically.
 //!
 //! pytest's `DoctestModule` imports the module and hands it to the standard library's
 //! `doctest.DocTestFinder`, which walks, depth first and skipping an object it has met before:
@@ -26,6 +26,19 @@ use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextSize};
 
+use crate::parse::{Lines, SyntaxError, parse};
+
+/// Whose docstring a docstring that may name an item's owner is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DocOf {
+    /// The item's own object.
+    Item,
+    /// A class around it.
+    Class,
+    /// The module.
+    Module,
+}
+
 /// One doctest item of a module.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DocItem {
@@ -36,7 +49,7 @@ pub struct DocItem {
     pub line: u64,
     /// The docstrings that may name the owner, innermost first: the object's own, those of
     /// the classes around it, the module's (with where each came from).
-    pub owner_docs: Vec<(String, &'static str)>,
+    pub owner_docs: Vec<(String, DocOf)>,
     /// Every example of the docstring carries `+SKIP`: pytest reports the item skipped.
     pub all_skipped: bool,
     /// The first and last line of the docstring (the test's text).
@@ -285,8 +298,15 @@ struct Reader<'a> {
     unsure: Vec<Unsure>,
 }
 
+/// Parses `source` (BOM stripped) behind the nesting guard and reads the doctest items of the
+/// module, whose `__name__` is `module_name`.
+pub fn find(source: &str, module_name: &str) -> Result<Finding, SyntaxError> {
+    let parsed = parse(source, &Lines::new(source))?;
+    Ok(read(source, &parsed.syntax().body, module_name))
+}
+
 /// Reads `body` (a parsed module) whose `__name__` is `module_name`.
-pub fn find(source: &str, body: &[Stmt], module_name: &str) -> Finding {
+fn read(source: &str, body: &[Stmt], module_name: &str) -> Finding {
     let mut reader = Reader {
         lines: lane_core::position::LineIndex::universal(source.as_bytes()),
         module_name: module_name.to_string(),
@@ -852,9 +872,9 @@ impl<'a> Reader<'a> {
         let mut items = Vec::new();
         let mut seen: HashSet<(u8, TextSize)> = HashSet::new();
         let module_name = self.module_name.clone();
-        let module_docs: Vec<(String, &'static str)> = self
+        let module_docs: Vec<(String, DocOf)> = self
             .module_doc
-            .map(|d| (d.value.to_str().to_string(), crate::owners::FROM_MODULE))
+            .map(|d| (d.value.to_str().to_string(), DocOf::Module))
             .into_iter()
             .collect();
         if let Some(doc) = self.module_doc {
@@ -902,8 +922,7 @@ impl<'a> Reader<'a> {
                 Some(s) => {
                     let ex = examples(s.value.to_str());
                     if ex.count > 0 {
-                        let mut docs =
-                            vec![(s.value.to_str().to_string(), crate::owners::FROM_TEST)];
+                        let mut docs = vec![(s.value.to_str().to_string(), DocOf::Item)];
                         docs.extend(module_docs.iter().cloned());
                         items.push(DocItem {
                             name,
@@ -924,7 +943,7 @@ impl<'a> Reader<'a> {
         &self,
         obj: Obj<'a>,
         name: &str,
-        outer: &[(String, &'static str)],
+        outer: &[(String, DocOf)],
         seen: &mut HashSet<(u8, TextSize)>,
         items: &mut Vec<DocItem>,
     ) {
@@ -933,11 +952,11 @@ impl<'a> Reader<'a> {
             return;
         }
         let doc = self.doc_of(obj);
-        let mut docs: Vec<(String, &'static str)> = Vec::new();
+        let mut docs: Vec<(String, DocOf)> = Vec::new();
         if let Some(d) = doc {
             let from = match obj {
-                Obj::Class(_) => crate::owners::FROM_CLASS,
-                _ => crate::owners::FROM_TEST,
+                Obj::Class(_) => DocOf::Class,
+                _ => DocOf::Item,
             };
             docs.push((d.value.to_str().to_string(), from));
         }

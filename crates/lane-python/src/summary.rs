@@ -1,7 +1,7 @@
-//! The only module that touches the Python parser (ruff's, whose API is internal to ruff).
-//! It turns one source file into a plain [`Module`] summary: imports, module-level
-//! assignments, classes, functions, decorators as small expression trees ([`Ex`]), docstrings
-//! and what the assertions in a test body can do. Nothing here knows about lanes.
+//! A module's summary: one source file turned into a plain [`Module`] of imports, module-level
+//! assignments, classes, functions, decorators as small expression trees ([`Ex`]), docstrings,
+//! `if` conditions and what the assertions in a test body can do. Nothing here knows about
+//! lanes.
 
 use std::collections::{HashMap, HashSet};
 
@@ -11,24 +11,15 @@ use ruff_python_ast::visitor::Visitor;
 use ruff_python_ast::{self as ast, CmpOp, Expr, Number, Stmt};
 use ruff_text_size::{Ranged, TextSize};
 
+use crate::cond::Cond;
+use crate::parse::{Lines, SyntaxError, parse};
+
 /// Expressions deeper than this are summarized as [`Ex::Other`]: marks are shallow, and the
 /// walk must never overflow the stack on hostile input.
-const MAX_DEPTH: usize = 64;
+pub(crate) const MAX_DEPTH: usize = 64;
 
 /// Up to this many bindings in one body, [`Summarizer::rebound`] compares them pairwise.
 const REBOUND_PAIRWISE: usize = 48;
-
-/// CPython refuses more than 200 nested brackets ("too many nested parentheses"); deeper
-/// nesting is reported as a syntax error without handing it to the recursive parser.
-const MAX_BRACKETS: usize = 200;
-
-/// A syntax error with a 1-based line and column.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SyntaxError {
-    pub line: u64,
-    pub column: u64,
-    pub message: String,
-}
 
 /// A small, owned expression tree: just enough to resolve marks. Its text is
 /// [`CompactString`]: names and short strings (up to 24 bytes, nearly all of them) are kept
@@ -499,179 +490,6 @@ pub struct Binding {
     pub guards: Vec<(Cond, bool)>,
 }
 
-/// An `if` condition, as far as it can be decided without running code: constants,
-/// `sys.version_info` and `sys.platform` comparisons (decided for a target interpreter),
-/// `TYPE_CHECKING`, and `not` / `and` / `or` of those.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Cond {
-    Const(bool),
-    /// `sys.version_info[:len] OP (values)`; `len` is `None` for the whole 5-tuple.
-    Version {
-        op: CmpOp,
-        len: Option<usize>,
-        values: Vec<u64>,
-    },
-    /// `sys.platform == / != value`.
-    Platform {
-        eq: bool,
-        value: CompactString,
-    },
-    /// `sys.platform.startswith(prefixes)`.
-    PlatformStarts(Vec<CompactString>),
-    /// `os.name == / != value`.
-    OsName {
-        eq: bool,
-        value: CompactString,
-    },
-    /// `platform.python_implementation()`, `sys.implementation.name` or `platform.system()`
-    /// `== / !=` a string (issue 18 (fid4)).
-    Implementation {
-        eq: bool,
-        how: Implementation,
-        value: CompactString,
-    },
-    /// A name or attribute chain (`PY3`, `compat.PY3`) read at `line`: its truth is the value
-    /// the name is bound to there, followed into the module it comes from by the caller's
-    /// resolver (issue 18 (fid4)).
-    Ref {
-        path: Vec<CompactString>,
-        line: u64,
-    },
-    Not(Box<Cond>),
-    And(Vec<Cond>),
-    Or(Vec<Cond>),
-    Unknown,
-}
-
-/// Which of the interpreter's names a [`Cond::Implementation`] compares.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Implementation {
-    /// `platform.python_implementation()`: `CPython`, `PyPy` ...
-    Platform,
-    /// `sys.implementation.name`: `cpython`, `pypy` ...
-    Sys,
-    /// `platform.system()`: `Linux`, `Darwin`, `Windows` (from `sys.platform`).
-    System,
-}
-
-/// The interpreter that will run the code: what version and platform conditions are decided
-/// for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Target {
-    pub version: (u64, u64, u64),
-    /// `sys.platform`: `linux`, `darwin`, `win32` ...
-    pub platform: String,
-    /// `sys.implementation.name`: `cpython`, `pypy` ... (empty: not known).
-    pub implementation: String,
-}
-
-impl Target {
-    /// What `how` reads on this interpreter, when it can be known.
-    fn implementation(&self, how: Implementation) -> Option<&str> {
-        match how {
-            Implementation::Sys if !self.implementation.is_empty() => Some(&self.implementation),
-            Implementation::Sys => None,
-            Implementation::Platform => match self.implementation.as_str() {
-                "cpython" => Some("CPython"),
-                "pypy" => Some("PyPy"),
-                "ironpython" => Some("IronPython"),
-                "jython" => Some("Jython"),
-                _ => None,
-            },
-            Implementation::System => match self.platform.as_str() {
-                "linux" => Some("Linux"),
-                "darwin" => Some("Darwin"),
-                "win32" => Some("Windows"),
-                _ => None,
-            },
-        }
-    }
-}
-
-impl Cond {
-    /// The condition's truth for `target` (`None`: undecidable, or no target known); a
-    /// [`Cond::Ref`] is undecided.
-    pub fn eval(&self, target: Option<&Target>) -> Option<bool> {
-        self.eval_with(target, &mut |_, _| None)
-    }
-
-    /// The condition's truth for `target`, `refs` giving the truth of a name or attribute
-    /// chain read at a line (`None`: unknown).
-    pub fn eval_with(
-        &self,
-        target: Option<&Target>,
-        refs: &mut dyn FnMut(&[CompactString], u64) -> Option<bool>,
-    ) -> Option<bool> {
-        match self {
-            Cond::Const(b) => Some(*b),
-            Cond::Unknown => None,
-            Cond::Ref { path, line } => refs(path, *line),
-            Cond::Not(c) => c.eval_with(target, refs).map(|b| !b),
-            Cond::And(cs) => {
-                let mut all = Some(true);
-                for c in cs {
-                    match c.eval_with(target, refs) {
-                        Some(false) => return Some(false),
-                        None => all = None,
-                        Some(true) => {}
-                    }
-                }
-                all
-            }
-            Cond::Or(cs) => {
-                let mut any = Some(false);
-                for c in cs {
-                    match c.eval_with(target, refs) {
-                        Some(true) => return Some(true),
-                        None => any = None,
-                        Some(false) => {}
-                    }
-                }
-                any
-            }
-            Cond::Version { op, len, values } => {
-                let t = target?;
-                let (a, b, c) = t.version;
-                let full = [a, b, c];
-                // version_info is (major, minor, micro, releaselevel, serial): five items.
-                let left_len = len.unwrap_or(5).min(5);
-                let shared = left_len.min(values.len());
-                if shared > 3 {
-                    return None;
-                }
-                let ord = full[..shared]
-                    .cmp(&values[..shared])
-                    .then(left_len.cmp(&values.len()));
-                Some(match op {
-                    CmpOp::Eq => ord.is_eq(),
-                    CmpOp::NotEq => !ord.is_eq(),
-                    CmpOp::Lt => ord.is_lt(),
-                    CmpOp::LtE => ord.is_le(),
-                    CmpOp::Gt => ord.is_gt(),
-                    CmpOp::GtE => ord.is_ge(),
-                    _ => return None,
-                })
-            }
-            Cond::Platform { eq, value } => Some((target?.platform == value.as_str()) == *eq),
-            Cond::PlatformStarts(prefixes) => {
-                let t = target?;
-                Some(prefixes.iter().any(|p| t.platform.starts_with(p.as_str())))
-            }
-            Cond::Implementation { eq, how, value } => {
-                Some((target?.implementation(*how)? == value.as_str()) == *eq)
-            }
-            Cond::OsName { eq, value } => {
-                let name = if target?.platform == "win32" {
-                    "nt"
-                } else {
-                    "posix"
-                };
-                Some((name == value.as_str()) == *eq)
-            }
-        }
-    }
-}
-
 /// A construct that binds names into a module's or class's namespace at run time.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RuntimeDef {
@@ -706,144 +524,21 @@ impl RuntimeDef {
     }
 }
 
-/// Maps byte offsets to 1-based lines and columns (lane-core's line index, with Python's line
-/// ends).
-struct Lines(lane_core::position::LineIndex);
-
-impl Lines {
-    fn new(source: &str) -> Lines {
-        Lines(lane_core::position::LineIndex::universal(source.as_bytes()))
-    }
-
-    fn line(&self, offset: TextSize) -> u64 {
-        self.0.line(offset.to_usize()) as u64
-    }
-
-    fn column(&self, source: &str, offset: TextSize) -> u64 {
-        self.0.position(source.as_bytes(), offset.to_usize()).column as u64
-    }
-}
-
 /// Parses `source` (BOM already stripped or not) into a [`Module`] summary.
 pub fn summarize(source: &str) -> Result<Module, SyntaxError> {
     let source = source.strip_prefix('\u{feff}').unwrap_or(source);
     let lines = Lines::new(source);
-    if let Some(offset) = too_deep(source) {
-        let at = TextSize::try_from(offset).unwrap_or_default();
-        return Err(SyntaxError {
-            line: lines.line(at),
-            column: lines.column(source, at),
-            message: format!("too many nested parentheses (Python allows {MAX_BRACKETS})"),
-        });
-    }
-    match ruff_python_parser::parse_module(source) {
-        Ok(parsed) => {
-            let summarizer = Summarizer {
-                source,
-                lines: &lines,
-                tokens: parsed.tokens(),
-            };
-            let body = &parsed.syntax().body;
-            let mut module = summarizer.module(body);
-            module.coding = coding_cookie(source);
-            module.rebound = summarizer.rebound(body);
-            Ok(module)
-        }
-        Err(e) => Err(SyntaxError {
-            line: lines.line(e.location.start()),
-            column: lines.column(source, e.location.start()),
-            message: e.error.to_string(),
-        }),
-    }
-}
-
-/// Parses `source` (BOM stripped) behind the same nesting guard as [`summarize`], for readers
-/// that walk the syntax tree themselves (doctest items, issue 18 (doc)).
-pub(crate) fn parse_guarded(
-    source: &str,
-) -> Result<ruff_python_parser::Parsed<ast::ModModule>, SyntaxError> {
-    let lines = Lines::new(source);
-    if let Some(offset) = too_deep(source) {
-        let at = TextSize::try_from(offset).unwrap_or_default();
-        return Err(SyntaxError {
-            line: lines.line(at),
-            column: lines.column(source, at),
-            message: format!("too many nested parentheses (Python allows {MAX_BRACKETS})"),
-        });
-    }
-    ruff_python_parser::parse_module(source).map_err(|e| SyntaxError {
-        line: lines.line(e.location.start()),
-        column: lines.column(source, e.location.start()),
-        message: e.error.to_string(),
-    })
-}
-
-/// The offset where bracket nesting first exceeds [`MAX_BRACKETS`], skipping strings and
-/// comments; a guard in front of the recursive parser, not a parser.
-fn too_deep(source: &str) -> Option<usize> {
-    let bytes = source.as_bytes();
-    // Fewer opening brackets than the limit cannot nest past it (most files). Counted 64
-    // bytes at a time (a count the compiler vectorizes), stopping once past the limit: a
-    // search call per bracket cost more than the walk below.
-    // (`[` and `{` differ by one bit; a chunk holds at most 64 of them, a byte's worth.)
-    let opens = |chunk: &[u8]| {
-        chunk
-            .iter()
-            .fold(0u8, |n, &b| n + u8::from((b | 0x20 == b'{') | (b == b'(')))
+    let parsed = parse(source, &lines)?;
+    let summarizer = Summarizer {
+        source,
+        lines: &lines,
+        tokens: parsed.tokens(),
     };
-    let (chunks, rest) = bytes.as_chunks::<64>();
-    let mut seen = usize::from(opens(rest));
-    if seen <= MAX_BRACKETS
-        && chunks.iter().all(|c| {
-            seen += usize::from(opens(c));
-            seen <= MAX_BRACKETS
-        })
-    {
-        return None;
-    }
-    let mut depth = 0usize;
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'#' => {
-                while i < bytes.len() && bytes[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            q @ (b'"' | b'\'') => {
-                let triple = bytes.get(i + 1) == Some(&q) && bytes.get(i + 2) == Some(&q);
-                let step = if triple { 3 } else { 1 };
-                i += step;
-                while i < bytes.len() {
-                    if bytes[i] == b'\\' {
-                        i += 2;
-                        continue;
-                    }
-                    if bytes[i] == q
-                        && (!triple
-                            || (bytes.get(i + 1) == Some(&q) && bytes.get(i + 2) == Some(&q)))
-                    {
-                        i += step - 1;
-                        break;
-                    }
-                    if !triple && bytes[i] == b'\n' {
-                        break;
-                    }
-                    i += 1;
-                }
-            }
-            b'(' | b'[' | b'{' => {
-                depth += 1;
-                if depth > MAX_BRACKETS {
-                    return Some(i);
-                }
-            }
-            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-        i += 1;
-    }
-    None
+    let body = &parsed.syntax().body;
+    let mut module = summarizer.module(body);
+    module.coding = coding_cookie(source);
+    module.rebound = summarizer.rebound(body);
+    Ok(module)
 }
 
 /// Builds a module's summary from its syntax tree: the source and its line starts, for the
@@ -890,7 +585,7 @@ impl Summarizer<'_> {
 
     /// An `if` condition (see [`cond`]).
     fn cond(&self, expr: &Expr, shadow: &[CompactString]) -> Cond {
-        cond(expr, 0, self.lines, shadow)
+        crate::cond::cond(expr, 0, self.lines, shadow)
     }
 
     /// The module-level name bindings of `body` (see [`Module::names`]), under `guards`;
@@ -2448,7 +2143,7 @@ impl<'a> ruff_python_ast::visitor::Visitor<'a> for Dynamic<'_> {
 }
 
 /// The truth value of a literal constant, if `expr` is one.
-fn const_truth(expr: &Expr) -> Option<bool> {
+pub(crate) fn const_truth(expr: &Expr) -> Option<bool> {
     match expr {
         Expr::BooleanLiteral(b) => Some(b.value),
         Expr::NoneLiteral(_) => Some(false),
@@ -2772,210 +2467,6 @@ fn rebound_of(mut all: Vec<Binding>) -> Vec<Binding> {
     all
 }
 
-/// `sys.X` or a bare `X` (imported from sys).
-fn is_sys(expr: &Expr, attr: &str) -> bool {
-    match expr {
-        Expr::Attribute(a) => {
-            a.attr.as_str() == attr && matches!(&*a.value, Expr::Name(n) if n.id.as_str() == "sys")
-        }
-        Expr::Name(n) => n.id.as_str() == attr,
-        _ => false,
-    }
-}
-
-/// `sys.version_info`, `sys.version_info[:n]`, `sys.version_info[0]` or
-/// `sys.version_info.major`: how many leading items it keeps (`None`: all five).
-fn version_prefix(expr: &Expr) -> Option<Option<usize>> {
-    if is_sys(expr, "version_info") {
-        return Some(None);
-    }
-    match expr {
-        Expr::Subscript(s) if is_sys(&s.value, "version_info") => match &*s.slice {
-            Expr::Slice(sl) if sl.lower.is_none() && sl.step.is_none() => {
-                small_int(sl.upper.as_deref()?).map(|n| Some(n as usize))
-            }
-            Expr::NumberLiteral(_) if small_int(&s.slice) == Some(0) => Some(Some(1)),
-            _ => None,
-        },
-        Expr::Attribute(a) if a.attr.as_str() == "major" && is_sys(&a.value, "version_info") => {
-            Some(Some(1))
-        }
-        _ => None,
-    }
-}
-
-fn small_int(expr: &Expr) -> Option<u64> {
-    match expr {
-        Expr::NumberLiteral(n) => match &n.value {
-            Number::Int(i) => i.as_u64(),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// A tuple of integer literals, or one integer literal.
-fn int_tuple(expr: &Expr) -> Option<Vec<u64>> {
-    match expr {
-        Expr::Tuple(t) => t.elts.iter().map(small_int).collect(),
-        other => small_int(other).map(|i| vec![i]),
-    }
-}
-
-fn flipped(op: CmpOp) -> CmpOp {
-    match op {
-        CmpOp::Lt => CmpOp::Gt,
-        CmpOp::LtE => CmpOp::GtE,
-        CmpOp::Gt => CmpOp::Lt,
-        CmpOp::GtE => CmpOp::LtE,
-        other => other,
-    }
-}
-
-/// An `if` condition as a [`Cond`]. A name or attribute chain of names (`PY3`,
-/// `compat.PY3`) is a [`Cond::Ref`] at its line, unless its first name is in `shadow` (bound
-/// in the class body the condition is written in).
-fn cond(expr: &Expr, depth: usize, lines: &Lines, shadow: &[CompactString]) -> Cond {
-    if depth > MAX_DEPTH {
-        return Cond::Unknown;
-    }
-    if let Some(t) = const_truth(expr) {
-        return Cond::Const(t);
-    }
-    match expr {
-        Expr::UnaryOp(u) if u.op == ast::UnaryOp::Not => {
-            Cond::Not(Box::new(cond(&u.operand, depth + 1, lines, shadow)))
-        }
-        Expr::BoolOp(b) => {
-            let parts = b
-                .values
-                .iter()
-                .map(|v| cond(v, depth + 1, lines, shadow))
-                .collect();
-            match b.op {
-                ast::BoolOp::And => Cond::And(parts),
-                ast::BoolOp::Or => Cond::Or(parts),
-            }
-        }
-        // six.PY2 / six.PY3: `sys.version_info[0] == 2 / 3`, decided like it.
-        Expr::Attribute(a)
-            if matches!(a.attr.as_str(), "PY2" | "PY3")
-                && matches!(&*a.value, Expr::Name(n) if n.id.as_str() == "six") =>
-        {
-            Cond::Version {
-                op: CmpOp::Eq,
-                len: Some(1),
-                values: vec![if a.attr.as_str() == "PY2" { 2 } else { 3 }],
-            }
-        }
-        Expr::Name(n) if n.id.as_str() == "TYPE_CHECKING" => Cond::Const(false),
-        Expr::Attribute(a) if a.attr.as_str() == "TYPE_CHECKING" => Cond::Const(false),
-        Expr::Compare(c) if c.ops.len() == 1 && c.comparators.len() == 1 => {
-            let (left, op, right) = (&*c.left, c.ops[0], &c.comparators[0]);
-            let version = |prefix: Option<usize>, other: &Expr, op: CmpOp| match int_tuple(other) {
-                Some(values) => Cond::Version {
-                    op,
-                    len: prefix,
-                    values,
-                },
-                None => Cond::Unknown,
-            };
-            if let Some(p) = version_prefix(left) {
-                return version(p, right, op);
-            }
-            if let Some(p) = version_prefix(right) {
-                return version(p, left, flipped(op));
-            }
-            let eq = match op {
-                CmpOp::Eq => true,
-                CmpOp::NotEq => false,
-                _ => return Cond::Unknown,
-            };
-            let (subject, value) = match (left, right) {
-                (s, Expr::StringLiteral(v)) | (Expr::StringLiteral(v), s) => (s, literal(&v.value)),
-                _ => return Cond::Unknown,
-            };
-            if is_sys(subject, "platform") {
-                Cond::Platform { eq, value }
-            } else if let Some(how) = implementation_subject(subject) {
-                Cond::Implementation { eq, how, value }
-            } else if matches!(subject, Expr::Attribute(a) if a.attr.as_str() == "name"
-                && matches!(&*a.value, Expr::Name(n) if n.id.as_str() == "os"))
-            {
-                Cond::OsName { eq, value }
-            } else {
-                Cond::Unknown
-            }
-        }
-        Expr::Call(c)
-            if c.arguments.keywords.is_empty()
-                && c.arguments.args.len() == 1
-                && matches!(&*c.func, Expr::Attribute(a) if a.attr.as_str() == "startswith"
-                    && is_sys(&a.value, "platform")) =>
-        {
-            let prefixes: Option<Vec<CompactString>> = match &c.arguments.args[0] {
-                Expr::StringLiteral(s) => Some(vec![literal(&s.value)]),
-                Expr::Tuple(t) => t
-                    .elts
-                    .iter()
-                    .map(|e| match e {
-                        Expr::StringLiteral(s) => Some(literal(&s.value)),
-                        _ => None,
-                    })
-                    .collect(),
-                _ => None,
-            };
-            prefixes.map_or(Cond::Unknown, Cond::PlatformStarts)
-        }
-        Expr::Name(_) | Expr::Attribute(_) => match name_path(expr, 0) {
-            Some(path) if !shadow.contains(&path[0]) => Cond::Ref {
-                path,
-                line: lines.line(expr.start()),
-            },
-            _ => Cond::Unknown,
-        },
-        _ => Cond::Unknown,
-    }
-}
-
-/// `platform.python_implementation()`, `sys.implementation.name` or `platform.system()`.
-fn implementation_subject(expr: &Expr) -> Option<Implementation> {
-    match expr {
-        Expr::Call(c) if c.arguments.args.is_empty() && c.arguments.keywords.is_empty() => {
-            match &*c.func {
-                Expr::Attribute(a) if matches!(&*a.value, Expr::Name(n) if n.id.as_str() == "platform") => {
-                    match a.attr.as_str() {
-                        "python_implementation" => Some(Implementation::Platform),
-                        "system" => Some(Implementation::System),
-                        _ => None,
-                    }
-                }
-                _ => None,
-            }
-        }
-        Expr::Attribute(a) if a.attr.as_str() == "name" && is_sys(&a.value, "implementation") => {
-            Some(Implementation::Sys)
-        }
-        _ => None,
-    }
-}
-
-/// `a`, `a.b.c` as its names, when every part is a plain name.
-fn name_path(expr: &Expr, depth: usize) -> Option<Vec<CompactString>> {
-    if depth > MAX_DEPTH {
-        return None;
-    }
-    match expr {
-        Expr::Name(n) => Some(vec![CompactString::new(n.id.as_str())]),
-        Expr::Attribute(a) => {
-            let mut path = name_path(&a.value, depth + 1)?;
-            path.push(CompactString::new(a.attr.as_str()));
-            Some(path)
-        }
-        _ => None,
-    }
-}
-
 /// The encoding a PEP 263 cookie declares on line 1, or on line 2 after a comment or blank
 /// line 1: `# -*- coding: NAME -*-`, `# vim: set fileencoding=NAME :`.
 fn coding_cookie(source: &str) -> Option<Located<CompactString>> {
@@ -3090,7 +2581,7 @@ fn cannot_fail(test: &Expr, locals: &Locals) -> bool {
 
 /// The value of a string literal, implicitly concatenated parts joined (straight into the
 /// summary's string: `StringLiteralValue::to_str` would first cache the joined parts in the tree).
-fn literal(value: &ast::StringLiteralValue) -> CompactString {
+pub(crate) fn literal(value: &ast::StringLiteralValue) -> CompactString {
     match value.as_slice() {
         [single] => CompactString::new(&*single.value),
         parts => parts.iter().map(|part| &*part.value).collect(),
@@ -3318,38 +2809,6 @@ mod tests {
         let err = summarize("x = 1\ndef f(:\n    pass\n").unwrap_err();
         assert_eq!(err.line, 2);
         assert!(err.column >= 1);
-    }
-
-    #[test]
-    fn deep_nesting_is_an_error_not_a_crash() {
-        let src = format!("x = {}1{}\n", "(".repeat(50_000), ")".repeat(50_000));
-        let err = summarize(&src).unwrap_err();
-        assert!(err.message.contains("nested"), "{}", err.message);
-        // Brackets inside strings and comments do not count.
-        let ok = format!("x = '{}'  # {}\n", "(".repeat(500), "[".repeat(500));
-        assert!(summarize(&ok).is_ok());
-        // The limit itself: 200 levels parse, 201 do not; 1,000 brackets side by side do.
-        let at = |n: usize| format!("x = {}1{}\n", "(".repeat(n), ")".repeat(n));
-        assert!(summarize(&at(MAX_BRACKETS)).is_ok());
-        assert!(summarize(&at(MAX_BRACKETS + 1)).is_err());
-        assert!(summarize(&format!("x = [{}]\n", "(1), ".repeat(1000))).is_ok());
-        // The same after lines of other text (the brackets are counted 64 bytes at a time).
-        let after = |n: usize| format!("{}{}", "y = 1  # ()\n".repeat(30), at(n));
-        assert!(summarize(&after(MAX_BRACKETS)).is_ok());
-        assert!(summarize(&after(MAX_BRACKETS + 1)).is_err());
-    }
-
-    #[test]
-    fn lines_end_at_lf_crlf_and_lone_cr() {
-        let src = "a\r\nb\rc\n\nd";
-        let lines = Lines::new(src);
-        let line_of = |c: char| lines.line(TextSize::try_from(src.find(c).unwrap()).unwrap());
-        assert_eq!(
-            ['a', 'b', 'c', 'd'].map(line_of),
-            [1, 2, 3, 5],
-            "{:?}",
-            lines.0
-        );
     }
 
     #[test]
