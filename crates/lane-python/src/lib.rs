@@ -22,9 +22,10 @@ pub use cond::{Compare, Cond, Implementation, Target};
 pub use interpreter::{ImportFolders, Interpreter, ProbeError, site_packages};
 pub use parse::SyntaxError;
 pub use summary::{
-    ANY_FIXTURE, Asserts, Binding, Bound, Call, Class, Definition, Ex, FileArg, Function,
-    IgnoreKind, IgnoreList, IgnoreOp, IgnorePiece, Import, Located, Module, NameBinding,
-    RegressionCheck, RuntimeDef, dotted, fingerprint, summarize,
+    ANY_FIXTURE, Asserts, Binding, Bound, Call, Called, CatchBy, Catcher, Class, Definition, Ex,
+    FileArg, Function, Guarded, GuardedAssert, Handler, HandlerBody, IgnoreKind, IgnoreList,
+    IgnoreOp, IgnorePiece, Import, Located, Module, NameBinding, RegressionCheck, RuntimeDef,
+    dotted, fingerprint, summarize,
 };
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
-//! test-aware-code (issue 16): product code that knows it is under test or reaches into the
-//! test run. Judged on the lines a patch changed (`--changed DIFF`, a unified diff), or on every
-//! product file ([`Changed::All`], what lane-gate judges without `--base`).
+//! The product code test-aware-code judges (the rule is rules/test_aware_code.rs): the lines a
+//! patch changed (`--changed DIFF`, a unified diff), or every product file ([`Changed::All`],
+//! what lane-gate judges without `--base`).
 //!
 //! A product file is a Python file of the rootdir that is not a test module, not a conftest.py,
 //! not in a test folder (`tests`, `test`, `testing`, a `testpaths` entry, the folder of a test
@@ -11,13 +11,14 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use lane_core::rule::SOURCE_MAX_BYTES;
-use lane_core::{Error, Problem, Rule};
-use lane_python::product::{Reach, Reached};
+use lane_core::{Error, Problem};
+
+use crate::rules::{ProductFile, ScanFacts, Unjudged};
 
 use crate::config::Config;
 
 /// Folder names that hold tests, not product code.
-pub const TEST_FOLDERS: &[&str] = &["tests", "test", "testing"];
+pub(crate) const TEST_FOLDERS: &[&str] = &["tests", "test", "testing"];
 
 /// Root-level scripts that build, package or drive the project; never imported by its tests.
 const BUILD_SCRIPTS: &[&str] = &[
@@ -30,16 +31,6 @@ const BUILD_SCRIPTS: &[&str] = &[
 
 /// Root-level folders of documentation (Sphinx's conf.py and examples), not product code.
 const DOC_FOLDERS: &[&str] = &["docs", "doc"];
-
-/// Command-line options that name pytest's reports: product code reading them finds the file
-/// the run will vote with.
-const REPORT_OPTIONS: &[&str] = &[
-    "--junitxml",
-    "--junit-xml",
-    "--junit-prefix",
-    "--resultlog",
-    "--report-log",
-];
 
 /// Line ranges (1-based, inclusive) of a file.
 pub type Ranges = Vec<(u64, u64)>;
@@ -343,320 +334,34 @@ pub fn check(scope: &Scope, changed: &Changed) -> Vec<Problem> {
         .filter(|t| !t.is_empty() && !t.contains(['*', '?', '[']))
         .collect();
     let mut problems = Vec::new();
-    for (rel, lines) in files {
+    for (rel, changed) in files {
         let abs = root.join(&rel);
         if !abs.is_file() {
             continue;
         }
-        let text = match lane_core::io::read_file_capped(&abs, SOURCE_MAX_BYTES, "a Python file")
+        let text = lane_core::io::read_file_capped(&abs, SOURCE_MAX_BYTES, "a Python file")
             .ok()
-            .and_then(|b| String::from_utf8(b).ok())
-        {
-            Some(t) => t,
-            None => {
-                problems.push(
-                    Problem::new(
-                        Rule::TestAwareCode,
-                        format!(
-                            "{rel}: a changed product file that cannot be read as UTF-8 text \
-                             (or is over {SOURCE_MAX_BYTES} bytes): it cannot be judged"
-                        ),
-                    )
-                    .file(&rel),
-                );
-                continue;
-            }
+            .and_then(|b| String::from_utf8(b).ok());
+        let reached = match text {
+            Some(text) => lane_python::product::reaches(&text).map_err(Unjudged::DoesNotParse),
+            None => Err(Unjudged::NotText),
         };
-        let found = match judge_source(&text, plugin, &extra_test_dirs) {
-            Ok(found) => found,
-            Err(line) => {
-                problems.push(
-                    Problem::new(
-                        Rule::TestAwareCode,
-                        format!("{rel}:{line}: a changed product file that does not parse: it cannot be judged"),
-                    )
-                    .at(&rel, line),
-                );
-                continue;
-            }
+        let file = ProductFile {
+            file: &rel,
+            changed,
+            reached: &reached,
+            plugin,
+            test_dirs: &extra_test_dirs,
         };
-        for f in found {
-            let touched = match lines {
-                None => true,
-                Some(ranges) => f
-                    .lines
-                    .iter()
-                    .any(|&(a, b)| ranges.iter().any(|&(c, d)| a <= d && c <= b)),
-            };
-            if touched {
-                problems.push(
-                    Problem::new(
-                        Rule::TestAwareCode,
-                        format!(
-                            "{rel}:{}: product code {}: a library that knows it is under test, or \
-                             can touch the run, can pass any suite",
-                            f.line, f.what
-                        ),
-                    )
-                    .at(&rel, f.line),
-                );
-            }
-        }
+        crate::rules::judge(&ScanFacts::Product(&file), &mut problems);
     }
     problems
-}
-
-/// One construct found: where it starts, every line it spans (with the literals it was
-/// resolved through), and what it does.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Finding {
-    pub line: u64,
-    pub lines: Vec<(u64, u64)>,
-    pub what: String,
-}
-
-/// The constructs of `source`, sorted by line; `Err(line)` when it does not parse.
-/// `plugin`: the project is a pytest plugin (imports of pytest are its business).
-/// `test_dirs`: folder names beyond [`TEST_FOLDERS`] that hold tests (testpaths).
-pub fn judge_source(source: &str, plugin: bool, test_dirs: &[String]) -> Result<Vec<Finding>, u64> {
-    let mut found: Vec<Finding> = Vec::new();
-    for reach in lane_python::product::reaches(source)? {
-        let judged = Judged {
-            plugin,
-            test_dirs,
-            reach: &reach,
-        };
-        judged.findings(&mut found);
-    }
-    found.sort_by(|a, b| (a.line, &a.what).cmp(&(b.line, &b.what)));
-    found.dedup_by(|a, b| a.line == b.line && a.what == b.what);
-    Ok(found)
-}
-
-/// Command-line options that name pytest's reports: product code reading them finds the file
-/// the run will vote with.
-/// One thing product code reaches for, judged.
-struct Judged<'a> {
-    plugin: bool,
-    test_dirs: &'a [String],
-    reach: &'a Reach,
-}
-
-/// Whether `s` names pytest's package, its internals, or one of their modules.
-fn is_pytest_module(s: &str) -> bool {
-    ["pytest", "_pytest"]
-        .iter()
-        .any(|p| s == *p || s.strip_prefix(p).is_some_and(|r| r.starts_with('.')))
-}
-
-impl Judged<'_> {
-    /// The findings of the construct, in the order they are written.
-    fn findings(&self, out: &mut Vec<Finding>) {
-        let mut push = |what: String, more: Option<u64>| {
-            let r = self.reach;
-            let mut lines = vec![(r.first, r.last)];
-            lines.extend(more.map(|l| (l, l)));
-            out.push(Finding {
-                line: r.first,
-                lines,
-                what,
-            });
-        };
-        match &self.reach.what {
-            Reached::Import(module) if is_pytest_module(module) && !self.plugin => {
-                push(
-                    format!(
-                        "imports {module} (the project declares no pytest11 entry point: it \
-                         is not a pytest plugin)"
-                    ),
-                    None,
-                );
-            }
-            Reached::ModulesLookup(key) if is_pytest_module(key) => {
-                push(format!("looks {key} up in sys.modules"), None);
-            }
-            Reached::Membership { needle, container } if is_pytest_module(needle) => {
-                push(
-                    format!(
-                        "asks whether {needle:?} is in {}",
-                        container.as_deref().unwrap_or("a container")
-                    ),
-                    None,
-                );
-            }
-            Reached::Str(v) => {
-                if v.starts_with("PYTEST_") {
-                    push(format!("names pytest's environment variable {v}"), None);
-                } else if v == "_called_from_test" {
-                    push("reads sys._called_from_test".into(), None);
-                } else if REPORT_OPTIONS.iter().any(|o| v.starts_with(o)) {
-                    push(format!("names pytest's report option {v:?}"), None);
-                }
-            }
-            Reached::Attribute { name, qualified } => {
-                if name == "_called_from_test" {
-                    push("reads sys._called_from_test".into(), None);
-                }
-                if qualified.as_deref() == Some("atexit.register") {
-                    push("registers an atexit handler (atexit.register)".into(), None);
-                }
-            }
-            Reached::ImportedName(imported) if imported == "atexit.register" => {
-                push("registers an atexit handler (atexit.register)".into(), None);
-            }
-            Reached::Write { how, literals } => {
-                if let Some((what, line)) = literals
-                    .iter()
-                    .find_map(|(lit, line)| Some((self.names_test_path(lit)?, *line)))
-                {
-                    push(format!("writes ({how}) to a path under {what}"), Some(line));
-                }
-            }
-            _ => {}
-        }
-    }
-
-    /// Whether a literal names a test folder (a path component) or a pytest report.
-    fn names_test_path(&self, lit: &str) -> Option<String> {
-        let lower = lit.to_ascii_lowercase();
-        if lower.contains("junit") {
-            return Some(format!("the report ({lit:?})"));
-        }
-        lit.split(['/', '\\'])
-            .find(|c| TEST_FOLDERS.contains(c) || self.test_dirs.iter().any(|d| d == c))
-            .map(|c| {
-                if c == lit {
-                    format!("a test folder ({c:?})")
-                } else {
-                    format!("a test folder ({c:?} in {lit:?})")
-                }
-            })
-    }
 }
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-
-    fn whats(source: &str, plugin: bool) -> Vec<(u64, String)> {
-        judge_source(source, plugin, &[])
-            .unwrap()
-            .into_iter()
-            .map(|f| (f.line, f.what))
-            .collect()
-    }
-
-    fn lines(source: &str) -> Vec<u64> {
-        whats(source, false).into_iter().map(|(l, _)| l).collect()
-    }
-
-    #[test]
-    fn branching_on_the_test_run_is_found_in_every_spelling() {
-        let cases = [
-            "import os\nif os.environ.get('PYTEST_CURRENT_TEST'):\n    x = 1\n",
-            "import os\nif 'PYTEST_CURRENT_TEST' in os.environ:\n    x = 1\n",
-            "from os import getenv\nif getenv('PYTEST_VERSION'):\n    x = 1\n",
-            "import os as o\nif o.environ['PYTEST_XDIST_WORKER']:\n    x = 1\n",
-            "import sys\nif 'pytest' in sys.modules:\n    x = 1\n",
-            "import sys\nif '_pytest.reports' not in sys.modules:\n    x = 1\n",
-            "import sys\nm = sys.modules.get('_pytest')\n",
-            "from sys import modules\nm = modules['pytest']\n",
-            "import sys\nif getattr(sys, '_called_from_test', False):\n    x = 1\n",
-            "import sys\nif sys._called_from_test:\n    x = 1\n",
-        ];
-        for case in cases {
-            assert_eq!(lines(case), [2], "{case}");
-        }
-    }
-
-    #[test]
-    fn reaching_into_the_run_is_found() {
-        assert_eq!(lines("import pytest\n"), [1]);
-        assert_eq!(
-            lines("def f():\n    from _pytest.reports import TestReport\n"),
-            [2]
-        );
-        assert_eq!(
-            lines("import importlib\nm = importlib.import_module('_pytest.runner')\n"),
-            [2]
-        );
-        assert_eq!(lines("import atexit\natexit.register(print)\n"), [2]);
-        assert_eq!(
-            lines("import atexit as _a\n\n@_a.register\ndef bye():\n    pass\n"),
-            [3]
-        );
-        assert_eq!(lines("from atexit import register as r\nr(print)\n"), [2]);
-        assert_eq!(
-            lines(
-                "import sys\nfor a in sys.argv:\n    if a.startswith('--junitxml='):\n        pass\n"
-            ),
-            [3]
-        );
-        // Writes under a test folder, the path bound to a name first.
-        let golden = "import os\nG = os.path.join(os.path.dirname(__file__), 'tests', 'fixtures', 'g.txt')\n\
-                      with open(G, 'w') as f:\n    f.write('x')\n";
-        assert_eq!(lines(golden), [3]);
-        assert_eq!(
-            lines("from pathlib import Path\nPath('tests/fixtures/g.txt').write_text('x')\n"),
-            [2]
-        );
-        assert_eq!(
-            lines(
-                "from pathlib import Path\np = Path(__file__).parent / 'tests'\n(p / 'g.txt').write_bytes(b'')\n"
-            ),
-            [3]
-        );
-        assert_eq!(
-            lines("with open(f'{ROOT}/tests/g.txt', mode='a') as f:\n    pass\n"),
-            [1]
-        );
-        assert_eq!(
-            lines("import shutil\nshutil.copy('a.txt', 'tests/fixtures/g.txt')\n"),
-            [2]
-        );
-        assert_eq!(lines("open('out/junit.xml', 'w')\n"), [1]);
-    }
-
-    #[test]
-    fn ordinary_product_code_is_clean() {
-        let clean = [
-            "\"\"\"Set PYTEST_CURRENT_TEST in docs only; import pytest; atexit.register.\"\"\"\nx = 1\n",
-            "import os\nmode = os.environ.get('APP_MODE', 'prod')\n",
-            "import sys\nif 'numpy' in sys.modules:\n    pass\n",
-            "with open('tests/fixtures/g.txt') as f:\n    data = f.read()\n",
-            "with open('out/data.txt', 'w') as f:\n    f.write('x')\n",
-            "from pathlib import Path\nPath('build/latest.txt').write_text('x')\n",
-            "import weakref\nclass A:\n    pass\nweakref.finalize(A(), print)\n",
-            "def register(f):\n    return f\n@register\ndef g():\n    pass\n",
-            "import atexit\n",
-            "s = 'a pytest fixture'\nok = 'pytest' == s\n",
-        ];
-        for case in clean {
-            assert_eq!(whats(case, false), [], "{case}");
-        }
-    }
-
-    #[test]
-    fn a_pytest_plugin_may_import_pytest_but_not_branch_on_the_run() {
-        assert_eq!(
-            whats("import pytest\nfrom _pytest.config import Config\n", true),
-            []
-        );
-        assert_eq!(
-            whats(
-                "import os\nx = os.environ.get('PYTEST_CURRENT_TEST')\n",
-                true
-            )
-            .len(),
-            1
-        );
-    }
-
-    #[test]
-    fn a_source_that_does_not_parse_names_its_line() {
-        assert_eq!(judge_source("x = 1\ndef (:\n", false, &[]), Err(2));
-    }
 
     #[test]
     fn a_unified_diff_gives_the_new_sides_lines() {

@@ -5,14 +5,48 @@ use std::borrow::Cow;
 use std::collections::{BTreeSet, HashSet};
 use std::rc::Rc;
 
-use lane_core::{Problem, Rule};
-
 use crate::config::Config;
 use crate::fixtures::{FixtureDef, FixtureUse, Fixtures};
 use crate::fnmatch::matches_prefix_or_glob;
 use crate::installed::{BaseInfo, Installed};
 use crate::marks::{self, ModuleFile, ModuleId, SourceTree, Val};
-use lane_python::{self as python, Class, Function, Located};
+use lane_python::{self as python, Class, Ex, Function, Located, RuntimeDef};
+
+/// What collecting a test module left the scan unsure of: the facts the rules
+/// runtime-test-definition, unresolved-test-base and undecided-test-branch judge.
+pub(crate) enum Unsure<'a> {
+    /// A statement of the module that binds names at run time, at its line.
+    RuntimeDef { line: u64, def: &'a RuntimeDef },
+    /// `setattr(C, ...)` at module level, C one of its classes.
+    SetattrOnClass { line: u64, class: &'a str },
+    /// A test-named module-level name bound to a value known only at run time.
+    UnknownBinding {
+        line: u64,
+        name: &'a str,
+        value: &'a Ex,
+    },
+    /// A test class, written in the root-relative file `written_in`, with a base that cannot
+    /// be read.
+    UnresolvedBase {
+        class: &'a Class,
+        written_in: &'a str,
+        base: &'a Ex,
+    },
+    /// A test class with a metaclass (not `abc.ABCMeta`) that may make its test methods.
+    Metaclass {
+        class: &'a Class,
+        written_in: &'a str,
+        meta: &'a Ex,
+    },
+    /// A test function, class or method (`what`) of `file`, at `line`, defined under an `if`
+    /// that cannot be decided for the target interpreter (`no_target`: none answered).
+    UndecidedBranch {
+        file: &'a str,
+        line: u64,
+        what: String,
+        no_target: bool,
+    },
+}
 
 /// A test as collected, with everything that reaches it.
 pub struct TestFound<'a> {
@@ -79,21 +113,21 @@ pub struct Applied<'a> {
 
 /// Collects the tests of test module `m` into `out`, as pytest does: its functions, its
 /// classes, and the test functions and classes it imports from the tree. What makes the scan
-/// unsure it has every test or mark of the module goes to `problems` (issue 18).
-pub fn collect_module<'a>(
+/// unsure it has every test or mark of the module goes to `unsure`.
+pub(crate) fn collect_module<'a>(
     tree: &SourceTree<'a>,
     config: &Config,
     lookups: &Lookups<'_, 'a>,
     m: ModuleId,
     out: &mut Vec<TestFound<'a>>,
-    problems: &mut Vec<Problem>,
+    unsure: &mut Vec<Unsure<'a>>,
 ) {
     let modules: &'a [ModuleFile] = tree.modules;
     let module = &modules[m].module;
     if module.dunder_test == Some(false) {
         return;
     }
-    runtime_definitions(tree, config, m, problems);
+    runtime_definitions(tree, config, m, unsure);
     let mut module_marks = Vec::new();
     if let Some(pm) = &module.pytestmark {
         pytestmark_entries(tree, pm, m, &mut module_marks);
@@ -124,7 +158,7 @@ pub fn collect_module<'a>(
         class_names: BTreeSet::new(),
         empty_set_mark: empty_parameter_set_mark(config),
         out,
-        problems,
+        unsure,
     };
     for f in module.functions.iter().rev() {
         if collector.names.contains(f.name.as_str()) {
@@ -208,7 +242,7 @@ struct Collector<'t, 'a> {
     /// The `empty_parameter_set_mark` every test of the module gets.
     empty_set_mark: EmptySetMark,
     out: &'t mut Vec<TestFound<'a>>,
-    problems: &'t mut Vec<Problem>,
+    unsure: &'t mut Vec<Unsure<'a>>,
 }
 
 impl<'a> Collector<'_, 'a> {
@@ -512,19 +546,13 @@ impl<'a> Collector<'_, 'a> {
             }
         }
         if decided.is_none() && is_test {
-            let rel: &str = &self.tree.modules[m].rel;
-            let message = format!(
-                "{rel}:{line}: {} is defined under an `if` lane-scan cannot decide for the \
-                 target interpreter{}: whether pytest collects it is unknown",
-                what(),
-                if target.is_none() {
-                    " (no interpreter answered: give --python)"
-                } else {
-                    ""
-                },
-            );
-            self.problems
-                .push(Problem::new(Rule::UndecidedTestBranch, message).at(rel, line));
+            let modules: &'a [ModuleFile] = self.tree.modules;
+            self.unsure.push(Unsure::UndecidedBranch {
+                file: &modules[m].rel,
+                line,
+                what: what(),
+                no_target: target.is_none(),
+            });
         }
         true
     }
@@ -558,42 +586,20 @@ impl<'a> Collector<'_, 'a> {
         if !testish {
             return;
         }
-        let home: &str = &self.tree.modules[self.home].rel;
-        let place = |i: ModuleId, c: &Class| -> (String, Option<u64>) {
-            let rel: &str = &self.tree.modules[i].rel;
-            if i == self.home {
-                (format!("{rel}:{}", c.line), Some(c.line))
-            } else {
-                (format!("{rel}:{} (collected in {home})", c.line), None)
-            }
-        };
+        let modules: &'a [ModuleFile] = self.tree.modules;
         if let Some((i, c, base)) = unresolved {
-            let (at, line) = place(i, c);
-            let message = format!(
-                "{at}: test class {} derives from {}, which lane-scan cannot read: the tests \
-                 and marks it inherits, and whether it is a unittest.TestCase, are unknown",
-                c.name,
-                python::dotted(base),
-            );
-            self.problems.push(located(
-                Problem::new(Rule::UnresolvedTestBase, message),
-                home,
-                line,
-            ));
+            self.unsure.push(Unsure::UnresolvedBase {
+                class: c,
+                written_in: &modules[i].rel,
+                base,
+            });
         }
         if let Some((i, c, meta)) = metaclass {
-            let (at, line) = place(i, c);
-            let message = format!(
-                "{at}: test class {} has metaclass {}, which may create its test methods at \
-                 run time: the class's tests are unknown",
-                c.name,
-                python::dotted(meta),
-            );
-            self.problems.push(located(
-                Problem::new(Rule::RuntimeTestDefinition, message),
-                home,
-                line,
-            ));
+            self.unsure.push(Unsure::Metaclass {
+                class: c,
+                written_in: &modules[i].rel,
+                meta,
+            });
         }
     }
 
@@ -867,37 +873,28 @@ fn holds_no_tests(path: &str) -> bool {
     BUILTINS.contains(&path) || MODULES.iter().any(|m| path.starts_with(m))
 }
 
-/// `problem` at `file` and, when known, `line`.
-fn located(problem: Problem, file: &str, line: Option<u64>) -> Problem {
-    match line {
-        Some(line) => problem.at(file, line),
-        None => problem.file(file),
-    }
-}
-
 /// The module's statements that bind tests at run time, and its test-named bindings lane-scan
 /// cannot resolve to a class or function it has read.
-fn runtime_definitions(tree: &SourceTree, config: &Config, m: ModuleId, out: &mut Vec<Problem>) {
-    let file: &str = &tree.modules[m].rel;
-    let module = &tree.modules[m].module;
-    let problem = |line: u64, what: String| {
-        Problem::new(
-            Rule::RuntimeTestDefinition,
-            format!(
-                "{file}:{line}: {what}: lane-scan cannot know every test of {file} or its marks"
-            ),
-        )
-        .at(file, line)
-    };
+fn runtime_definitions<'a>(
+    tree: &SourceTree<'a>,
+    config: &Config,
+    m: ModuleId,
+    out: &mut Vec<Unsure<'a>>,
+) {
+    let modules: &'a [ModuleFile] = tree.modules;
+    let module = &modules[m].module;
     for def in &module.runtime_defs {
-        out.push(problem(def.line, def.value.describe()));
+        out.push(Unsure::RuntimeDef {
+            line: def.line,
+            def: &def.value,
+        });
     }
     for target in &module.setattr_on {
         if let Val::Class(_, c) = tree.eval_name(&target.value, m) {
-            out.push(problem(
-                target.line,
-                format!("setattr on class {} adds attributes at run time", c.name),
-            ));
+            out.push(Unsure::SetattrOnClass {
+                line: target.line,
+                class: &c.name,
+            });
         }
     }
     for (name, value) in &module.assigns {
@@ -918,13 +915,11 @@ fn runtime_definitions(tree: &SourceTree, config: &Config, m: ModuleId, out: &mu
             }
         };
         if !known {
-            out.push(problem(
-                value.line,
-                format!(
-                    "{name} is bound to {}, whose value is known only at run time",
-                    python::dotted(&value.value)
-                ),
-            ));
+            out.push(Unsure::UnknownBinding {
+                line: value.line,
+                name,
+                value: &value.value,
+            });
         }
     }
 }

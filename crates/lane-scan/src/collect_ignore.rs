@@ -10,11 +10,11 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use lane_core::{Problem, Rule};
+use lane_python::{IgnoreKind, IgnoreList, IgnorePiece, Module};
 
 use crate::config::normalize;
 use crate::fnmatch::fnmatch;
-use lane_python::{IgnoreKind, IgnoreList, IgnorePiece, Module};
+use crate::rules::{IgnoreUnsure, IgnoreWhy};
 
 /// The lists a conftest ends with (`None`: it does not define one).
 #[derive(Debug, Default)]
@@ -31,12 +31,12 @@ pub struct CollectIgnore {
 
 impl CollectIgnore {
     /// Reads each conftest (absolute path, root-relative name, summary) in order. Statements
-    /// it cannot decide go to `problems`; the list they touch is then taken as the entries it
+    /// it cannot read go to `unsure`; the list they touch is then taken as the entries it
     /// could read (the error stops the gate, so what is collected is never trusted silently).
-    pub fn read<'a>(
+    pub(crate) fn read<'a>(
         conftests: impl IntoIterator<Item = (&'a Path, &'a str, &'a Module)>,
         names: &crate::names::Names,
-        problems: &mut Vec<Problem>,
+        unsure: &mut Vec<IgnoreUnsure<'a>>,
     ) -> CollectIgnore {
         let mut out = CollectIgnore::default();
         for (abs, rel, module) in conftests {
@@ -47,18 +47,11 @@ impl CollectIgnore {
             let mut paths: Option<Vec<String>> = None;
             let mut globs: Option<Vec<String>> = None;
             for op in &module.collect_ignore {
-                let unsure = |why: String| {
-                    Problem::new(
-                        Rule::UnresolvedCollectIgnore,
-                        format!(
-                            "{rel}:{}: {} {why}: lane-scan cannot know which files pytest \
-                             leaves out of collection under {}",
-                            op.line,
-                            op.list.name(),
-                            folder_name(rel),
-                        ),
-                    )
-                    .at(rel, op.line)
+                let unsure_of = |why| IgnoreUnsure {
+                    file: rel,
+                    line: op.line,
+                    list: op.list,
+                    why,
                 };
                 let mut runs = Some(true);
                 for (cond, want) in &op.guards {
@@ -74,16 +67,14 @@ impl CollectIgnore {
                 match runs {
                     Some(false) => continue,
                     None => {
-                        problems.push(unsure(
-                            "is changed under a condition lane-scan cannot decide".to_string(),
-                        ));
+                        unsure.push(unsure_of(IgnoreWhy::Undecided));
                         continue;
                     }
                     Some(true) => {}
                 }
                 let pieces = match &op.kind {
                     IgnoreKind::Computed(what) => {
-                        problems.push(unsure(format!("is set or changed by {what}")));
+                        unsure.push(unsure_of(IgnoreWhy::Computed(what)));
                         continue;
                     }
                     IgnoreKind::Set(p) | IgnoreKind::Extend(p) => p,
@@ -166,13 +157,5 @@ impl CollectIgnore {
             }
             None => false,
         }
-    }
-}
-
-/// The folder a root-relative conftest path stands for, for messages.
-fn folder_name(rel: &str) -> String {
-    match rel.rsplit_once('/') {
-        Some((dir, _)) => format!("{dir}/"),
-        None => "the rootdir".to_string(),
     }
 }

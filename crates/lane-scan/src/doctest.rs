@@ -14,12 +14,12 @@
 use std::path::Path;
 
 use lane_core::scan::{Attachments, Lane, ScanTest};
-use lane_core::{Error, Problem, Rule};
-
+use lane_core::{Error, Problem};
 use lane_python::docfinder::DocOf;
 
 use crate::config::Config;
 use crate::fnmatch::fnmatch;
+use crate::rules::{DoctestFacts, DoctestModuleFacts, ScanFacts, Unreadable, Why};
 
 /// The `--doctest-glob` patterns of addopts, or pytest's default.
 pub fn globs(addopts: &[String]) -> Vec<String> {
@@ -129,40 +129,9 @@ impl<'a> Ctx<'a> {
         })
     }
 
-    /// `doctest-changed` when the patch changed a line of the doctest's text (`lines`, first
-    /// and last): its examples are a test the patch rewrote in a file the gate counts as
-    /// product code.
-    fn changed_text(&self, id: &str, file: &str, lines: (u64, u64), problems: &mut Vec<Problem>) {
-        let Some(touched) = self.changed.and_then(|c| c.get(file)) else {
-            return;
-        };
-        let Some(first) = touched
-            .iter()
-            .filter(|(a, b)| *a <= lines.1 && *b >= lines.0)
-            .map(|(a, _)| (*a).max(lines.0))
-            .min()
-        else {
-            return;
-        };
-        problems.push(
-            Problem::new(
-                Rule::DoctestChanged,
-                format!(
-                    "the patch changes the text of doctest {id} (lines {}-{} of {file}): its \
-                     examples are a test, and a patch that rewrites a test beside the code it \
-                     checks could approve itself",
-                    lines.0, lines.1
-                ),
-            )
-            .at(file, first)
-            .test(id),
-        );
-    }
-
-    /// The test of one doctest item and its problems: no lane without the key; in a lane,
-    /// what that lane needs (an owner in merge, locked bytes in witness) and no skip of every
-    /// example.
-    fn item(&self, one: Item<'_>, problems: &mut Vec<Problem>) -> ScanTest {
+    /// The test of one doctest item, its text spanning `text` (first and last line), judged
+    /// by the lane rules like a test function's (its problems into `problems`).
+    fn item(&self, one: Item<'_>, text: (u64, u64), problems: &mut Vec<Problem>) -> ScanTest {
         let Item {
             id,
             file,
@@ -171,86 +140,40 @@ impl<'a> Ctx<'a> {
             all_skipped,
         } = one;
         let mut attachments = Attachments::default();
-        let Some(lane) = self.lane else {
-            problems.push(
-                Problem::new(
-                    Rule::Unmarked,
-                    format!(
-                        "doctest {id} has no lane: pytest runs its examples as a test, and a \
-                         docstring or text file cannot carry a lane mark; give every doctest \
-                         item its lane with `{LANE_KEY} = merge` (or witness, freeze) in \
-                         {}, or take the examples out of pytest's reach",
-                        self.config_file
-                    ),
-                )
-                .at(file, line)
-                .test(&id),
-            );
-            return ScanTest {
-                attachments,
-                defined_in: None,
-                empty_params: None,
-                file: file.to_string(),
-                id,
-                lane: None,
-                lanes: Vec::new(),
-                line,
-                marks: Vec::new(),
-                parametrized: false,
-            };
+        if self.lane.is_some() {
+            let from_docs = owner_docs.iter().find_map(|(doc, from)| {
+                let [owner] = crate::rules::facts::docstring_fields(doc, ["owner"]);
+                owner.map(|o| (o, owned_by(*from).to_string()))
+            });
+            let owner = from_docs.or_else(|| self.codeowners.and_then(|c| c.owner_of(file)));
+            if let Some((owner, from)) = owner {
+                attachments.owner = Some(owner);
+                attachments.owner_from = Some(from);
+            }
+        }
+        let facts = DoctestFacts {
+            id: &id,
+            file,
+            line,
+            lane: self.lane,
+            has_owner: attachments.owner.is_some(),
+            all_skipped,
+            text,
+            changed: self.changed.and_then(|c| c.get(file)),
+            config_file: &self.config_file,
         };
-        let from_docs = owner_docs.iter().find_map(|(doc, from)| {
-            let [owner] = crate::rules::facts::docstring_fields(doc, ["owner"]);
-            owner.map(|o| (o, owned_by(*from).to_string()))
-        });
-        let owner = from_docs.or_else(|| self.codeowners.and_then(|c| c.owner_of(file)));
-        if let Some((owner, from)) = owner {
-            attachments.owner = Some(owner);
-            attachments.owner_from = Some(from);
-        }
-        let needs = match lane {
-            Lane::Merge if attachments.owner.is_none() => Some(format!(
-                "merge test {id} needs an 'owner:' line in its docstring (or an enclosing \
-                 class's or the module's, or a CODEOWNERS entry for {file})"
-            )),
-            Lane::Witness => Some(format!(
-                "witness test {id} needs fixture= (locked golden bytes) or locked_on= (a lock \
-                 date), which a doctest item cannot carry: give doctests ({LANE_KEY} in {}) \
-                 the merge or freeze lane",
-                self.config_file
-            )),
-            _ => None,
-        };
-        if let Some(msg) = needs {
-            problems.push(
-                Problem::new(Rule::MissingAttachment, msg)
-                    .at(file, line)
-                    .test(&id),
-            );
-        }
-        if all_skipped {
-            problems.push(
-                Problem::new(
-                    Rule::UnconditionalSkip,
-                    format!(
-                        "{id} is skipped unconditionally: every example of the doctest has \
-                         `+SKIP`, so pytest reports it skipped; a skip deletes evidence"
-                    ),
-                )
-                .at(file, line)
-                .test(&id),
-            );
-        }
+        crate::rules::judge(&ScanFacts::Doctest(&facts), problems);
+        let lanes: Vec<Lane> = self.lane.into_iter().collect();
         ScanTest {
             attachments,
             defined_in: None,
             empty_params: None,
             file: file.to_string(),
             id,
-            lane: Some(lane),
-            lanes: vec![lane],
+            lane: self.lane,
+            marks: lanes.iter().map(|l| l.as_str().to_string()).collect(),
+            lanes,
             line,
-            marks: vec![lane.as_str().to_string()],
             parametrized: false,
         }
     }
@@ -276,7 +199,7 @@ struct Item<'a> {
 
 /// The test pytest collects from doctest text file `rel` (root-relative), read from `abs`,
 /// and its problems: none when the file holds no example.
-pub fn text_file(
+pub(crate) fn text_file(
     ctx: &Ctx,
     abs: &Path,
     rel: &str,
@@ -289,13 +212,7 @@ pub fn text_file(
     ) {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
         Err(e) => {
-            problems.push(
-                Problem::new(
-                    Rule::ParseError,
-                    format!("cannot read doctest file {rel}: {e}"),
-                )
-                .file(rel),
-            );
+            unreadable(rel, Why::CannotReadDoctestFile(e.to_string()), problems);
             return None;
         }
     };
@@ -313,39 +230,21 @@ pub fn text_file(
         all_skipped: found.skipped == found.count,
     };
     let last = text.lines().count().max(1) as u64;
-    ctx.changed_text(&item.id, rel, (1, last), problems);
-    Some(ctx.item(item, problems))
+    Some(ctx.item(item, (1, last), problems))
+}
+
+/// `file` could not be read, for `why`: judged into `problems`.
+fn unreadable(file: &str, why: Why, problems: &mut Vec<Problem>) {
+    let u = Unreadable {
+        file: file.to_string(),
+        why,
+    };
+    crate::rules::judge(&ScanFacts::Unreadable(&u), problems);
 }
 
 /// `--doctest-modules` in addopts.
 pub fn modules_enabled(config: &Config) -> bool {
     config.addopts.iter().any(|o| o == "--doctest-modules")
-}
-
-/// `consider_namespace_packages` set true (or to a value pytest refuses) with module doctests
-/// (issue 18 (fid5)): pytest then names a module by the first folder above it under which
-/// `importlib.util.find_spec` finds it at run time, which depends on `sys.path` (`python -m
-/// pytest` puts the working folder first, the `pytest` script does not): the names of its
-/// doctest items (`path.py::ns.pkg.mod.f` or `path.py::pkg.mod.f`) cannot be known statically.
-pub fn namespace_packages_problem(config: &Config, rel_config: Option<&str>) -> Option<Problem> {
-    let (value, line) = config.consider_namespace_packages.as_ref()?;
-    let off = ["n", "no", "f", "false", "off", "0"];
-    if off.contains(&value.trim().to_ascii_lowercase().as_str()) {
-        return None;
-    }
-    let file = rel_config.unwrap_or("the config");
-    Some(
-        Problem::new(
-            Rule::UnseenDoctests,
-            format!(
-                "{file}:{line}: consider_namespace_packages = {value} with --doctest-modules: \
-                 pytest names each module's doctest items by the module name Python finds at \
-                 run time, which depends on sys.path (python -m pytest and the pytest script \
-                 differ), so lane-scan cannot be sure of any of them"
-            ),
-        )
-        .at(file, *line),
-    )
 }
 
 /// Whether pytest's doctest plugin leaves out the Python file `path` (named `name`):
@@ -411,13 +310,19 @@ fn may_hold_doctests(bytes: &[u8]) -> bool {
 /// The doctest items of Python module `abs` (root-relative `rel`) and their problems;
 /// `reported`: the module is read by the main pass too, which reports it when it does not
 /// parse.
-pub fn module(
+pub(crate) fn module(
     ctx: &Ctx,
     abs: &Path,
     rel: &str,
     reported: bool,
     problems: &mut Vec<Problem>,
 ) -> Vec<ScanTest> {
+    // A module the main pass reads is reported there when it cannot be read.
+    let report = |why: Why, problems: &mut Vec<Problem>| {
+        if !reported {
+            unreadable(rel, why, problems);
+        }
+    };
     let bytes = match lane_core::io::read_file_capped(
         abs,
         lane_core::rule::SOURCE_MAX_BYTES,
@@ -425,11 +330,7 @@ pub fn module(
     ) {
         Ok(bytes) => bytes,
         Err(e) => {
-            if !reported {
-                problems.push(
-                    Problem::new(Rule::ParseError, format!("cannot read {rel}: {e}")).file(rel),
-                );
-            }
+            report(Why::CannotRead(e.to_string()), problems);
             return Vec::new();
         }
     };
@@ -437,15 +338,7 @@ pub fn module(
         return Vec::new();
     }
     let Ok(text) = String::from_utf8(bytes) else {
-        if !reported {
-            problems.push(
-                Problem::new(
-                    Rule::ParseError,
-                    format!("{rel}: not valid UTF-8; pytest cannot import it for its doctests"),
-                )
-                .file(rel),
-            );
-        }
+        report(Why::NotUtf8ForDoctests, problems);
         return Vec::new();
     };
     let source = text.strip_prefix('\u{feff}').unwrap_or(&text);
@@ -453,31 +346,16 @@ pub fn module(
     let finding = match lane_python::docfinder::find(source, &name) {
         Ok(finding) => finding,
         Err(e) => {
-            if !reported {
-                problems.push(
-                    Problem::new(
-                        Rule::ParseError,
-                        format!("{rel}:{}:{}: {}", e.line, e.column, e.message),
-                    )
-                    .at(rel, e.line),
-                );
-            }
+            report(Why::Syntax(e), problems);
             return Vec::new();
         }
     };
-    for unsure in finding.unsure {
-        problems.push(
-            Problem::new(
-                Rule::UnseenDoctests,
-                format!(
-                    "{rel}:{}: with --doctest-modules pytest collects the docstring examples \
-                     of module {name}, and lane-scan cannot be sure of them here: {}",
-                    unsure.line, unsure.why
-                ),
-            )
-            .at(rel, unsure.line),
-        );
-    }
+    let facts = DoctestModuleFacts {
+        file: rel,
+        name: &name,
+        unsure: &finding.unsure,
+    };
+    crate::rules::judge(&ScanFacts::DoctestModule(&facts), problems);
     finding
         .items
         .into_iter()
@@ -489,8 +367,7 @@ pub fn module(
                 owner_docs: found.owner_docs,
                 all_skipped: found.all_skipped,
             };
-            ctx.changed_text(&item.id, rel, found.doc_lines, problems);
-            ctx.item(item, problems)
+            ctx.item(item, found.doc_lines, problems)
         })
         .collect()
 }

@@ -31,7 +31,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use lane_core::rule::SOURCE_MAX_BYTES;
 use lane_core::scan::{Counts, Lane, ScanSection, ScanTest};
-use lane_core::{Error, Problem, Rule};
+use lane_core::{Error, Problem};
 use rayon::prelude::*;
 
 use crate::collect::TestFound;
@@ -271,13 +271,6 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
             })
             .collect()
     });
-    if !found.doctest_modules.is_empty() {
-        let config_file = config.file.as_deref().map(|f| rel_path(f, root));
-        problems.extend(doctest::namespace_packages_problem(
-            &config,
-            config_file.as_deref(),
-        ));
-    }
     for (tests, found_problems) in module_doctests {
         if !tests.is_empty() {
             runs.push(tests);
@@ -300,7 +293,13 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
         };
         problems.extend(aware::check(&scope, changed));
     }
-    rules::check_suite(&config, &counts, options.markers_plugin, &mut problems);
+    rules::check_suite(
+        &config,
+        &counts,
+        options.markers_plugin,
+        !found.doctest_modules.is_empty(),
+        &mut problems,
+    );
     lane_core::problem::normalize(&mut problems);
     drop(tree);
     trace::mark("suite rules");
@@ -345,11 +344,15 @@ fn apply_collect_ignore(
     if parsed.is_empty() {
         return problems;
     }
+    let mut unsure = Vec::new();
     let ignores = collect_ignore::CollectIgnore::read(
         parsed.iter().map(|(a, r, m)| (a.as_path(), r.as_str(), m)),
         names,
-        &mut problems,
+        &mut unsure,
     );
+    for u in &unsure {
+        rules::judge(&rules::ScanFacts::CollectIgnore(u), &mut problems);
+    }
     if !ignores.is_empty() {
         found.test_files.retain(|f| !ignores.ignored(f, root, args));
         found
@@ -451,7 +454,9 @@ fn parse_tree(
                 }
                 // Only the files pytest would import are reported; a helper module that does not
                 // parse is reported too, since the tests importing it cannot run.
-                Err(problem) => problems.push(problem),
+                Err(unreadable) => {
+                    rules::judge(&rules::ScanFacts::Unreadable(&unreadable), &mut problems)
+                }
             }
         }
         next.sort();
@@ -575,6 +580,7 @@ fn module_tests(ctx: &ModuleCtx, i: ModuleId, module: &ModuleFile) -> ModuleTest
     let (tree, config) = (ctx.tree, ctx.config);
     let mut found = Vec::new();
     let mut found_problems = Vec::new();
+    let mut unsure = Vec::new();
     let is_test_file = ctx.is_test[i.0];
     if is_test_file {
         collect::collect_module(
@@ -589,19 +595,19 @@ fn module_tests(ctx: &ModuleCtx, i: ModuleId, module: &ModuleFile) -> ModuleTest
             },
             i,
             &mut found,
-            &mut found_problems,
+            &mut unsure,
         );
     }
-    if module.abs.file_name().is_some_and(|n| n == "conftest.py") || ctx.plugins.contains(&i) {
-        rules::check_conftest(module, &mut found_problems);
-    }
-    rules::check_module(
+    let facts = rules::ModuleFacts {
         module,
         config,
         is_test_file,
-        ctx.target,
-        &mut found_problems,
-    );
+        loads_hooks: module.abs.file_name().is_some_and(|n| n == "conftest.py")
+            || ctx.plugins.contains(&i),
+        target: ctx.target,
+        unsure: &unsure,
+    };
+    rules::judge(&rules::ScanFacts::Module(&facts), &mut found_problems);
     // Found last definition first, the tests are mostly in descending id order already.
     found.sort_by(|a: &TestFound, b| b.id.cmp(&a.id));
     // Two definitions of one test id: the last one written (found first) wins at import time.
@@ -787,7 +793,7 @@ fn all_dirs(dir: &Path) -> Vec<PathBuf> {
 struct ParsedFile {
     abs: PathBuf,
     rel: String,
-    result: Result<lane_python::Module, Problem>,
+    result: Result<lane_python::Module, rules::Unreadable>,
     imported: Vec<Vec<PathBuf>>,
 }
 
@@ -892,22 +898,13 @@ impl Drop for BudgetShare {
     }
 }
 
-fn parse_file(abs: &Path, rel: &str) -> Result<lane_python::Module, Problem> {
-    let too_large = |size: Option<u64>| {
-        let size = size.map_or_else(|| "more than".to_string(), |n| format!("{n} bytes,"));
-        Problem::new(
-            Rule::FileTooLarge,
-            format!(
-                "{rel}: {size} over the {SOURCE_MAX_BYTES}-byte limit for a Python file; not read"
-            ),
-        )
-        .file(rel)
+fn parse_file(abs: &Path, rel: &str) -> Result<lane_python::Module, rules::Unreadable> {
+    let unreadable = |why| rules::Unreadable {
+        file: rel.to_string(),
+        why,
     };
-    let cannot_read = |why: String| {
-        // The I/O error's own text, under the root-relative name: an absolute path would make
-        // the document depend on where the tree was checked out.
-        Problem::new(Rule::ParseError, format!("cannot read {rel}: {why}")).file(rel)
-    };
+    let too_large = |size: Option<u64>| unreadable(rules::Why::TooLarge(size));
+    let cannot_read = |why: String| unreadable(rules::Why::CannotRead(why));
     // One open and one `fstat` per file (the size decides the parse budget and the limit):
     // 5,000 test modules cost no path lookup more than they need. Every path parsed was seen
     // to be a regular file (discovery's listing, or a `stat` of a conftest or an import).
@@ -946,24 +943,18 @@ thread_local! {
 }
 
 /// The summary of a Python file's bytes, or why it has none (not UTF-8, a syntax error).
-fn summarize_source(bytes: &[u8], rel: &str) -> Result<lane_python::Module, Problem> {
+fn summarize_source(bytes: &[u8], rel: &str) -> Result<lane_python::Module, rules::Unreadable> {
+    let unreadable = |why| rules::Unreadable {
+        file: rel.to_string(),
+        why,
+    };
     let text = std::str::from_utf8(bytes).map_err(|e| {
         let offset = e.valid_up_to();
         let before = &bytes[..offset];
         let line = before.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
-        Problem::new(
-            Rule::ParseError,
-            format!("{rel}:{line}: not valid UTF-8 (byte offset {offset})"),
-        )
-        .at(rel, line)
+        unreadable(rules::Why::NotUtf8 { line, offset })
     })?;
-    lane_python::summarize(text).map_err(|e| {
-        Problem::new(
-            Rule::ParseError,
-            format!("{rel}:{}:{}: {}", e.line, e.column, e.message),
-        )
-        .at(rel, e.line)
-    })
+    lane_python::summarize(text).map_err(|e| unreadable(rules::Why::Syntax(e)))
 }
 
 fn count<'a>(tests: impl Iterator<Item = &'a ScanTest>) -> Counts {
@@ -981,9 +972,8 @@ fn count<'a>(tests: impl Iterator<Item = &'a ScanTest>) -> Counts {
 }
 
 /// This tool's detectors, as the rule registry lists them (lane-gate's `rule_registry` test).
-/// Empty until the tool's detectors move into the one table of `lane_core::detector`.
 pub fn registry() -> Vec<lane_core::detector::Registered> {
-    Vec::new()
+    rules::registry()
 }
 
 #[cfg(test)]

@@ -121,14 +121,14 @@ pub fn fix(options: &FixOptions) -> Result<FixOutcome, Error> {
         .section
         .problems
         .iter()
-        .filter(|p| p.rule == Rule::ParseError.id())
+        .filter(|p| crate::rules::is_parse_error(p))
         .filter_map(|p| p.file.clone())
         .collect();
     for p in scan
         .section
         .problems
         .iter()
-        .filter(|p| p.rule == Rule::ParseError.id())
+        .filter(|p| crate::rules::is_parse_error(p))
     {
         out.unparsable.push(p.message.clone());
     }

@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
+use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
 
 use crate::config::Config;
@@ -12,7 +13,22 @@ use crate::fnmatch::matches_prefix_or_glob;
 use crate::marks::ModuleFile;
 use lane_python::{Binding, Class, Target};
 
-pub fn check(
+use super::{Scan, ScanFacts};
+
+pub(crate) const DETECTOR: Detector<Scan> = Detector {
+    rules: &[Rule::TestRedefined],
+    check,
+    file: file!(),
+};
+
+fn check(facts: &ScanFacts<'_>, problems: &mut Vec<Problem>) {
+    let ScanFacts::Module(m) = facts else { return };
+    if m.is_test_file {
+        redefined(m.module, m.config, m.target, problems);
+    }
+}
+
+fn redefined(
     module: &ModuleFile,
     config: &Config,
     target: &dyn Fn() -> Option<Target>,

@@ -9,7 +9,9 @@ use lane_core::rule::MIN_MAX_EXAMPLES;
 use lane_core::scan::Lane;
 use lane_core::{Problem, Rule};
 
-use super::facts::TestFacts;
+use lane_core::detector::Detector;
+
+use super::{Scan, ScanFacts};
 use crate::marks::{ModuleId, SourceTree, Val};
 use lane_python::Ex;
 
@@ -148,7 +150,14 @@ pub fn weakened(assumes: &[String], settings: &BTreeMap<String, String>) -> Vec<
     why
 }
 
-pub fn check(t: &TestFacts, problems: &mut Vec<Problem>) {
+pub(crate) const DETECTOR: Detector<Scan> = Detector {
+    rules: &[Rule::WeakenedSearch],
+    check,
+    file: file!(),
+};
+
+fn check(facts: &ScanFacts<'_>, problems: &mut Vec<Problem>) {
+    let ScanFacts::Test(t) = facts else { return };
     if !t.given || t.lane != Some(Lane::Merge) {
         return;
     }
