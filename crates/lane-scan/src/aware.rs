@@ -15,7 +15,7 @@ use lane_core::{Error, Problem};
 
 use crate::rules::{ProductFile, ScanFacts, Unjudged};
 
-use crate::config::Config;
+use crate::pytest::config::Config;
 
 /// Folder names that hold tests, not product code.
 pub(crate) const TEST_FOLDERS: &[&str] = &["tests", "test", "testing"];
@@ -33,7 +33,7 @@ const BUILD_SCRIPTS: &[&str] = &[
 const DOC_FOLDERS: &[&str] = &["docs", "doc"];
 
 /// Line ranges (1-based, inclusive) of a file.
-pub type Ranges = Vec<(u64, u64)>;
+pub(crate) type Ranges = Vec<(u64, u64)>;
 
 /// Which product code is judged.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -173,16 +173,16 @@ fn unquote(path: &str) -> Option<String> {
 }
 
 /// What decides which files are product files.
-pub struct Scope<'a> {
-    pub config: &'a Config,
+pub(crate) struct Scope<'a> {
+    pub(crate) config: &'a Config,
     /// Test modules and conftest.py files the scan found (absolute).
-    pub test_files: &'a [PathBuf],
-    pub conftests: &'a [PathBuf],
+    pub(crate) test_files: &'a [PathBuf],
+    pub(crate) conftests: &'a [PathBuf],
 }
 
 impl Scope<'_> {
     /// Whether root-relative `rel` is a product file.
-    pub fn is_product(&self, rel: &str) -> bool {
+    pub(crate) fn is_product(&self, rel: &str) -> bool {
         if !rel.ends_with(".py") || rel.split('/').any(|c| c.is_empty() || c == "..") {
             return false;
         }
@@ -206,13 +206,13 @@ impl Scope<'_> {
             .config
             .python_files
             .iter()
-            .any(|p| crate::discover::matches_file(p, &abs, name))
+            .any(|p| crate::pytest::discover::matches_file(p, &abs, name))
         {
             return false;
         }
         let under = |dir: &Path| dir != self.config.rootdir && abs.starts_with(dir);
         if self.config.testpaths.iter().any(|t| {
-            let d = crate::config::normalize(&self.config.rootdir.join(t));
+            let d = crate::pytest::config::normalize(&self.config.rootdir.join(t));
             !t.contains(['*', '?', '[']) && under(&d)
         }) {
             return false;
@@ -233,7 +233,7 @@ impl Scope<'_> {
             if d == self.config.rootdir || !d.starts_with(&self.config.rootdir) {
                 break;
             }
-            if !crate::discover::keep_dir(self.config, d) {
+            if !crate::pytest::discover::keep_dir(self.config, d) {
                 return false;
             }
             dir = d.parent();
@@ -242,7 +242,7 @@ impl Scope<'_> {
     }
 
     /// Every product file of the tree, root-relative, sorted.
-    pub fn all_product_files(&self) -> Vec<String> {
+    pub(crate) fn all_product_files(&self) -> Vec<String> {
         let root = &self.config.rootdir;
         let mut out: Vec<String> = walkdir::WalkDir::new(root)
             .follow_links(false)
@@ -252,7 +252,7 @@ impl Scope<'_> {
                 e.depth() == 0
                     || !e.file_type().is_dir()
                     || (!e.file_name().to_string_lossy().starts_with('.')
-                        && crate::discover::keep_dir(self.config, e.path()))
+                        && crate::pytest::discover::keep_dir(self.config, e.path()))
             })
             .filter_map(Result::ok)
             .filter(|e| e.file_type().is_file())
@@ -267,7 +267,7 @@ impl Scope<'_> {
 /// Whether the project at `root` is itself a pytest plugin: a `pytest11` entry point in its
 /// pyproject.toml (`[project.entry-points.pytest11]`, poetry's or flit's plugins tables),
 /// setup.cfg (`[options.entry_points]`) or setup.py (a string literal starting `pytest11`).
-pub fn is_pytest_plugin(root: &Path) -> bool {
+pub(crate) fn is_pytest_plugin(root: &Path) -> bool {
     let read = |name: &str| -> Option<String> {
         let bytes =
             lane_core::io::read_file_capped(&root.join(name), SOURCE_MAX_BYTES, name).ok()?;
@@ -294,7 +294,7 @@ pub fn is_pytest_plugin(root: &Path) -> bool {
     }
     if let Some(text) = read("setup.cfg")
         && let Ok(Some(entries)) =
-            crate::ini::section(&root.join("setup.cfg"), &text, "options.entry_points")
+            crate::pytest::ini::section(&root.join("setup.cfg"), &text, "options.entry_points")
         && entries.iter().any(|(k, _, _)| k == "pytest11")
     {
         return true;
@@ -306,7 +306,7 @@ pub fn is_pytest_plugin(root: &Path) -> bool {
 }
 
 /// Judges the product files `changed` names (or all of them) and returns their problems.
-pub fn check(scope: &Scope, changed: &Changed) -> Vec<Problem> {
+pub(crate) fn check(scope: &Scope, changed: &Changed) -> Vec<Problem> {
     let root = &scope.config.rootdir;
     let plugin = is_pytest_plugin(root);
     let files: Vec<(String, Option<&Ranges>)> = match changed {

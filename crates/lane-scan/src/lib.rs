@@ -1,29 +1,20 @@
 //! lane-scan: finds pytest tests without importing or running the code it reads, gives each
 //! its lane, and reports every rule broken (DESIGN.md §4).
 
-pub mod asyncio;
 pub mod aware;
-pub mod collect;
-pub mod collect_ignore;
-pub mod config;
-pub mod discover;
-pub mod doctest;
 pub mod fix;
-pub mod fixtures;
-pub mod fnmatch;
-pub mod ini;
-pub mod installed;
-pub mod marks;
-pub mod names;
-pub mod owners;
+mod owners;
+pub(crate) mod pytest;
 /// The target interpreter's type, for callers that name it.
 pub mod python {
     pub use lane_python::Target;
 }
-pub mod rules;
-pub mod shell_split;
-pub mod snapshots;
+mod rules;
+mod shell_split;
+mod snapshots;
 pub mod trace;
+
+pub use pytest::{config, fnmatch};
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -34,9 +25,12 @@ use lane_core::scan::{Counts, Lane, ScanSection, ScanTest};
 use lane_core::{Error, Problem};
 use rayon::prelude::*;
 
-use crate::collect::TestFound;
-use crate::config::Config;
-use crate::marks::{ModuleFile, ModuleId, SourceTree};
+use crate::pytest::collect::TestFound;
+use crate::pytest::config::Config;
+use crate::pytest::marks::{ModuleFile, ModuleId, SourceTree};
+use crate::pytest::{
+    asyncio, collect, collect_ignore, discover, doctest, fixtures, installed, marks, names,
+};
 
 /// Stack for parser threads: the parser and the AST's drop are recursive, and hostile input
 /// can nest deeply. The memory is reserved, not touched.
@@ -660,7 +654,7 @@ pub struct Scan {
     /// Why an unmarked test cannot vote, as the scan's lane rules judge it, by test id (tests
     /// with a lane, and those nothing keeps from voting, absent). Not part of the scan
     /// document: `--fix` decides by it.
-    pub no_vote: BTreeMap<String, rules::NoVote>,
+    pub(crate) no_vote: BTreeMap<String, rules::NoVote>,
     /// The module summaries the tests were found in, kept with the result so that freeing
     /// them is the caller's choice (a process about to exit need not).
     _modules: Vec<ModuleFile>,

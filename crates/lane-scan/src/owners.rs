@@ -7,7 +7,7 @@ use std::path::Path;
 
 use lane_core::Error;
 
-use crate::fnmatch::fnmatch;
+use crate::pytest::fnmatch::fnmatch;
 
 /// Where GitHub and GitLab look for a CODEOWNERS file, in the order they look: the first one
 /// that exists is the only one read.

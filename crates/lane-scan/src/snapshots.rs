@@ -32,8 +32,8 @@
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
-use crate::collect::TestFound;
-use crate::marks::ModuleFile;
+use crate::pytest::collect::TestFound;
+use crate::pytest::marks::ModuleFile;
 use lane_python::{ANY_FIXTURE, FileArg, Function, Module, RegressionCheck};
 
 /// pytest-regressions' fixtures.
@@ -432,12 +432,9 @@ fn regression_match(file: &str, name: &str) -> bool {
         .is_some_and(|rest| rest.starts_with('.') || (rest.starts_with('_') && rest.contains('.')))
 }
 
-/// Every file in the snapshot layouts of a test module, root-relative and sorted: all of
-/// `__snapshots__/` beside it (syrupy keeps every module's snapshots there), its
-/// `snapshots/<module>/` (pytest-snapshot), and, when one of its functions takes a
-/// pytest-regressions fixture, the files of its data folder named like a test with one of the
-/// extensions the library writes (the folder also holds pytest-datadir's inputs).
-pub fn module_files(root: &Path, rel: &str, module: &Module) -> Vec<String> {
+/// [`module_files_in`] with no folder known to be bare.
+#[cfg(test)]
+fn module_files(root: &Path, rel: &str, module: &Module) -> Vec<String> {
     module_files_in(root, rel, module, &Folders::default())
 }
 
@@ -495,7 +492,7 @@ impl Folders {
     }
 
     /// With the config's `python_classes` and `python_functions`.
-    pub fn with_names(mut self, config: &crate::config::Config) -> Folders {
+    pub fn with_names(mut self, config: &crate::pytest::config::Config) -> Folders {
         self.python_classes = config.python_classes.clone();
         self.python_functions = config.python_functions.clone();
         self
@@ -508,20 +505,28 @@ impl Folders {
     /// the option was on, is named so, and no test uses it).
     fn regression_stem(&self, stem: &str) -> bool {
         let function = |name: &str| {
-            crate::fnmatch::matches_prefix_or_glob(&self.python_functions, name)
+            crate::pytest::fnmatch::matches_prefix_or_glob(&self.python_functions, name)
                 || name.match_indices('_').any(|(i, _)| {
-                    crate::fnmatch::matches_prefix_or_glob(&self.python_functions, &name[..i])
+                    crate::pytest::fnmatch::matches_prefix_or_glob(
+                        &self.python_functions,
+                        &name[..i],
+                    )
                 })
         };
         function(stem)
             || stem.match_indices('_').any(|(i, _)| {
-                crate::fnmatch::matches_prefix_or_glob(&self.python_classes, &stem[..i])
+                crate::pytest::fnmatch::matches_prefix_or_glob(&self.python_classes, &stem[..i])
                     && function(&stem[i + 1..])
             })
     }
 }
 
-/// [`module_files`], skipping the snapshot folders of a folder `folders` knows to be bare.
+/// Every file in the snapshot layouts of a test module, root-relative and sorted: all of
+/// `__snapshots__/` beside it (syrupy keeps every module's snapshots there), its
+/// `snapshots/<module>/` (pytest-snapshot), and, when one of its functions takes a
+/// pytest-regressions fixture, the files of its data folder named like a test with one of the
+/// extensions the library writes (the folder also holds pytest-datadir's inputs). The
+/// snapshot folders of a folder `folders` knows to be bare are not looked for.
 pub fn module_files_in(root: &Path, rel: &str, module: &Module, folders: &Folders) -> Vec<String> {
     let (dir, stem) = dir_and_stem(rel);
     let mut out = Vec::new();

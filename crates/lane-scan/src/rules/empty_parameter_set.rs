@@ -7,7 +7,7 @@ use lane_core::{Problem, Rule};
 
 use super::facts::ParamMark;
 use super::{Scan, ScanFacts};
-use crate::collect::EmptySetMark;
+use crate::pytest::collect::EmptySetMark;
 
 pub(crate) const DETECTOR: Detector<Scan> = Detector {
     rules: &[Rule::EmptyParameterSet],

@@ -3,9 +3,9 @@
 
 use lane_core::scan::{Attachments, EmptyParams, Lane};
 
-use crate::collect::{Applied, EmptySetMark, TestFound};
-use crate::fixtures::FixtureUse;
-use crate::marks::{ModuleId, SourceTree, Val};
+use crate::pytest::collect::{Applied, EmptySetMark, TestFound};
+use crate::pytest::fixtures::FixtureUse;
+use crate::pytest::marks::{ModuleId, SourceTree, Val};
 use lane_python::{Call, Ex, Function};
 
 /// What one decorator or mark does to a test.
@@ -762,10 +762,10 @@ fn remembered_field(doc: &str, key: &'static str) -> Option<String> {
 }
 
 /// Field `key` of the docstrings of the classes along `path` from `classes` (the classes
-/// around a test, from the module level in; see [`crate::marks::MethodLists`]), innermost first.
+/// around a test, from the module level in; see [`crate::pytest::marks::MethodLists`]), innermost first.
 fn class_field(classes: &[lane_python::Class], path: &[u32], key: &'static str) -> Option<String> {
     (1..=path.len()).rev().find_map(|depth| {
-        let class = crate::marks::classes_on(classes, &path[..depth]).last()?;
+        let class = crate::pytest::marks::classes_on(classes, &path[..depth]).last()?;
         remembered_field(class.docstring.as_deref()?, key)
     })
 }
@@ -843,7 +843,7 @@ mod tests {
         .unwrap();
         let mid = &m.classes[0].classes[0];
         let (inner, other) = (&mid.classes[0], &m.classes[1]);
-        let lists = crate::marks::MethodLists::new(&m.classes);
+        let lists = crate::pytest::marks::MethodLists::new(&m.classes);
         let field = |f: &Function| {
             lists
                 .around(f)

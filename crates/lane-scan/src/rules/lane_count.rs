@@ -5,7 +5,7 @@ use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
 
 use super::{DoctestFacts, Scan, ScanFacts, TestFacts};
-use crate::doctest::LANE_KEY;
+use crate::pytest::doctest::LANE_KEY;
 
 pub(crate) const DETECTOR: Detector<Scan> = Detector {
     rules: &[Rule::Unmarked, Rule::MultipleLanes],

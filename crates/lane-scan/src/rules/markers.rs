@@ -34,7 +34,7 @@ fn check(facts: &ScanFacts<'_>, problems: &mut Vec<Problem>) {
     let ScanFacts::Suite(s) = facts else { return };
     let config = s.config;
     // An unreadable config keeps the rule (fail closed); its own error is reported elsewhere.
-    let required = crate::config::ini_args(config, "required_plugins").unwrap_or_default();
+    let required = crate::pytest::config::ini_args(config, "required_plugins").unwrap_or_default();
     if s.markers_plugin || required.iter().any(|r| names_markers_plugin(r)) {
         return;
     }

@@ -8,7 +8,7 @@ use lane_core::{Problem, Rule};
 use super::facts::{BadWitnessArg, TestFacts};
 use super::lanes::{Needs, rights};
 use super::{DoctestFacts, Scan, ScanFacts};
-use crate::doctest::LANE_KEY;
+use crate::pytest::doctest::LANE_KEY;
 
 pub(crate) const DETECTOR: Detector<Scan> = Detector {
     rules: &[Rule::MissingAttachment],

@@ -41,9 +41,9 @@ use lane_core::scan::{Counts, Lane, ScanTest};
 use lane_core::{Problem, Rule};
 use lane_python::Target;
 
-use crate::collect::{TestFound, Unsure};
-use crate::config::Config;
-use crate::marks::{ModuleFile, SourceTree};
+use crate::pytest::collect::{TestFound, Unsure};
+use crate::pytest::config::Config;
+use crate::pytest::marks::{ModuleFile, SourceTree};
 
 pub(crate) use facts::TestFacts;
 pub(crate) use parse_error::{Unreadable, Why, is_parse_error};
@@ -411,7 +411,7 @@ mod tests {
             bad_witness_args: Vec::new(),
             body_skips: Vec::new(),
             module_skip: None,
-            empty_set_mark: crate::collect::EmptySetMark::Skip,
+            empty_set_mark: crate::pytest::collect::EmptySetMark::Skip,
             computed_params: Vec::new(),
             empty_fixture_params: Vec::new(),
             plugin_xfail: false,

@@ -6,7 +6,7 @@ use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
 
 use super::{Scan, ScanFacts};
-use crate::marks::ModuleFile;
+use crate::pytest::marks::ModuleFile;
 
 pub(crate) const DETECTOR: Detector<Scan> = Detector {
     rules: &[Rule::RuntimeHook, Rule::ItemCreatingHook],

@@ -8,7 +8,7 @@ use lane_core::{Problem, Rule};
 use lane_python::{RuntimeDef, dotted};
 
 use super::{ModuleFacts, Scan, ScanFacts};
-use crate::collect::Unsure;
+use crate::pytest::collect::Unsure;
 
 pub(crate) const DETECTOR: Detector<Scan> = Detector {
     rules: &[Rule::RuntimeTestDefinition],

@@ -5,7 +5,7 @@ use lane_core::{Problem, Rule};
 
 use super::facts::{Effect, ParamMark, TestFacts};
 use super::{DoctestFacts, Scan, ScanFacts};
-use crate::collect::EmptySetMark;
+use crate::pytest::collect::EmptySetMark;
 
 pub(crate) const DETECTOR: Detector<Scan> = Detector {
     rules: &[Rule::UnconditionalSkip, Rule::ConditionalSkip],

@@ -8,9 +8,9 @@ use std::collections::{BTreeMap, HashSet};
 use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
 
-use crate::config::Config;
-use crate::fnmatch::matches_prefix_or_glob;
-use crate::marks::ModuleFile;
+use crate::pytest::config::Config;
+use crate::pytest::fnmatch::matches_prefix_or_glob;
+use crate::pytest::marks::ModuleFile;
 use lane_python::{Binding, Class, Target};
 
 use super::{Scan, ScanFacts};

@@ -6,7 +6,7 @@ use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
 
 use super::{Scan, ScanFacts};
-use crate::collect::Unsure;
+use crate::pytest::collect::Unsure;
 
 pub(crate) const DETECTOR: Detector<Scan> = Detector {
     rules: &[Rule::UndecidedTestBranch],

@@ -7,7 +7,7 @@ use lane_python::dotted;
 
 use super::{Scan, ScanFacts};
 use super::{class_place, located};
-use crate::collect::Unsure;
+use crate::pytest::collect::Unsure;
 
 pub(crate) const DETECTOR: Detector<Scan> = Detector {
     rules: &[Rule::UnresolvedTestBase],

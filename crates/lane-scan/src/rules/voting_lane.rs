@@ -9,7 +9,7 @@ use lane_core::{Problem, Rule};
 use super::facts::{Effect, TestFacts};
 use super::lanes::{RIGHTS, rights};
 use super::{Scan, ScanFacts, SuiteFacts};
-use crate::collect::EmptySetMark;
+use crate::pytest::collect::EmptySetMark;
 
 pub(crate) const DETECTOR: Detector<Scan> = Detector {
     rules: &[Rule::XfailInVotingLane, Rule::RetryInVotingLane],

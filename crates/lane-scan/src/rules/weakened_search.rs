@@ -12,7 +12,7 @@ use lane_core::{Problem, Rule};
 use lane_core::detector::Detector;
 
 use super::{Scan, ScanFacts};
-use crate::marks::{ModuleId, SourceTree, Val};
+use crate::pytest::marks::{ModuleId, SourceTree, Val};
 use lane_python::Ex;
 
 /// The hypothesis profile a conftest.py loads, with the settings it was registered with.

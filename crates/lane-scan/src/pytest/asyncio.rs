@@ -8,8 +8,8 @@
 
 use lane_core::Error;
 
-use crate::config::{self, Config};
-use crate::installed::Installed;
+use crate::pytest::config::{self, Config};
+use crate::pytest::installed::Installed;
 
 /// Whether pytest-asyncio is loaded in auto mode. A mode other than `auto` or `strict` is the
 /// usage error pytest-asyncio gives (exit 2), naming where it is written.

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use lane_core::Error;
 
-use crate::config::Config;
-use crate::fnmatch::fnmatch;
+use crate::pytest::config::Config;
+use crate::pytest::fnmatch::fnmatch;
 
 #[derive(Debug, Default)]
 pub struct Found {
@@ -48,7 +48,7 @@ impl Ignores {
             let Some(value) = value.or_else(|| it.next().cloned()) else {
                 continue;
             };
-            let abs = crate::config::normalize(&cwd.join(&value));
+            let abs = crate::pytest::config::normalize(&cwd.join(&value));
             if flag == "--ignore" {
                 out.paths.push(abs);
             } else {
@@ -75,8 +75,8 @@ impl Ignores {
 pub fn discover(config: &Config, args: &[PathBuf], cwd: &Path) -> Result<Found, Error> {
     let mut found = Found::default();
     let ignores = Ignores::from_addopts(&config.addopts, cwd);
-    let doctest_globs = crate::doctest::globs(&config.addopts);
-    let doctest_modules = crate::doctest::modules_enabled(config);
+    let doctest_globs = crate::pytest::doctest::globs(&config.addopts);
+    let doctest_modules = crate::pytest::doctest::modules_enabled(config);
     for arg in args {
         let meta = std::fs::metadata(arg).map_err(|e| Error::io(arg, e))?;
         if meta.is_file() {
@@ -89,7 +89,7 @@ pub fn discover(config: &Config, args: &[PathBuf], cwd: &Path) -> Result<Found, 
                     .file_name()
                     .map(|n| n.to_string_lossy())
                     .unwrap_or_default();
-                if doctest_modules && !crate::doctest::skipped_module(arg, &name) {
+                if doctest_modules && !crate::pytest::doctest::skipped_module(arg, &name) {
                     found.doctest_modules.push(arg.clone());
                 }
                 if arg.file_name().is_some_and(|n| n == "conftest.py") {
@@ -113,7 +113,7 @@ pub fn discover(config: &Config, args: &[PathBuf], cwd: &Path) -> Result<Found, 
         let mut visit = |path: &Path, name: &str, file_type: std::fs::FileType| {
             if doctest_globs
                 .iter()
-                .any(|g| crate::doctest::matches(g, path, name))
+                .any(|g| crate::pytest::doctest::matches(g, path, name))
                 && file_type.is_file()
             {
                 found.doctest_files.push(path.to_path_buf());
@@ -132,7 +132,7 @@ pub fn discover(config: &Config, args: &[PathBuf], cwd: &Path) -> Result<Found, 
             if !is_file {
                 return;
             }
-            if doctest_modules && !crate::doctest::skipped_module(path, name) {
+            if doctest_modules && !crate::pytest::doctest::skipped_module(path, name) {
                 found.doctest_modules.push(path.to_path_buf());
             }
             if name == "conftest.py" {

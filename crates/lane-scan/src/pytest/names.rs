@@ -23,8 +23,8 @@ use std::sync::Mutex;
 
 use compact_str::CompactString;
 
-use crate::installed::{Installed, Parsed};
-use crate::marks::{ModuleFile, ModuleId};
+use crate::pytest::installed::{Installed, Parsed};
+use crate::pytest::marks::{ModuleFile, ModuleId};
 use lane_python::{Bound, Cond, Module, Target};
 
 /// How deep names are followed (re-exports, names defined by other names) before giving up.
@@ -359,9 +359,10 @@ impl<'t> Names<'t> {
     fn find(&self, place: &Place, module: &str, level: u32) -> Option<Place> {
         match &place.installed {
             None => {
-                let in_tree = crate::marks::candidates(&place.file, module, level, &self.root)
-                    .into_iter()
-                    .find(|c| c.is_file());
+                let in_tree =
+                    crate::pytest::marks::candidates(&place.file, module, level, &self.root)
+                        .into_iter()
+                        .find(|c| c.is_file());
                 match in_tree {
                     Some(file) => Some(tree_place(&file)),
                     None if level == 0 => self.installed_place(module),

@@ -3,7 +3,7 @@
 
 /// pytest's matching for `python_classes` / `python_functions`: an entry with glob characters
 /// is an fnmatch pattern, any other entry a prefix.
-pub fn matches_prefix_or_glob(patterns: &[String], name: &str) -> bool {
+pub(crate) fn matches_prefix_or_glob(patterns: &[String], name: &str) -> bool {
     patterns.iter().any(|p| {
         if p.contains(['*', '?', '[']) {
             fnmatch(p, name)

@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::OnceLock;
 
-use crate::marks::{ModuleFile, ModuleId, SourceTree, Val};
+use crate::pytest::marks::{ModuleFile, ModuleId, SourceTree, Val};
 use lane_python::{Call, Class, Ex, Function};
 
 /// A fixture function as pytest registers it.

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use lane_core::Error;
 
-use crate::ini::{self, Entries, Value};
+use crate::pytest::ini::{self, Entries, Value};
 
 const CONFIG_NAMES: &[&str] = &[
     "pytest.toml",

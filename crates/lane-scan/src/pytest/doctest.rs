@@ -17,8 +17,8 @@ use lane_core::scan::{Attachments, Lane, ScanTest};
 use lane_core::{Error, Problem};
 use lane_python::docfinder::DocOf;
 
-use crate::config::Config;
-use crate::fnmatch::fnmatch;
+use crate::pytest::config::Config;
+use crate::pytest::fnmatch::fnmatch;
 use crate::rules::{DoctestFacts, DoctestModuleFacts, ScanFacts, Unreadable, Why};
 
 /// The `--doctest-glob` patterns of addopts, or pytest's default.

@@ -5,11 +5,11 @@ use std::borrow::Cow;
 use std::collections::{BTreeSet, HashSet};
 use std::rc::Rc;
 
-use crate::config::Config;
-use crate::fixtures::{FixtureDef, FixtureUse, Fixtures};
-use crate::fnmatch::matches_prefix_or_glob;
-use crate::installed::{BaseInfo, Installed};
-use crate::marks::{self, ModuleFile, ModuleId, SourceTree, Val};
+use crate::pytest::config::Config;
+use crate::pytest::fixtures::{FixtureDef, FixtureUse, Fixtures};
+use crate::pytest::fnmatch::matches_prefix_or_glob;
+use crate::pytest::installed::{BaseInfo, Installed};
+use crate::pytest::marks::{self, ModuleFile, ModuleId, SourceTree, Val};
 use lane_python::{self as python, Class, Ex, Function, Located, RuntimeDef};
 
 /// What collecting a test module left the scan unsure of: the facts the rules
@@ -203,7 +203,7 @@ pub struct Lookups<'t, 'a> {
     pub fixtures: &'t Fixtures<'a>,
     pub target: &'t (dyn Fn() -> Option<python::Target> + Sync),
     /// Names read by conditions, followed to their modules (issue 18 (fid4)).
-    pub names: &'t crate::names::Names<'t>,
+    pub names: &'t crate::pytest::names::Names<'t>,
     /// pytest-asyncio is loaded in auto mode: it marks every async test function `asyncio`.
     pub asyncio_auto: bool,
 }
@@ -226,7 +226,7 @@ struct Collector<'t, 'a> {
     /// The interpreter the tests run on: decides `if` conditions in class bodies.
     target: &'t (dyn Fn() -> Option<python::Target> + Sync),
     /// Follows the names conditions read (see [`Lookups::names`]).
-    cond_names: &'t crate::names::Names<'t>,
+    cond_names: &'t crate::pytest::names::Names<'t>,
     /// pytest-asyncio in auto mode (see [`Lookups::asyncio_auto`]).
     asyncio_auto: bool,
     /// The test module collecting (a class or function may be defined in another).

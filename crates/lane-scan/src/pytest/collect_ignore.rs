@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 
 use lane_python::{IgnoreKind, IgnoreList, IgnorePiece, Module};
 
-use crate::config::normalize;
-use crate::fnmatch::fnmatch;
+use crate::pytest::config::normalize;
+use crate::pytest::fnmatch::fnmatch;
 use crate::rules::{IgnoreUnsure, IgnoreWhy};
 
 /// The lists a conftest ends with (`None`: it does not define one).
@@ -35,7 +35,7 @@ impl CollectIgnore {
     /// could read (the error stops the gate, so what is collected is never trusted silently).
     pub(crate) fn read<'a>(
         conftests: impl IntoIterator<Item = (&'a Path, &'a str, &'a Module)>,
-        names: &crate::names::Names,
+        names: &crate::pytest::names::Names,
         unsure: &mut Vec<IgnoreUnsure<'a>>,
     ) -> CollectIgnore {
         let mut out = CollectIgnore::default();

@@ -81,11 +81,6 @@ impl Installed {
         })
     }
 
-    /// How many installed files were parsed (each once).
-    pub fn files_parsed(&self) -> usize {
-        lock(&self.files).len()
-    }
-
     /// The installed class a dotted path names (`pkg.mod.Class`), summarized; `None` when it
     /// cannot be found or read, or may add tests or marks.
     pub fn base(&self, dotted: &str) -> Option<BaseInfo> {
