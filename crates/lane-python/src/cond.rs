@@ -71,7 +71,7 @@ pub enum Cond {
         value: CompactString,
     },
     /// `platform.python_implementation()`, `sys.implementation.name` or `platform.system()`
-    /// `== / !=` a string (issue 18 (fid4)).
+    /// `== / !=` a string.
     Implementation {
         eq: bool,
         how: Implementation,
@@ -79,7 +79,7 @@ pub enum Cond {
     },
     /// A name or attribute chain (`PY3`, `compat.PY3`) read at `line`: its truth is the value
     /// the name is bound to there, followed into the module it comes from by the caller's
-    /// resolver (issue 18 (fid4)).
+    /// resolver.
     Ref {
         path: Vec<CompactString>,
         line: u64,

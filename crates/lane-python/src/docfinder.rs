@@ -369,25 +369,7 @@ impl<'a> Reader<'a> {
                 let obj = self.decorated_def(f, ns);
                 self.bind(ns, f.name.as_str(), obj, line, cond);
             }
-            Stmt::ClassDef(c) => {
-                if let Some(doc) = docstring(&c.body) {
-                    self.placed.insert(doc.range.start());
-                }
-                let mut class_ns = Ns::default();
-                let saved_doc = std::mem::take(&mut self.class_doc_slot);
-                if scope == Scope::Module {
-                    self.module_ns_view = std::mem::take(ns);
-                }
-                self.body(&c.body, &mut class_ns, Scope::Class, cond);
-                if scope == Scope::Module {
-                    *ns = std::mem::take(&mut self.module_ns_view);
-                }
-                let doc = std::mem::replace(&mut self.class_doc_slot, saved_doc);
-                self.classes
-                    .insert(c.range.start(), ClassInfo { ns: class_ns, doc });
-                let obj = self.decorated_class(c);
-                self.bind(ns, c.name.as_str(), obj, line, cond);
-            }
+            Stmt::ClassDef(c) => self.class_def(c, ns, scope, cond, line),
             Stmt::Assign(a) => {
                 for target in &a.targets {
                     self.assign(target, Some(&a.value), ns, scope, cond, line);
@@ -400,34 +382,8 @@ impl<'a> Reader<'a> {
             }
             Stmt::AugAssign(a) => self.assign(&a.target, None, ns, scope, cond, line),
             Stmt::TypeAlias(t) => self.assign(&t.name, None, ns, scope, cond, line),
-            Stmt::Import(i) => {
-                for alias in &i.names {
-                    let dotted = alias.name.as_str();
-                    let (local, target) = match &alias.asname {
-                        Some(asname) => (asname.as_str().to_string(), dotted.to_string()),
-                        None => {
-                            let first = dotted.split('.').next().unwrap_or(dotted);
-                            (first.to_string(), first.to_string())
-                        }
-                    };
-                    self.imports.insert(local.clone(), target);
-                    self.bind(ns, &local, Obj::Other, line, cond);
-                }
-            }
-            Stmt::ImportFrom(i) => {
-                let module = i.module.as_ref().map_or("", |m| m.as_str());
-                let prefix = ".".repeat(i.level as usize);
-                for alias in &i.names {
-                    let name = alias.name.as_str();
-                    if name == "*" {
-                        continue;
-                    }
-                    let local = alias.asname.as_ref().map_or(name, |a| a.as_str());
-                    self.imports
-                        .insert(local.to_string(), format!("{prefix}{module}.{name}"));
-                    self.bind(ns, local, Obj::Other, line, cond);
-                }
-            }
+            Stmt::Import(i) => self.import(i, ns, cond, line),
+            Stmt::ImportFrom(i) => self.import_from(i, ns, cond, line),
             Stmt::Delete(d) => {
                 for target in &d.targets {
                     if let Expr::Name(n) = target {
@@ -475,6 +431,73 @@ impl<'a> Reader<'a> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// A class statement: its body read into a namespace of its own (its methods and nested
+    /// classes), the class bound in `ns`.
+    fn class_def(
+        &mut self,
+        c: &'a ast::StmtClassDef,
+        ns: &mut Ns<'a>,
+        scope: Scope,
+        cond: Option<u64>,
+        line: u64,
+    ) {
+        if let Some(doc) = docstring(&c.body) {
+            self.placed.insert(doc.range.start());
+        }
+        let mut class_ns = Ns::default();
+        let saved_doc = std::mem::take(&mut self.class_doc_slot);
+        if scope == Scope::Module {
+            self.module_ns_view = std::mem::take(ns);
+        }
+        self.body(&c.body, &mut class_ns, Scope::Class, cond);
+        if scope == Scope::Module {
+            *ns = std::mem::take(&mut self.module_ns_view);
+        }
+        let doc = std::mem::replace(&mut self.class_doc_slot, saved_doc);
+        self.classes
+            .insert(c.range.start(), ClassInfo { ns: class_ns, doc });
+        let obj = self.decorated_class(c);
+        self.bind(ns, c.name.as_str(), obj, line, cond);
+    }
+
+    /// `import a.b.c` / `import a.b as c`: an object of another module, never an item.
+    fn import(&mut self, i: &ast::StmtImport, ns: &mut Ns<'a>, cond: Option<u64>, line: u64) {
+        for alias in &i.names {
+            let dotted = alias.name.as_str();
+            let (local, target) = match &alias.asname {
+                Some(asname) => (asname.as_str().to_string(), dotted.to_string()),
+                None => {
+                    let first = dotted.split('.').next().unwrap_or(dotted);
+                    (first.to_string(), first.to_string())
+                }
+            };
+            self.imports.insert(local.clone(), target);
+            self.bind(ns, &local, Obj::Other, line, cond);
+        }
+    }
+
+    /// `from m import x as y` (a star import binds nothing the finder can name).
+    fn import_from(
+        &mut self,
+        i: &ast::StmtImportFrom,
+        ns: &mut Ns<'a>,
+        cond: Option<u64>,
+        line: u64,
+    ) {
+        let module = i.module.as_ref().map_or("", |m| m.as_str());
+        let prefix = ".".repeat(i.level as usize);
+        for alias in &i.names {
+            let name = alias.name.as_str();
+            if name == "*" {
+                continue;
+            }
+            let local = alias.asname.as_ref().map_or(name, |a| a.as_str());
+            self.imports
+                .insert(local.to_string(), format!("{prefix}{module}.{name}"));
+            self.bind(ns, local, Obj::Other, line, cond);
         }
     }
 

@@ -41,7 +41,7 @@ static GLOBAL_THREADS: AtomicBool = AtomicBool::new(false);
 
 /// Starts rayon's global pool with the parser's stack, for a binary whose scans and whatever
 /// it renders afterwards should share one set of threads (lane-scan's output is rendered on
-/// the threads that parsed, whose heaps are warm: issue 22). Returns false when the global
+/// the threads that parsed, whose heaps are warm). Returns false when the global
 /// pool was already started; scans then start a pool of their own, as they do in a process
 /// that never calls this.
 pub fn start_threads() -> bool {
@@ -94,10 +94,10 @@ pub struct Options {
     /// `python3`, then `python`, on PATH.
     pub python: Option<PathBuf>,
     /// pytest-lanes-gate will be loaded into the runs (lane-gate loads it when installed): it
-    /// registers the lane markers, so `unregistered-marker` is satisfied (issue 19).
+    /// registers the lane markers, so `unregistered-marker` is satisfied.
     pub markers_plugin: bool,
     /// The product code judged for test-aware-code: the lines a patch changed, or every
-    /// product file. None: product code is not judged (issue 16).
+    /// product file. None: product code is not judged.
     pub changed: Option<aware::Changed>,
 }
 
@@ -110,22 +110,7 @@ pub fn probe_target(python: Option<&Path>) -> Option<python::Target> {
 
 /// Scans the suite and returns the `scan` section.
 pub fn scan(options: &Options) -> Result<Scan, Error> {
-    let cwd = match &options.dir {
-        Some(dir) => std::path::absolute(dir).map_err(|e| Error::io(dir, e))?,
-        None => std::env::current_dir().map_err(|e| Error::io(".", e))?,
-    };
-    for p in &options.paths {
-        if std::fs::symlink_metadata(cwd.join(p)).is_err() {
-            return Err(Error::usage(format!(
-                "{}: no such file or folder",
-                p.display()
-            )));
-        }
-    }
-    let config = config::load(&options.paths, options.rootdir.as_deref(), &cwd)?;
-    refuse_outside_root(options, &config, &cwd)?;
-    let args = arguments(options, &config, &cwd);
-    let mut found = discover::discover(&config, &args, &config::normalize(&cwd))?;
+    let (config, args, mut found) = configure(options)?;
     trace::mark("config and discovery");
     let root = &config.rootdir;
     // Installed sources (bases, names conditions read) are parsed once per run, shared by
@@ -148,19 +133,8 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
         apply_collect_ignore(&mut found, root, &args, &names)
     };
     trace::mark("collect_ignore");
-
-    let own_pool;
-    let pool = if GLOBAL_THREADS.load(Ordering::Relaxed) && rayon::current_thread_index().is_none()
-    {
-        Threads::Global
-    } else {
-        own_pool = rayon::ThreadPoolBuilder::new()
-            .stack_size(PARSER_STACK)
-            .build()
-            .map_err(|e| Error::usage(format!("cannot start parser threads: {e}")))?;
-        Threads::Own(&own_pool)
-    };
-
+    let mut own_pool = None;
+    let pool = threads(&mut own_pool)?;
     let test_files: HashSet<&PathBuf> = found.test_files.iter().collect();
     let imports = marks::ImportCache::default();
     let cli_plugins = addopts_plugins(&config, &imports);
@@ -170,113 +144,39 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
         mut problems,
     } = parse_tree(pool, &found, &cli_plugins, &test_files, root, &imports);
     trace::mark("parse");
-    let is_test = test_flags(&modules, &found.test_files);
-
     let mut tree = SourceTree::new(&modules, root, &imports);
     tree.codeowners = owners::CodeOwners::load(root)?;
-    let plugins = plugin_modules(&tree, &cli_plugins);
-    let all_modules: Vec<ModuleId> = (0..modules.len()).map(ModuleId).collect();
-    let profile = rules::weakened_search::loaded_profile(&tree, &all_modules);
     problems.extend(ignore_problems);
-    let names = names::Names::new(&installed, root, &target).with_tree(&modules, &tree.by_path);
-    let asyncio_auto = asyncio::auto_mode(&config, &installed)?;
-    let fixtures = fixtures::Fixtures::new(&tree, &plugins);
-    // The snapshot folders are looked for once per folder of test modules, not twice per
-    // module.
-    let snapshot_folders = snapshots::Folders::of(
-        root,
-        modules
-            .iter()
-            .zip(&is_test)
-            .filter(|(_, t)| **t)
-            .map(|(m, _)| m.rel.as_str()),
-    )
-    .with_class_names(snapshots::regression_class_names(&config.addopts))
-    .with_names(&config);
-    let ctx = ModuleCtx {
-        tree: &tree,
+    let shared = Shared {
         config: &config,
         installed: &installed,
-        fixtures: &fixtures,
-        is_test: &is_test,
-        plugins: &plugins,
-        profile: profile.as_ref(),
         target: &target,
-        names: &names,
-        asyncio_auto,
-        snapshot_folders: &snapshot_folders,
+        cli_plugins: &cli_plugins,
+        test_files: &found.test_files,
     };
-    trace::mark("tree, fixtures, names");
-    // Each module is collected and its tests checked on one core, so the intermediate
-    // lists never exist for the whole tree at once. Test ids start with their module's path,
-    // so two modules never share one; each module's list is sorted by id, and the lists are
-    // put in id order (`in_id_order`), whatever the scheduling.
-    let per_module: Vec<ModuleTests> = pool.install(|| {
-        modules
-            .par_iter()
-            .enumerate()
-            .map(|(i, module)| module_tests(&ctx, ModuleId(i), module))
-            .collect()
-    });
-    trace::mark("per-module tests");
-    let mut runs = Vec::with_capacity(per_module.len());
-    let mut no_vote = Vec::new();
-    // Every file a test's snapshots name (a `snapshot_dir` it sets, a `check(fullpath=...)`)
-    // is a snapshot file too, wherever it lies, listed with the files of the layouts beside
-    // each test module.
-    let mut attached_snapshots: Vec<String> = Vec::new();
-    for (module_tests, module_problems, module_no_vote, module_snapshots) in per_module {
-        if !module_tests.is_empty() {
-            runs.push(module_tests);
-        }
-        problems.extend(module_problems);
-        no_vote.extend(module_no_vote);
-        attached_snapshots.extend(module_snapshots);
-    }
-    // Built at once from the (nearly sorted) list rather than inserted one by one: on this
-    // sequential step, tens of thousands of entries cost a sort's run detection, not as many
-    // tree descents. A key given twice keeps its last value, as inserting would.
-    let no_vote: BTreeMap<String, rules::NoVote> = no_vote.into_iter().collect();
-    trace::mark("join");
+    let Collected {
+        mut runs,
+        problems: collected_problems,
+        no_vote,
+        mut snapshots,
+    } = collect_tree(pool, &tree, &shared)?;
+    problems.extend(collected_problems);
     // Doctest items: one per text file, one per docstring with examples of every module with
-    // --doctest-modules, in the lane the config gives them (issue 18 (2), issue 18 (doc)).
-    let doctests = doctest::Ctx::new(&config, tree.codeowners.as_ref(), options.changed.as_ref())?;
-    for abs in &found.doctest_files {
-        if let Some(test) = doctest::text_file(&doctests, abs, &rel_path(abs, root), &mut problems)
-        {
-            runs.push(vec![test]);
-        }
-    }
-    let module_doctests: Vec<(Vec<ScanTest>, Vec<Problem>)> = pool.install(|| {
-        found
-            .doctest_modules
-            .par_iter()
-            .map(|abs| {
-                let mut found_problems = Vec::new();
-                let reported = tree.by_path.contains_key(abs);
-                let tests = doctest::module(
-                    &doctests,
-                    abs,
-                    &rel_path(abs, root),
-                    reported,
-                    &mut found_problems,
-                );
-                (tests, found_problems)
-            })
-            .collect()
-    });
-    for (tests, found_problems) in module_doctests {
-        if !tests.is_empty() {
-            runs.push(tests);
-        }
-        problems.extend(found_problems);
-    }
+    // --doctest-modules, in the lane the config gives them.
+    doctest_runs(
+        pool,
+        &tree,
+        &found,
+        options,
+        &config,
+        &mut runs,
+        &mut problems,
+    )?;
     let runs = in_id_order(runs);
     trace::mark("doctests and id order");
     // Each test module's snapshot files were listed with its tests (`module_tests`).
-    let mut snapshot_files = attached_snapshots;
-    snapshot_files.sort();
-    snapshot_files.dedup();
+    snapshots.sort();
+    snapshots.dedup();
     trace::mark("snapshots");
     let counts = count(runs.iter().flatten());
     if let Some(changed) = &options.changed {
@@ -304,7 +204,7 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
             counts,
             files,
             problems,
-            snapshots: snapshot_files,
+            snapshots,
         },
         runs,
         no_vote,
@@ -312,8 +212,184 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
     })
 }
 
+/// The configuration, the arguments pytest would walk (given paths, or `testpaths`, or the
+/// folder the scan runs from) and what discovery finds under them.
+fn configure(options: &Options) -> Result<(Config, Vec<PathBuf>, discover::Found), Error> {
+    let cwd = match &options.dir {
+        Some(dir) => std::path::absolute(dir).map_err(|e| Error::io(dir, e))?,
+        None => std::env::current_dir().map_err(|e| Error::io(".", e))?,
+    };
+    for p in &options.paths {
+        if std::fs::symlink_metadata(cwd.join(p)).is_err() {
+            return Err(Error::usage(format!(
+                "{}: no such file or folder",
+                p.display()
+            )));
+        }
+    }
+    let config = config::load(&options.paths, options.rootdir.as_deref(), &cwd)?;
+    refuse_outside_root(options, &config, &cwd)?;
+    let args = arguments(options, &config, &cwd);
+    let found = discover::discover(&config, &args, &config::normalize(&cwd))?;
+    Ok((config, args, found))
+}
+
+/// The threads the scan parses and collects on: rayon's global pool when it was started for
+/// the parser ([`start_threads`]) and the scan is not on a worker of another pool, else a
+/// pool of its own, kept in `own`.
+fn threads(own: &mut Option<rayon::ThreadPool>) -> Result<Threads<'_>, Error> {
+    if GLOBAL_THREADS.load(Ordering::Relaxed) && rayon::current_thread_index().is_none() {
+        return Ok(Threads::Global);
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .stack_size(PARSER_STACK)
+        .build()
+        .map_err(|e| Error::usage(format!("cannot start parser threads: {e}")))?;
+    Ok(Threads::Own(own.insert(pool)))
+}
+
+/// What the collection of the whole tree shares beyond the tree itself.
+struct Shared<'a> {
+    config: &'a Config,
+    installed: &'a installed::Installed,
+    target: &'a (dyn Fn() -> Option<python::Target> + Sync),
+    /// The tree modules `-p NAME` in addopts loads.
+    cli_plugins: &'a [PathBuf],
+    /// Discovery's test files, sorted.
+    test_files: &'a [PathBuf],
+}
+
+/// The tests of every test module and what the rules found, module by module.
+struct Collected {
+    /// One run a module, each sorted by id.
+    runs: Vec<Vec<ScanTest>>,
+    problems: Vec<Problem>,
+    no_vote: BTreeMap<String, rules::NoVote>,
+    /// Every file a test's snapshots name (a `snapshot_dir` it sets, a
+    /// `check(fullpath=...)`), wherever it lies, and the files of the snapshot layouts beside
+    /// each test module.
+    snapshots: Vec<String>,
+}
+
+/// Collects and checks the tests of every module of `tree`, each module on one core.
+fn collect_tree(pool: Threads, tree: &SourceTree, shared: &Shared) -> Result<Collected, Error> {
+    let (config, root, modules) = (shared.config, &tree.root, tree.modules);
+    let is_test = test_flags(modules, shared.test_files);
+    let plugins = plugin_modules(tree, shared.cli_plugins);
+    let all_modules: Vec<ModuleId> = (0..modules.len()).map(ModuleId).collect();
+    let profile = rules::weakened_search::loaded_profile(tree, &all_modules);
+    let names =
+        names::Names::new(shared.installed, root, shared.target).with_tree(modules, &tree.by_path);
+    let asyncio_auto = asyncio::auto_mode(config, shared.installed)?;
+    let fixtures = fixtures::Fixtures::new(tree, &plugins);
+    // The snapshot folders are looked for once per folder of test modules, not twice per
+    // module.
+    let snapshot_folders = snapshots::Folders::of(
+        root,
+        modules
+            .iter()
+            .zip(&is_test)
+            .filter(|(_, t)| **t)
+            .map(|(m, _)| m.rel.as_str()),
+    )
+    .with_class_names(snapshots::regression_class_names(&config.addopts))
+    .with_names(config);
+    let ctx = ModuleCtx {
+        tree,
+        config,
+        installed: shared.installed,
+        fixtures: &fixtures,
+        is_test: &is_test,
+        plugins: &plugins,
+        profile: profile.as_ref(),
+        target: shared.target,
+        names: &names,
+        asyncio_auto,
+        snapshot_folders: &snapshot_folders,
+    };
+    trace::mark("tree, fixtures, names");
+    // Each module is collected and its tests checked on one core, so the intermediate
+    // lists never exist for the whole tree at once. Test ids start with their module's path,
+    // so two modules never share one; each module's list is sorted by id, and the lists are
+    // put in id order (`in_id_order`), whatever the scheduling.
+    let per_module: Vec<ModuleTests> = pool.install(|| {
+        modules
+            .par_iter()
+            .enumerate()
+            .map(|(i, module)| module_tests(&ctx, ModuleId(i), module))
+            .collect()
+    });
+    trace::mark("per-module tests");
+    let mut out = Collected {
+        runs: Vec::with_capacity(per_module.len()),
+        problems: Vec::new(),
+        no_vote: BTreeMap::new(),
+        snapshots: Vec::new(),
+    };
+    let mut no_vote = Vec::new();
+    for (module_tests, module_problems, module_no_vote, module_snapshots) in per_module {
+        if !module_tests.is_empty() {
+            out.runs.push(module_tests);
+        }
+        out.problems.extend(module_problems);
+        no_vote.extend(module_no_vote);
+        out.snapshots.extend(module_snapshots);
+    }
+    // Built at once from the (nearly sorted) list rather than inserted one by one: on this
+    // sequential step, tens of thousands of entries cost a sort's run detection, not as many
+    // tree descents. A key given twice keeps its last value, as inserting would.
+    out.no_vote = no_vote.into_iter().collect();
+    trace::mark("join");
+    Ok(out)
+}
+
+/// The doctest items of the doctest text files and of the modules collected with
+/// `--doctest-modules` (on every core), added to `runs`, their problems to `problems`.
+fn doctest_runs(
+    pool: Threads,
+    tree: &SourceTree,
+    found: &discover::Found,
+    options: &Options,
+    config: &Config,
+    runs: &mut Vec<Vec<ScanTest>>,
+    problems: &mut Vec<Problem>,
+) -> Result<(), Error> {
+    let root = &tree.root;
+    let doctests = doctest::Ctx::new(config, tree.codeowners.as_ref(), options.changed.as_ref())?;
+    for abs in &found.doctest_files {
+        if let Some(test) = doctest::text_file(&doctests, abs, &rel_path(abs, root), problems) {
+            runs.push(vec![test]);
+        }
+    }
+    let module_doctests: Vec<(Vec<ScanTest>, Vec<Problem>)> = pool.install(|| {
+        found
+            .doctest_modules
+            .par_iter()
+            .map(|abs| {
+                let mut found_problems = Vec::new();
+                let reported = tree.by_path.contains_key(abs);
+                let tests = doctest::module(
+                    &doctests,
+                    abs,
+                    &rel_path(abs, root),
+                    reported,
+                    &mut found_problems,
+                );
+                (tests, found_problems)
+            })
+            .collect()
+    });
+    for (tests, found_problems) in module_doctests {
+        if !tests.is_empty() {
+            runs.push(tests);
+        }
+        problems.extend(found_problems);
+    }
+    Ok(())
+}
+
 /// Leaves out of `found` what the conftests' `collect_ignore` / `collect_ignore_glob` ignore
-/// (issue 18), and returns the problems of lists that cannot be read. Only conftests that
+///, and returns the problems of lists that cannot be read. Only conftests that
 /// mention the lists are parsed here (again in the main pass: they are few and small).
 fn apply_collect_ignore(
     found: &mut discover::Found,

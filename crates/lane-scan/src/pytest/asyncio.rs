@@ -1,4 +1,4 @@
-//! pytest-asyncio's modes (issue 18 (fid3)). In `auto` mode the plugin marks every `async def`
+//! pytest-asyncio's modes. In `auto` mode the plugin marks every `async def`
 //! test function `asyncio` as it collects it (and runs async fixtures on the event loop); in
 //! `strict` mode (its default) only tests marked `asyncio` are its own. The mode is
 //! `--asyncio-mode=MODE` in addopts, else the `asyncio_mode` ini value, else strict. It

@@ -63,13 +63,12 @@ pub struct TestFound<'a> {
     pub inherited: Rc<[Applied<'a>]>,
     /// A `pytest.skip()` at module level, by line.
     pub module_skip: Option<u64>,
-    /// The parametrized fixtures it uses (issue 18 (fidelity)): their params' marks reach it.
+    /// The parametrized fixtures it uses: their params' marks reach it.
     pub fixture_params: Vec<FixtureUse<'a>>,
-    /// Marks an installed plugin adds at collection (pytest-asyncio's `asyncio` in auto mode;
-    /// issue 18 (fid3)).
+    /// Marks an installed plugin adds at collection (pytest-asyncio's `asyncio` in auto mode).
     pub plugin_marks: &'static [&'static str],
     /// What pytest gives a test parametrized over an empty list (see
-    /// [`empty_parameter_set_mark`]; issue 18 (fid4)).
+    /// [`empty_parameter_set_mark`]).
     pub empty_set_mark: EmptySetMark,
 }
 
@@ -202,7 +201,7 @@ pub struct Lookups<'t, 'a> {
     pub installed: &'t Installed,
     pub fixtures: &'t Fixtures<'a>,
     pub target: &'t (dyn Fn() -> Option<python::Target> + Sync),
-    /// Names read by conditions, followed to their modules (issue 18 (fid4)).
+    /// Names read by conditions, followed to their modules.
     pub names: &'t crate::pytest::names::Names<'t>,
     /// pytest-asyncio is loaded in auto mode: it marks every async test function `asyncio`.
     pub asyncio_auto: bool,
@@ -219,7 +218,7 @@ struct InClass<'c, 'a> {
 struct Collector<'t, 'a> {
     tree: &'t SourceTree<'a>,
     config: &'t Config,
-    /// Bases from installed packages (issue 18 (2)).
+    /// Bases from installed packages.
     installed: &'t Installed,
     /// The fixtures of the tree, for the params a test's fixtures bring.
     fixtures: &'t Fixtures<'a>,
@@ -492,7 +491,7 @@ impl<'a> Collector<'_, 'a> {
     }
 
     /// Whether method `f` of class `c` (in module `m`) is defined for the target interpreter:
-    /// the `if` conditions around it in the class body decided (issue 18). A test method under
+    /// the `if` conditions around it in the class body decided. A test method under
     /// a condition that cannot be decided is kept (an extra id rather than a missed one) and
     /// reported as `undecided-test-branch`.
     fn defined(&mut self, f: &Function, m: ModuleId, c: &Class, unittest: bool) -> bool {
@@ -510,7 +509,7 @@ impl<'a> Collector<'_, 'a> {
 
     /// Whether a function or class of the test module, defined under `guards` (the `if`
     /// conditions around it at module level) on `line`, exists for the target interpreter
-    /// (issue 18 (fid3)); an undecided test (`is_test`) is kept and reported.
+    ///; an undecided test (`is_test`) is kept and reported.
     fn guarded(
         &mut self,
         guards: &[(python::Cond, bool)],
@@ -686,7 +685,7 @@ impl<'a> Collector<'_, 'a> {
     fn plugin_marks(&self, f: &Function, unittest: bool) -> &'static [&'static str] {
         if self.asyncio_auto && f.async_generator && !unittest {
             // pytest-asyncio collects an async generator as its own item and marks it
-            // xfail(run=False): it never runs (issue 18 (fid5)).
+            // xfail(run=False): it never runs.
             &["asyncio", "xfail"]
         } else if self.asyncio_auto && f.is_async && !unittest {
             &["asyncio"]
@@ -722,7 +721,7 @@ enum MroEntry<'a> {
     TestCase,
     /// `abc.ABC` or `metaclass=abc.ABCMeta`: abstract methods make the class abstract.
     Abc,
-    /// A class of an installed package, read statically (issue 18 (2)).
+    /// A class of an installed package, read statically.
     Installed(BaseInfo),
 }
 
@@ -974,7 +973,7 @@ fn applied_from<'a>(
         // that exist only at run time.
         Val::Unknown if tree.function(&d.value, m).is_some_and(|f| f.mentions_mark) => Val::Unknown,
         // `X.mark.NAME` with X unresolvable (an alias of pytest bound at run time): a mark
-        // lane-scan cannot see, not an ordinary decorator (issue 18).
+        // lane-scan cannot see, not an ordinary decorator.
         Val::Unknown | Val::CallOf(..) if written_as_mark(&d.value) => Val::Unknown,
         // An ordinary decorator we cannot see into: not a mark.
         Val::Unknown => Val::Path(Cow::Borrowed("")),

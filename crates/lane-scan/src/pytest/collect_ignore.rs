@@ -1,11 +1,11 @@
 //! `collect_ignore` and `collect_ignore_glob` in conftest files, as pytest's
-//! `pytest_ignore_collect` reads them (issue 18): for each path it visits, the nearest conftest
+//! `pytest_ignore_collect` reads them: for each path it visits, the nearest conftest
 //! above the path's folder that defines the list gives it, its entries taken relative to that
 //! conftest's folder; a path in `collect_ignore`, or matching a pattern of
 //! `collect_ignore_glob` (fnmatch against the whole path), is not collected, nor anything
 //! under it. The lists are read statically: literal lists, `+`, `+=`, `.append` and
 //! `.extend`, under `if` conditions decided for the target interpreter (names they read followed to
-//! their modules, issue 18 (fid4)). Anything else is an `unresolved-collect-ignore` error naming the line.
+//! their modules). Anything else is an `unresolved-collect-ignore` error naming the line.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

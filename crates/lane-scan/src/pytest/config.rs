@@ -39,15 +39,15 @@ pub struct Config {
     /// 1-based lines of `markers` and `addopts` in the config file, when known.
     pub markers_line: Option<u64>,
     pub addopts_line: Option<u64>,
-    /// pytest-asyncio's `asyncio_mode` ini value and its line (issue 18 (fid3)).
+    /// pytest-asyncio's `asyncio_mode` ini value and its line.
     pub asyncio_mode: Option<(String, u64)>,
     /// `empty_parameter_set_mark`: the mark pytest gives a test parametrized over an empty
-    /// list (`skip`, `xfail`, `fail_at_collect`; empty: `skip`) (issue 18 (fid4)).
+    /// list (`skip`, `xfail`, `fail_at_collect`; empty: `skip`).
     pub empty_parameter_set_mark: String,
     /// pytest-lanes-gate's `lanes_doctest_lane` ini value and its line: the lane of every
-    /// doctest item (issue 18 (doc)).
+    /// doctest item.
     pub doctest_lane: Option<(String, u64)>,
-    /// `consider_namespace_packages` and its line (issue 18 (fid5)): module doctest names then
+    /// `consider_namespace_packages` and its line: module doctest names then
     /// depend on `sys.path` at run time.
     pub consider_namespace_packages: Option<(String, u64)>,
 }

@@ -16,11 +16,11 @@ pub struct Found {
     /// conftest.py files in the walked folders and their ancestors up to the rootdir.
     pub conftests: Vec<PathBuf>,
     /// Text files pytest collects as doctests (`--doctest-glob`, default `test*.txt`, or a
-    /// `.txt` / `.rst` file given as an argument), sorted, unique (issue 18 (2)).
+    /// `.txt` / `.rst` file given as an argument), sorted, unique.
     pub doctest_files: Vec<PathBuf>,
     /// With `--doctest-modules`: every Python file pytest imports for its docstring examples
     /// (conftest.py included; not `__main__.py` or a setuptools `setup.py`), sorted, unique
-    /// (issue 18 (doc)).
+    ///.
     pub doctest_modules: Vec<PathBuf>,
 }
 

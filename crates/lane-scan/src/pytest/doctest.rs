@@ -1,4 +1,4 @@
-//! Doctests (issue 18 (2), issue 18 (doc)). pytest collects every text file matching
+//! Doctests. pytest collects every text file matching
 //! `--doctest-glob` (default `test*.txt`; the option replaces the default, and may be given
 //! more than once) as one test, `path::name`, when it holds an example (`>>>`); with
 //! `--doctest-modules`, every Python module it walks (not `setup.py` or `__main__.py`) gives

@@ -1,4 +1,4 @@
-//! Fixtures a test uses and the parameters they bring (issue 18 (fidelity)): marks written on
+//! Fixtures a test uses and the parameters they bring: marks written on
 //! `pytest.param(..., marks=...)` entries of a fixture's `params` reach every test that uses
 //! the fixture, directly, through another fixture's arguments, by `usefixtures` or by
 //! `autouse`. Fixtures are looked up as pytest does: the test's class (and its bases), the test

@@ -1,4 +1,4 @@
-//! Test-class bases from installed packages (issue 18 (2)): `class TestX(AioHTTPTestCase)`,
+//! Test-class bases from installed packages: `class TestX(AioHTTPTestCase)`,
 //! `class TestY(django.test.TestCase)`. The environment of the interpreter the tests run on is
 //! found without running any of its packages: `python -I -S` reports its prefixes and standard
 //! library folders (no site, no project code), its `pyvenv.cfg` says whether a venv also sees

@@ -178,7 +178,7 @@ pub struct SourceTree<'a> {
     pub modules: &'a [ModuleFile],
     pub by_path: HashMap<PathBuf, ModuleId>,
     pub root: PathBuf,
-    /// The project's CODEOWNERS file, the last source of a test's owner (issue 19).
+    /// The project's CODEOWNERS file, the last source of a test's owner.
     pub codeowners: Option<crate::owners::CodeOwners>,
     files: &'a ImportCache,
     /// Per module, per import: the tree modules it names, found on first use (every test
@@ -419,7 +419,7 @@ impl<'a> SourceTree<'a> {
 
     /// The module a call of `func` returns: `pytest.importorskip("M")`,
     /// `importlib.import_module("M")` and `__import__("M")` (its top package) with a literal
-    /// name (issue 18: `pytest = pytest.importorskip("pytest")` keeps `pytest.mark` a mark).
+    /// name (`pytest = pytest.importorskip("pytest")` keeps `pytest.mark` a mark).
     fn imported_by_call(
         &self,
         func: &str,

@@ -1,4 +1,4 @@
-//! Names read by `if` conditions, followed to the module they come from (issue 18 (fid4)):
+//! Names read by `if` conditions, followed to the module they come from:
 //! `from attr._compat import PY_3_10_PLUS` then `if not PY_3_10_PLUS:` in a conftest,
 //! `if PY3:` in a class body with `PY3` from the package's compat module, `import compat as c`
 //! then `if c.PY3:`. The name's module-level bindings in the module it comes from (in the tree,

@@ -1,5 +1,5 @@
 //! coding-cookie: a source file whose PEP 263 cookie names an encoding other than UTF-8, so
-//! CPython would decode other text than the scan read (issue 16).
+//! CPython would decode other text than the scan read.
 
 use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};

@@ -330,6 +330,12 @@ pub(crate) fn check_suite(
 }
 
 impl TestFacts<'_> {
+    /// The test's lane, when the lane rights say its assertions must be able to fail
+    /// (tautology, no-assertion, swallowed-failure judge only those).
+    fn lane_of_real_assertions(&self) -> Option<Lane> {
+        self.lane.filter(|&l| lanes::rights(l).real_assertions)
+    }
+
     /// A problem of this test at `file:line`.
     fn problem(&self, rule: Rule, msg: String, file: &str, line: u64) -> Problem {
         Problem::new(rule, msg).at(file, line).test(self.id)

@@ -1,6 +1,6 @@
 //! runtime-hook: a hook in a conftest.py or in a plugin module the configuration loads that
 //! can add marks, deselect tests or rewrite outcomes at run time, which no static scan can
-//! see; item-creating-hook: one that creates test items (issue 18).
+//! see; item-creating-hook: one that creates test items.
 
 use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};

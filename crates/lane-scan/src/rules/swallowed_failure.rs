@@ -8,7 +8,6 @@ use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
 use lane_python::{Asserts, Called, CatchBy, Catcher, Handler, HandlerBody};
 
-use super::lanes::rights;
 use super::{Scan, ScanFacts};
 
 pub(crate) const DETECTOR: Detector<Scan> = Detector {
@@ -19,7 +18,7 @@ pub(crate) const DETECTOR: Detector<Scan> = Detector {
 
 fn check(facts: &ScanFacts<'_>, problems: &mut Vec<Problem>) {
     let ScanFacts::Test(t) = facts else { return };
-    let Some(lane) = t.lane.filter(|&l| rights(l).real_assertions) else {
+    let Some(lane) = t.lane_of_real_assertions() else {
         return;
     };
     let Some((count, line)) = swallowed(&t.func.asserts) else {

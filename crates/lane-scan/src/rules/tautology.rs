@@ -5,7 +5,6 @@
 use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
 
-use super::lanes::rights;
 use super::{Scan, ScanFacts};
 
 pub(crate) const DETECTOR: Detector<Scan> = Detector {
@@ -16,7 +15,7 @@ pub(crate) const DETECTOR: Detector<Scan> = Detector {
 
 fn check(facts: &ScanFacts<'_>, problems: &mut Vec<Problem>) {
     let ScanFacts::Test(t) = facts else { return };
-    let Some(lane) = t.lane.filter(|&l| rights(l).real_assertions) else {
+    let Some(lane) = t.lane_of_real_assertions() else {
         return;
     };
     let counted = &t.func.asserts;

@@ -1,5 +1,5 @@
 //! test-redefined: a name pytest collects as a test is bound more than once in its module or
-//! class body, so what runs may not be the definition the scan judged (issue 16).
+//! class body, so what runs may not be the definition the scan judged.
 //! `sys.version_info` / `sys.platform` conditions are decided for the target interpreter; a
 //! binding in a branch that does not run there does not count.
 

@@ -1,6 +1,6 @@
 //! unsafe-addopts: `addopts` is added to every pytest run, the gate's too; an option there that
 //! changes what is selected, collected or reported makes the run differ from the scan
-//! (issue 16). Options lanes relies on nothing of are fine; options it does not know are a
+//!. Options lanes relies on nothing of are fine; options it does not know are a
 //! warning naming them.
 
 use lane_core::detector::Detector;
@@ -88,7 +88,7 @@ const HARMLESS: &[(&str, bool)] = &[
     ("--hypothesis-show-statistics", false),
     ("--hypothesis-verbosity", true),
     ("--hypothesis-explain", false),
-    // pytest-regressions' data file names, which lane-scan follows (issue 19).
+    // pytest-regressions' data file names, which lane-scan follows.
     ("--with-test-class-names", false),
     // Retries have their own rule (retry-in-voting-lane).
     ("--reruns", true),

@@ -1,6 +1,6 @@
 //! weakened-search: a merge property that filters its domain with `assume()` or searches less
 //! of it (`max_examples` below the minimum, `phases` without `generate`, `derandomize=True`),
-//! by its own `@settings` or a hypothesis profile loaded in a conftest.py (issue 16). A warning:
+//! by its own `@settings` or a hypothesis profile loaded in a conftest.py. A warning:
 //! real suites do these on purpose; lane-tally `--base` reports a change as domain-changed.
 
 use std::collections::BTreeMap;

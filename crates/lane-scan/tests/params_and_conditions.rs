@@ -1,8 +1,8 @@
-//! Issue 18 (fidelity): what pytest collects that a plain reading of the test module misses:
-//! marks of a parametrized fixture's params, aliases of pytest bound through an import call,
-//! class-body conditions decided for the target interpreter. Runs the real binary on suites
-//! written to temporary folders; tests/suites/fixture_params checks the same against real
-//! pytest (tests/e2e/test_scan_oracle.py).
+//! Parameter sets and conditions: what pytest collects that a plain reading of the test module
+//! misses: marks of a parametrized fixture's params, empty and computed parameter sets, aliases of
+//! pytest bound through an import call, class-body conditions decided for the target interpreter.
+//! Runs the real binary on suites written to temporary folders; tests/suites/fixture_params checks
+//! the same against real pytest (tests/e2e/test_scan_oracle.py).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -232,7 +232,7 @@ if os.environ.get('FAST'):\n    @pytest.mark.merge\n    def test_env():\n       
     assert!(undecided.iter().all(|p| p["file"] == "tests/test_m.py"));
 }
 
-/// Issue 18 (fid4): a name a condition reads is followed to the module it comes from and
+/// A name a condition reads is followed to the module it comes from and
 /// decided there when its value is built from what the scan decides; anything else stays
 /// `undecided-test-branch` at the test's line.
 #[test]
@@ -289,7 +289,7 @@ LATER = True\n\n\
     assert_eq!(lines, [17, 22, 27, 32, 44], "{doc:#}");
 }
 
-/// Issue 18 (fid4): a conftest's ignore list changed under a condition on an imported name.
+/// A conftest's ignore list changed under a condition on an imported name.
 #[test]
 fn collect_ignore_conditions_follow_imported_names() {
     let conftest = "from helpers.compat import PY3, UNKNOWN\n\
@@ -319,7 +319,7 @@ if UNKNOWN:\n    collect_ignore.append('test_maybe.py')\n";
     assert_eq!(unsure[0]["line"], 6);
 }
 
-/// Issue 18 (fid4): a parametrize over a literal empty list gets the mark of
+/// A parametrize over a literal empty list gets the mark of
 /// `empty_parameter_set_mark` (xfail here), or fails the module's collection.
 #[test]
 fn empty_parameter_sets_follow_the_ini_key() {
@@ -352,7 +352,7 @@ fn empty_params<'d>(doc: &'d Value, id: &str) -> &'d Value {
     &record(doc, id)["empty_params"]
 }
 
-/// Issue 18 (fid5): parameter sets computed at run time (a call, a name bound to `[]`, a
+/// Parameter sets computed at run time (a call, a name bound to `[]`, a
 /// fixture's computed `params=`) are recorded with their places and the mark an empty one would
 /// get; sets that cannot be empty (literals, a name bound to a non-empty list) are not; a
 /// fixture whose `params=` is written empty is modelled like an empty parametrize.

@@ -1,6 +1,7 @@
-//! Issue 18 (2): lane-scan collects what pytest collects: conftest `collect_ignore` and
-//! `collect_ignore_glob`. Runs the real binary on suites written to temporary folders; the
-//! same constructs are checked against real pytest in tests/e2e/test_scan_oracle.py.
+//! Lane-scan collects what pytest collects: conftest `collect_ignore` and `collect_ignore_glob`,
+//! test-class bases from installed packages, doctest text files, methods under `if` and `try` in a
+//! class body, pytest-asyncio's marks. Runs the real binary on suites written to temporary folders;
+//! the same constructs are checked against real pytest in tests/e2e/test_scan_oracle.py.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -365,7 +366,7 @@ fn methods_under_if_and_try_in_a_class_body_are_collected() {
         \x20   try:\n        import json\n    except ImportError:\n        pass\n    else:\n        def test_json(self):\n            assert json\n";
     let doc = scan("class-if", &[("tests/test_m.py", body)]);
     let got = ids(&doc);
-    // The class-level `if` is decided for the target interpreter (issue 18 (fidelity)): the
+    // The class-level `if` is decided for the target interpreter: the
     // branch not taken defines nothing.
     for want in [
         "tests/test_m.py::TestV::test_json",

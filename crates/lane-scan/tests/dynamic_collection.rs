@@ -1,6 +1,6 @@
-//! Issue 18: lane-scan names the module and line that make it unsure it has every test or
-//! every mark (runtime-test-definition, item-creating-hook, unresolved-test-base), and stays
-//! quiet on what it can read. Runs the real binary on suites written to temporary folders.
+//! Dynamic collection: lane-scan names the module and line that make it unsure it has every test or
+//! every mark (runtime-test-definition, item-creating-hook, unresolved-test-base), and stays quiet
+//! on what it can read. Runs the real binary on suites written to temporary folders.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -139,7 +139,7 @@ fn static_definitions_are_not_flagged() {
             "kind = type(1)\ntest_cases = [1, 2]\nclass TestA:\n    def test_a(self): pass\nTestB = TestA\n",
         ),
         // type(name, bases, ns) in a test's own body makes a local class while the test runs,
-        // after collection (zipp's test_inheritance; issue 18 (fid3)).
+        // after collection (zipp's test_inheritance).
         (
             "type-call-in-a-test",
             "class TestT:\n    def test_made(self):\n        cls = type('Child', (object,), {})\n        assert cls\n\ndef test_local():\n    assert type('X', (), {})\n",
@@ -434,7 +434,7 @@ fn norecursedirs_patterns_with_a_slash_match_the_path() {
     );
 }
 
-/// Issue 18 (2): `test_x = helper` re-binds a function the scan has read: pytest collects it
+/// `test_x = helper` re-binds a function the scan has read: pytest collects it
 /// under the new name with the function's own marks; that is not a run-time definition. A call
 /// of the function, or a name the scan cannot resolve, still is.
 #[test]
