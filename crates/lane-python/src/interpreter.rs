@@ -221,7 +221,7 @@ fn system_site_packages(venv: &Path) -> bool {
 
 /// The site-packages folders of the standard layouts (POSIX, Debian's dist-packages,
 /// Windows) under each prefix that exist.
-pub fn site_packages(prefixes: &[PathBuf], platlibdir: &str, version: &str) -> Vec<PathBuf> {
+fn site_packages(prefixes: &[PathBuf], platlibdir: &str, version: &str) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
     for p in prefixes {
         let py = format!("python{version}");

@@ -73,15 +73,21 @@ pub enum ImportNext {
 
 /// Reads the layout of `source`.
 pub fn read(source: &str) -> Result<Layout, SyntaxError> {
-    // The scan has already refused files nested past the parser's limits.
-    let parsed = ruff_python_parser::parse_module(source).map_err(|e| {
-        let at = lane_core::Position::of(source.as_bytes(), e.location.start().to_usize());
+    let error = |offset: usize, message: String| {
+        let at = lane_core::Position::of(source.as_bytes(), offset);
         SyntaxError {
             line: at.line as u64,
             column: at.column as u64,
-            message: e.error.to_string(),
+            message,
         }
-    })?;
+    };
+    // The scan has already refused files nested past the parser's limits; the guard keeps a
+    // file changed since from reaching the recursive parser.
+    if let Some(offset) = crate::parse::too_deep(source) {
+        return Err(error(offset, crate::parse::too_deep_message()));
+    }
+    let parsed = ruff_python_parser::parse_module(source)
+        .map_err(|e| error(e.location.start().to_usize(), e.error.to_string()))?;
     let body = &parsed.syntax().body;
     let line_start = |offset: usize| source[..offset].rfind('\n').map_or(0, |i| i + 1);
     let next_line = |offset: usize| {

@@ -19,13 +19,13 @@ pub mod product;
 mod summary;
 
 pub use cond::{Compare, Cond, Implementation, Target};
-pub use interpreter::{ImportFolders, Interpreter, ProbeError, site_packages};
+pub use interpreter::{ImportFolders, Interpreter, ProbeError};
 pub use parse::SyntaxError;
 pub use summary::{
     ANY_FIXTURE, Asserts, Binding, Bound, Call, Called, CatchBy, Catcher, Class, Definition, Ex,
     FileArg, Function, Guarded, GuardedAssert, Handler, HandlerBody, IgnoreKind, IgnoreList,
     IgnoreOp, IgnorePiece, Import, Located, Module, NameBinding, RegressionCheck, RuntimeDef,
-    dotted, fingerprint, summarize,
+    dotted, summarize,
 };
 
 #[cfg(test)]

@@ -34,6 +34,11 @@ impl Lines {
     }
 }
 
+/// The syntax error of a source nested past [`MAX_BRACKETS`].
+pub(crate) fn too_deep_message() -> String {
+    format!("too many nested parentheses (Python allows {MAX_BRACKETS})")
+}
+
 /// Parses `source` (BOM stripped) behind the nesting guard; errors are placed by `lines`,
 /// the line index of `source`.
 pub(crate) fn parse(
@@ -45,7 +50,7 @@ pub(crate) fn parse(
         return Err(SyntaxError {
             line: lines.line(at),
             column: lines.column(source, at),
-            message: format!("too many nested parentheses (Python allows {MAX_BRACKETS})"),
+            message: too_deep_message(),
         });
     }
     ruff_python_parser::parse_module(source).map_err(|e| SyntaxError {
@@ -134,6 +139,11 @@ mod tests {
         let src = format!("x = {}1{}\n", "(".repeat(50_000), ")".repeat(50_000));
         let err = summarize(&src).unwrap_err();
         assert!(err.message.contains("nested"), "{}", err.message);
+        // Every reader of the crate stands behind the same guard.
+        assert!(crate::layout::read(&src).is_err());
+        assert!(crate::docfinder::find(&src, "m").is_err());
+        assert_eq!(crate::product::reaches(&src), Err(1));
+        assert!(!crate::product::names_entry_point_group(&src, "pytest11"));
         // Brackets inside strings and comments do not count.
         let ok = format!("x = '{}'  # {}\n", "(".repeat(500), "[".repeat(500));
         assert!(summarize(&ok).is_ok());

@@ -538,7 +538,7 @@ pub struct Definition {
 }
 
 /// A fixed 64-bit fingerprint of `text` (FNV-1a): the same on every run and platform.
-pub fn fingerprint(text: &str) -> u64 {
+pub(crate) fn fingerprint(text: &str) -> u64 {
     text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })
