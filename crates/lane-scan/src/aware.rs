@@ -1,25 +1,24 @@
-//! test-aware-code (issue 16): product code that knows it is under test or reaches into the
-//! test run. Judged on the lines a patch changed (`--changed DIFF`, a unified diff), or on every
-//! product file ([`Changed::All`], what lane-gate judges without `--base`).
+//! The product code test-aware-code judges (the rule is rules/test_aware_code.rs): the lines a
+//! patch changed (`--changed DIFF`, a unified diff), or every product file ([`Changed::All`],
+//! what lane-gate judges without `--base`).
 //!
 //! A product file is a Python file of the rootdir that is not a test module, not a conftest.py,
 //! not in a test folder (`tests`, `test`, `testing`, a `testpaths` entry, the folder of a test
 //! module or conftest other than the rootdir), not in a folder pytest does not enter (hidden,
 //! `norecursedirs`, a virtualenv) and not a root-level build script (setup.py, noxfile.py ...).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use lane_core::rule::SOURCE_MAX_BYTES;
-use lane_core::{Error, Problem, Rule};
-use ruff_python_ast::visitor::{self, Visitor};
-use ruff_python_ast::{self as ast, CmpOp, Expr, Stmt};
-use ruff_text_size::{Ranged, TextSize};
+use lane_core::{Error, Problem};
 
-use crate::config::Config;
+use crate::rules::{ProductFile, ScanFacts, Unjudged};
+
+use crate::pytest::config::Config;
 
 /// Folder names that hold tests, not product code.
-pub const TEST_FOLDERS: &[&str] = &["tests", "test", "testing"];
+pub(crate) const TEST_FOLDERS: &[&str] = &["tests", "test", "testing"];
 
 /// Root-level scripts that build, package or drive the project; never imported by its tests.
 const BUILD_SCRIPTS: &[&str] = &[
@@ -33,18 +32,8 @@ const BUILD_SCRIPTS: &[&str] = &[
 /// Root-level folders of documentation (Sphinx's conf.py and examples), not product code.
 const DOC_FOLDERS: &[&str] = &["docs", "doc"];
 
-/// Command-line options that name pytest's reports: product code reading them finds the file
-/// the run will vote with.
-const REPORT_OPTIONS: &[&str] = &[
-    "--junitxml",
-    "--junit-xml",
-    "--junit-prefix",
-    "--resultlog",
-    "--report-log",
-];
-
 /// Line ranges (1-based, inclusive) of a file.
-pub type Ranges = Vec<(u64, u64)>;
+pub(crate) type Ranges = Vec<(u64, u64)>;
 
 /// Which product code is judged.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -184,16 +173,16 @@ fn unquote(path: &str) -> Option<String> {
 }
 
 /// What decides which files are product files.
-pub struct Scope<'a> {
-    pub config: &'a Config,
+pub(crate) struct Scope<'a> {
+    pub(crate) config: &'a Config,
     /// Test modules and conftest.py files the scan found (absolute).
-    pub test_files: &'a [PathBuf],
-    pub conftests: &'a [PathBuf],
+    pub(crate) test_files: &'a [PathBuf],
+    pub(crate) conftests: &'a [PathBuf],
 }
 
 impl Scope<'_> {
     /// Whether root-relative `rel` is a product file.
-    pub fn is_product(&self, rel: &str) -> bool {
+    pub(crate) fn is_product(&self, rel: &str) -> bool {
         if !rel.ends_with(".py") || rel.split('/').any(|c| c.is_empty() || c == "..") {
             return false;
         }
@@ -217,13 +206,13 @@ impl Scope<'_> {
             .config
             .python_files
             .iter()
-            .any(|p| crate::discover::matches_file(p, &abs, name))
+            .any(|p| crate::pytest::discover::matches_file(p, &abs, name))
         {
             return false;
         }
         let under = |dir: &Path| dir != self.config.rootdir && abs.starts_with(dir);
         if self.config.testpaths.iter().any(|t| {
-            let d = crate::config::normalize(&self.config.rootdir.join(t));
+            let d = crate::pytest::config::normalize(&self.config.rootdir.join(t));
             !t.contains(['*', '?', '[']) && under(&d)
         }) {
             return false;
@@ -244,7 +233,7 @@ impl Scope<'_> {
             if d == self.config.rootdir || !d.starts_with(&self.config.rootdir) {
                 break;
             }
-            if !crate::discover::keep_dir(self.config, d) {
+            if !crate::pytest::discover::keep_dir(self.config, d) {
                 return false;
             }
             dir = d.parent();
@@ -253,7 +242,7 @@ impl Scope<'_> {
     }
 
     /// Every product file of the tree, root-relative, sorted.
-    pub fn all_product_files(&self) -> Vec<String> {
+    pub(crate) fn all_product_files(&self) -> Vec<String> {
         let root = &self.config.rootdir;
         let mut out: Vec<String> = walkdir::WalkDir::new(root)
             .follow_links(false)
@@ -263,7 +252,7 @@ impl Scope<'_> {
                 e.depth() == 0
                     || !e.file_type().is_dir()
                     || (!e.file_name().to_string_lossy().starts_with('.')
-                        && crate::discover::keep_dir(self.config, e.path()))
+                        && crate::pytest::discover::keep_dir(self.config, e.path()))
             })
             .filter_map(Result::ok)
             .filter(|e| e.file_type().is_file())
@@ -278,7 +267,7 @@ impl Scope<'_> {
 /// Whether the project at `root` is itself a pytest plugin: a `pytest11` entry point in its
 /// pyproject.toml (`[project.entry-points.pytest11]`, poetry's or flit's plugins tables),
 /// setup.cfg (`[options.entry_points]`) or setup.py (a string literal starting `pytest11`).
-pub fn is_pytest_plugin(root: &Path) -> bool {
+pub(crate) fn is_pytest_plugin(root: &Path) -> bool {
     let read = |name: &str| -> Option<String> {
         let bytes =
             lane_core::io::read_file_capped(&root.join(name), SOURCE_MAX_BYTES, name).ok()?;
@@ -305,37 +294,19 @@ pub fn is_pytest_plugin(root: &Path) -> bool {
     }
     if let Some(text) = read("setup.cfg")
         && let Ok(Some(entries)) =
-            crate::ini::section(&root.join("setup.cfg"), &text, "options.entry_points")
+            crate::pytest::ini::section(&root.join("setup.cfg"), &text, "options.entry_points")
         && entries.iter().any(|(k, _, _)| k == "pytest11")
     {
         return true;
     }
-    if let Some(text) = read("setup.py")
-        && let Ok(parsed) = ruff_python_parser::parse_module(&text)
-    {
-        let mut finder = Pytest11(false);
-        finder.visit_body(&parsed.syntax().body);
-        return finder.0;
+    if let Some(text) = read("setup.py") {
+        return lane_python::product::names_entry_point_group(&text, "pytest11");
     }
     false
 }
 
-/// Finds a string literal starting with `pytest11` (an entry point group in setup.py).
-struct Pytest11(bool);
-
-impl<'a> Visitor<'a> for Pytest11 {
-    fn visit_expr(&mut self, expr: &'a Expr) {
-        if let Expr::StringLiteral(s) = expr
-            && s.value.to_str().trim_start().starts_with("pytest11")
-        {
-            self.0 = true;
-        }
-        visitor::walk_expr(self, expr);
-    }
-}
-
 /// Judges the product files `changed` names (or all of them) and returns their problems.
-pub fn check(scope: &Scope, changed: &Changed) -> Vec<Problem> {
+pub(crate) fn check(scope: &Scope, changed: &Changed) -> Vec<Problem> {
     let root = &scope.config.rootdir;
     let plugin = is_pytest_plugin(root);
     let files: Vec<(String, Option<&Ranges>)> = match changed {
@@ -363,654 +334,34 @@ pub fn check(scope: &Scope, changed: &Changed) -> Vec<Problem> {
         .filter(|t| !t.is_empty() && !t.contains(['*', '?', '[']))
         .collect();
     let mut problems = Vec::new();
-    for (rel, lines) in files {
+    for (rel, changed) in files {
         let abs = root.join(&rel);
         if !abs.is_file() {
             continue;
         }
-        let text = match lane_core::io::read_file_capped(&abs, SOURCE_MAX_BYTES, "a Python file")
+        let text = lane_core::io::read_file_capped(&abs, SOURCE_MAX_BYTES, "a Python file")
             .ok()
-            .and_then(|b| String::from_utf8(b).ok())
-        {
-            Some(t) => t,
-            None => {
-                problems.push(
-                    Problem::new(
-                        Rule::TestAwareCode,
-                        format!(
-                            "{rel}: a changed product file that cannot be read as UTF-8 text \
-                             (or is over {SOURCE_MAX_BYTES} bytes): it cannot be judged"
-                        ),
-                    )
-                    .file(&rel),
-                );
-                continue;
-            }
+            .and_then(|b| String::from_utf8(b).ok());
+        let reached = match text {
+            Some(text) => lane_python::product::reaches(&text).map_err(Unjudged::DoesNotParse),
+            None => Err(Unjudged::NotText),
         };
-        let found = match judge_source(&text, plugin, &extra_test_dirs) {
-            Ok(found) => found,
-            Err(line) => {
-                problems.push(
-                    Problem::new(
-                        Rule::TestAwareCode,
-                        format!("{rel}:{line}: a changed product file that does not parse: it cannot be judged"),
-                    )
-                    .at(&rel, line),
-                );
-                continue;
-            }
+        let file = ProductFile {
+            file: &rel,
+            changed,
+            reached: &reached,
+            plugin,
+            test_dirs: &extra_test_dirs,
         };
-        for f in found {
-            let touched = match lines {
-                None => true,
-                Some(ranges) => f
-                    .lines
-                    .iter()
-                    .any(|&(a, b)| ranges.iter().any(|&(c, d)| a <= d && c <= b)),
-            };
-            if touched {
-                problems.push(
-                    Problem::new(
-                        Rule::TestAwareCode,
-                        format!(
-                            "{rel}:{}: product code {}: a library that knows it is under test, or \
-                             can touch the run, can pass any suite",
-                            f.line, f.what
-                        ),
-                    )
-                    .at(&rel, f.line),
-                );
-            }
-        }
+        crate::rules::judge(&ScanFacts::Product(&file), &mut problems);
     }
     problems
-}
-
-/// One construct found: where it starts, every line it spans (with the literals it was
-/// resolved through), and what it does.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Finding {
-    pub line: u64,
-    pub lines: Vec<(u64, u64)>,
-    pub what: String,
-}
-
-/// The constructs of `source`, sorted by line; `Err(line)` when it does not parse.
-/// `plugin`: the project is a pytest plugin (imports of pytest are its business).
-/// `test_dirs`: folder names beyond [`TEST_FOLDERS`] that hold tests (testpaths).
-pub fn judge_source(source: &str, plugin: bool, test_dirs: &[String]) -> Result<Vec<Finding>, u64> {
-    let source = source.strip_prefix('\u{feff}').unwrap_or(source);
-    let starts: Vec<usize> = std::iter::once(0)
-        .chain(memchr::memchr_iter(b'\n', source.as_bytes()).map(|i| i + 1))
-        .collect();
-    let line_of = |at: TextSize| -> u64 {
-        let at = at.to_usize();
-        (starts.partition_point(|&s| s <= at)) as u64
-    };
-    let parsed =
-        ruff_python_parser::parse_module(source).map_err(|e| line_of(e.location.start()))?;
-    let body = &parsed.syntax().body;
-    let mut names = Names::default();
-    names.visit_body(body);
-    let mut judge = Judge {
-        names: &names,
-        plugin,
-        test_dirs,
-        line_of: &line_of,
-        found: Vec::new(),
-        depth: 0,
-    };
-    judge.visit_body(body);
-    let mut found = judge.found;
-    found.sort_by(|a, b| (a.line, &a.what).cmp(&(b.line, &b.what)));
-    found.dedup_by(|a, b| a.line == b.line && a.what == b.what);
-    Ok(found)
-}
-
-/// Import aliases and simple assignments anywhere in a module (a name bound in several places
-/// keeps every value: the judgement takes any of them).
-#[derive(Default)]
-struct Names<'a> {
-    /// Local name to the dotted name it imports (`import atexit as a`: a -> atexit;
-    /// `from atexit import register`: register -> atexit.register).
-    imports: HashMap<String, String>,
-    values: HashMap<String, Vec<&'a Expr>>,
-}
-
-impl<'a> Visitor<'a> for Names<'a> {
-    fn visit_stmt(&mut self, stmt: &'a Stmt) {
-        match stmt {
-            Stmt::Import(i) => {
-                for a in &i.names {
-                    let full = a.name.as_str();
-                    match &a.asname {
-                        Some(as_) => {
-                            self.imports.insert(as_.to_string(), full.to_string());
-                        }
-                        None => {
-                            let top = full.split('.').next().unwrap_or(full);
-                            self.imports.insert(top.to_string(), top.to_string());
-                        }
-                    }
-                }
-            }
-            Stmt::ImportFrom(i) if i.level == 0 => {
-                if let Some(m) = &i.module {
-                    for a in &i.names {
-                        let local = a.asname.as_ref().unwrap_or(&a.name);
-                        self.imports
-                            .insert(local.to_string(), format!("{m}.{}", a.name.as_str()));
-                    }
-                }
-            }
-            Stmt::Assign(a) => {
-                for t in &a.targets {
-                    if let Expr::Name(n) = t {
-                        self.values
-                            .entry(n.id.to_string())
-                            .or_default()
-                            .push(&a.value);
-                    }
-                }
-            }
-            Stmt::AnnAssign(a) => {
-                if let (Expr::Name(n), Some(v)) = (&*a.target, &a.value) {
-                    self.values.entry(n.id.to_string()).or_default().push(v);
-                }
-            }
-            _ => {}
-        }
-        visitor::walk_stmt(self, stmt);
-    }
-}
-
-/// Expressions nest at most this deep in what the judge walks (the parser bounds brackets; this
-/// bounds the rest, e.g. long operator chains).
-const MAX_DEPTH: usize = 200;
-
-struct Judge<'n, 'a, 'l> {
-    names: &'n Names<'a>,
-    plugin: bool,
-    test_dirs: &'n [String],
-    line_of: &'l dyn Fn(TextSize) -> u64,
-    found: Vec<Finding>,
-    depth: usize,
-}
-
-/// Whether `s` names pytest's package, its internals, or one of their modules.
-fn is_pytest_module(s: &str) -> bool {
-    ["pytest", "_pytest"]
-        .iter()
-        .any(|p| s == *p || s.strip_prefix(p).is_some_and(|r| r.starts_with('.')))
-}
-
-fn str_value(expr: &Expr) -> Option<String> {
-    match expr {
-        Expr::StringLiteral(s) => Some(s.value.to_str().to_string()),
-        _ => None,
-    }
-}
-
-impl Judge<'_, '_, '_> {
-    fn push(&mut self, node: &impl Ranged, what: String, more: Vec<(u64, u64)>) {
-        let (a, b) = ((self.line_of)(node.start()), (self.line_of)(node.end()));
-        let mut lines = vec![(a, b)];
-        lines.extend(more);
-        self.found.push(Finding {
-            line: a,
-            lines,
-            what,
-        });
-    }
-
-    /// The dotted name `expr` refers to, through import aliases (`a.register` with
-    /// `import atexit as a`: atexit.register).
-    fn qualified(&self, expr: &Expr) -> Option<String> {
-        match expr {
-            Expr::Name(n) => Some(
-                self.names
-                    .imports
-                    .get(n.id.as_str())
-                    .cloned()
-                    .unwrap_or_else(|| n.id.to_string()),
-            ),
-            Expr::Attribute(a) => {
-                Some(format!("{}.{}", self.qualified(&a.value)?, a.attr.as_str()))
-            }
-            _ => None,
-        }
-    }
-
-    fn import(&mut self, node: &impl Ranged, module: &str) {
-        if is_pytest_module(module) && !self.plugin {
-            self.push(
-                node,
-                format!(
-                    "imports {module} (the project declares no pytest11 entry point: it is not \
-                     a pytest plugin)"
-                ),
-                Vec::new(),
-            );
-        }
-    }
-
-    /// The string literals `expr` is built from, through names bound in the module (at most
-    /// `depth` names deep), with their lines.
-    fn literals(
-        &self,
-        expr: &Expr,
-        depth: usize,
-        seen: &mut HashSet<String>,
-        out: &mut Vec<(String, u64)>,
-    ) {
-        struct Lits<'j, 'x, 'n, 'a, 'l> {
-            judge: &'j Judge<'n, 'a, 'l>,
-            depth: usize,
-            seen: &'x mut HashSet<String>,
-            out: &'x mut Vec<(String, u64)>,
-        }
-        impl<'e> Visitor<'e> for Lits<'_, '_, '_, '_, '_> {
-            fn visit_expr(&mut self, expr: &'e Expr) {
-                match expr {
-                    Expr::StringLiteral(s) => self.out.push((
-                        s.value.to_str().to_string(),
-                        (self.judge.line_of)(s.start()),
-                    )),
-                    Expr::Name(n) if self.depth > 0 && self.seen.insert(n.id.to_string()) => {
-                        if let Some(values) = self.judge.names.values.get(n.id.as_str()) {
-                            for v in values {
-                                self.judge.literals(v, self.depth - 1, self.seen, self.out);
-                            }
-                        }
-                    }
-                    _ => visitor::walk_expr(self, expr),
-                }
-            }
-            fn visit_interpolated_string_element(
-                &mut self,
-                element: &'e ast::InterpolatedStringElement,
-            ) {
-                if let ast::InterpolatedStringElement::Literal(l) = element {
-                    self.out
-                        .push((l.value.to_string(), (self.judge.line_of)(l.start())));
-                }
-                visitor::walk_interpolated_string_element(self, element);
-            }
-        }
-        let mut lits = Lits {
-            judge: self,
-            depth,
-            seen,
-            out,
-        };
-        lits.visit_expr(expr);
-    }
-
-    /// Whether a literal names a test folder (a path component) or a pytest report.
-    fn names_test_path(&self, lit: &str) -> Option<String> {
-        let lower = lit.to_ascii_lowercase();
-        if lower.contains("junit") {
-            return Some(format!("the report ({lit:?})"));
-        }
-        lit.split(['/', '\\'])
-            .find(|c| TEST_FOLDERS.contains(c) || self.test_dirs.iter().any(|d| d == c))
-            .map(|c| {
-                if c == lit {
-                    format!("a test folder ({c:?})")
-                } else {
-                    format!("a test folder ({c:?} in {lit:?})")
-                }
-            })
-    }
-
-    /// A write to `target`: flagged when its path is built from a literal naming a test folder
-    /// or the report.
-    fn write(&mut self, call: &ast::ExprCall, target: &Expr, how: &str) {
-        let mut lits = Vec::new();
-        self.literals(target, 4, &mut HashSet::new(), &mut lits);
-        for (lit, line) in &lits {
-            if let Some(what) = self.names_test_path(lit) {
-                self.push(
-                    call,
-                    format!("writes ({how}) to a path under {what}"),
-                    vec![(*line, *line)],
-                );
-                return;
-            }
-        }
-    }
-
-    fn call(&mut self, call: &ast::ExprCall) {
-        let args = &call.arguments;
-        let func = self.qualified(&call.func);
-        let func = func.as_deref().unwrap_or("");
-        let first = args.args.first();
-        let kw = |name: &str| {
-            args.keywords
-                .iter()
-                .find(|k| k.arg.as_ref().is_some_and(|a| a.as_str() == name))
-                .map(|k| &k.value)
-        };
-        // Imports by call.
-        if matches!(
-            func,
-            "__import__"
-                | "importlib.import_module"
-                | "importlib.util.find_spec"
-                | "pkgutil.find_loader"
-                | "importlib.find_loader"
-        ) && let Some(m) = first.and_then(str_value)
-        {
-            self.import(call, &m);
-        }
-        // sys.modules.get("pytest") and the like.
-        if let Expr::Attribute(a) = &*call.func
-            && matches!(
-                a.attr.as_str(),
-                "get" | "pop" | "setdefault" | "__contains__" | "__getitem__"
-            )
-            && self
-                .qualified(&a.value)
-                .is_some_and(|q| q.ends_with("modules"))
-            && let Some(m) = first.and_then(str_value)
-            && is_pytest_module(&m)
-        {
-            self.push(call, format!("looks {m} up in sys.modules"), Vec::new());
-        }
-        // Writes.
-        let write_mode = |mode: Option<&Expr>| -> bool {
-            mode.and_then(str_value)
-                .is_some_and(|m| m.contains(['w', 'a', 'x', '+']))
-        };
-        match func {
-            "open" | "io.open" | "codecs.open" | "builtins.open" => {
-                if write_mode(args.args.get(1).or_else(|| kw("mode")))
-                    && let Some(target) = first.or_else(|| kw("file"))
-                {
-                    self.write(call, target, "open for writing");
-                }
-            }
-            "os.open" => {
-                let mut flags = Vec::new();
-                if let Some(f) = args.args.get(1) {
-                    self.literal_attrs(f, &mut flags);
-                }
-                if flags.iter().any(|f| {
-                    matches!(
-                        f.as_str(),
-                        "O_WRONLY" | "O_RDWR" | "O_CREAT" | "O_TRUNC" | "O_APPEND"
-                    )
-                }) && let Some(target) = first
-                {
-                    self.write(call, target, "os.open for writing");
-                }
-            }
-            "shutil.copy" | "shutil.copy2" | "shutil.copyfile" | "shutil.move" | "os.replace"
-            | "os.rename" => {
-                if let Some(target) = args.args.get(1).or_else(|| kw("dst")) {
-                    self.write(call, target, func);
-                }
-            }
-            "os.remove" | "os.unlink" | "shutil.rmtree" | "os.utime" | "os.truncate" => {
-                if let Some(target) = first {
-                    self.write(call, target, func);
-                }
-            }
-            _ => {}
-        }
-        if let Expr::Attribute(a) = &*call.func {
-            let attr = a.attr.as_str();
-            let is_write = matches!(attr, "write_text" | "write_bytes" | "touch" | "unlink")
-                || (attr == "open" && write_mode(first.or_else(|| kw("mode"))));
-            if is_write && !func.starts_with("os.") {
-                self.write(call, &a.value, &format!(".{attr}()"));
-            }
-        }
-    }
-
-    /// The attribute names in an expression (`os.O_WRONLY | os.O_CREAT`: O_WRONLY, O_CREAT).
-    fn literal_attrs(&self, expr: &Expr, out: &mut Vec<String>) {
-        match expr {
-            Expr::Attribute(a) => out.push(a.attr.to_string()),
-            Expr::Name(n) => out.push(n.id.to_string()),
-            Expr::BinOp(b) => {
-                self.literal_attrs(&b.left, out);
-                self.literal_attrs(&b.right, out);
-            }
-            _ => {}
-        }
-    }
-}
-
-impl<'a> Visitor<'a> for Judge<'_, '_, '_> {
-    fn visit_stmt(&mut self, stmt: &'a Stmt) {
-        match stmt {
-            // A docstring (or any bare string statement) only documents.
-            Stmt::Expr(e) if matches!(&*e.value, Expr::StringLiteral(_)) => return,
-            Stmt::Import(i) => {
-                for a in &i.names {
-                    self.import(stmt, a.name.as_str());
-                }
-            }
-            Stmt::ImportFrom(i) if i.level == 0 => {
-                if let Some(m) = &i.module {
-                    // `from atexit import register`: its uses are found as atexit.register.
-                    self.import(stmt, m.as_str());
-                }
-            }
-            _ => {}
-        }
-        visitor::walk_stmt(self, stmt);
-    }
-
-    fn visit_expr(&mut self, expr: &'a Expr) {
-        if self.depth > MAX_DEPTH {
-            return;
-        }
-        match expr {
-            Expr::StringLiteral(s) => {
-                let v = s.value.to_str();
-                if v.starts_with("PYTEST_") {
-                    self.push(
-                        expr,
-                        format!("names pytest's environment variable {v}"),
-                        Vec::new(),
-                    );
-                } else if v == "_called_from_test" {
-                    self.push(expr, "reads sys._called_from_test".into(), Vec::new());
-                } else if REPORT_OPTIONS.iter().any(|o| v.starts_with(o)) {
-                    self.push(
-                        expr,
-                        format!("names pytest's report option {v:?}"),
-                        Vec::new(),
-                    );
-                }
-            }
-            Expr::Attribute(a) => {
-                if a.attr.as_str() == "_called_from_test" {
-                    self.push(expr, "reads sys._called_from_test".into(), Vec::new());
-                }
-                if self.qualified(expr).as_deref() == Some("atexit.register") {
-                    self.push(
-                        expr,
-                        "registers an atexit handler (atexit.register)".into(),
-                        Vec::new(),
-                    );
-                }
-            }
-            Expr::Name(n)
-                if self.names.imports.get(n.id.as_str()).map(String::as_str)
-                    == Some("atexit.register") =>
-            {
-                self.push(
-                    expr,
-                    "registers an atexit handler (atexit.register)".into(),
-                    Vec::new(),
-                );
-            }
-            Expr::Compare(c) => {
-                let operands: Vec<&Expr> = std::iter::once(&*c.left)
-                    .chain(c.comparators.iter())
-                    .collect();
-                for (i, op) in c.ops.iter().enumerate() {
-                    if matches!(op, CmpOp::In | CmpOp::NotIn)
-                        && let Some(m) = str_value(operands[i])
-                        && is_pytest_module(&m)
-                    {
-                        self.push(
-                            expr,
-                            format!(
-                                "asks whether {m:?} is in {}",
-                                self.qualified(operands[i + 1])
-                                    .unwrap_or_else(|| "a container".into())
-                            ),
-                            Vec::new(),
-                        );
-                    }
-                }
-            }
-            Expr::Subscript(s) => {
-                if self
-                    .qualified(&s.value)
-                    .is_some_and(|q| q.ends_with("modules"))
-                    && let Some(m) = str_value(&s.slice)
-                    && is_pytest_module(&m)
-                {
-                    self.push(expr, format!("looks {m} up in sys.modules"), Vec::new());
-                }
-            }
-            Expr::Call(c) => self.call(c),
-            _ => {}
-        }
-        self.depth += 1;
-        visitor::walk_expr(self, expr);
-        self.depth -= 1;
-    }
 }
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-
-    fn whats(source: &str, plugin: bool) -> Vec<(u64, String)> {
-        judge_source(source, plugin, &[])
-            .unwrap()
-            .into_iter()
-            .map(|f| (f.line, f.what))
-            .collect()
-    }
-
-    fn lines(source: &str) -> Vec<u64> {
-        whats(source, false).into_iter().map(|(l, _)| l).collect()
-    }
-
-    #[test]
-    fn branching_on_the_test_run_is_found_in_every_spelling() {
-        let cases = [
-            "import os\nif os.environ.get('PYTEST_CURRENT_TEST'):\n    x = 1\n",
-            "import os\nif 'PYTEST_CURRENT_TEST' in os.environ:\n    x = 1\n",
-            "from os import getenv\nif getenv('PYTEST_VERSION'):\n    x = 1\n",
-            "import os as o\nif o.environ['PYTEST_XDIST_WORKER']:\n    x = 1\n",
-            "import sys\nif 'pytest' in sys.modules:\n    x = 1\n",
-            "import sys\nif '_pytest.reports' not in sys.modules:\n    x = 1\n",
-            "import sys\nm = sys.modules.get('_pytest')\n",
-            "from sys import modules\nm = modules['pytest']\n",
-            "import sys\nif getattr(sys, '_called_from_test', False):\n    x = 1\n",
-            "import sys\nif sys._called_from_test:\n    x = 1\n",
-        ];
-        for case in cases {
-            assert_eq!(lines(case), [2], "{case}");
-        }
-    }
-
-    #[test]
-    fn reaching_into_the_run_is_found() {
-        assert_eq!(lines("import pytest\n"), [1]);
-        assert_eq!(
-            lines("def f():\n    from _pytest.reports import TestReport\n"),
-            [2]
-        );
-        assert_eq!(
-            lines("import importlib\nm = importlib.import_module('_pytest.runner')\n"),
-            [2]
-        );
-        assert_eq!(lines("import atexit\natexit.register(print)\n"), [2]);
-        assert_eq!(
-            lines("import atexit as _a\n\n@_a.register\ndef bye():\n    pass\n"),
-            [3]
-        );
-        assert_eq!(lines("from atexit import register as r\nr(print)\n"), [2]);
-        assert_eq!(
-            lines(
-                "import sys\nfor a in sys.argv:\n    if a.startswith('--junitxml='):\n        pass\n"
-            ),
-            [3]
-        );
-        // Writes under a test folder, the path bound to a name first.
-        let golden = "import os\nG = os.path.join(os.path.dirname(__file__), 'tests', 'fixtures', 'g.txt')\n\
-                      with open(G, 'w') as f:\n    f.write('x')\n";
-        assert_eq!(lines(golden), [3]);
-        assert_eq!(
-            lines("from pathlib import Path\nPath('tests/fixtures/g.txt').write_text('x')\n"),
-            [2]
-        );
-        assert_eq!(
-            lines(
-                "from pathlib import Path\np = Path(__file__).parent / 'tests'\n(p / 'g.txt').write_bytes(b'')\n"
-            ),
-            [3]
-        );
-        assert_eq!(
-            lines("with open(f'{ROOT}/tests/g.txt', mode='a') as f:\n    pass\n"),
-            [1]
-        );
-        assert_eq!(
-            lines("import shutil\nshutil.copy('a.txt', 'tests/fixtures/g.txt')\n"),
-            [2]
-        );
-        assert_eq!(lines("open('out/junit.xml', 'w')\n"), [1]);
-    }
-
-    #[test]
-    fn ordinary_product_code_is_clean() {
-        let clean = [
-            "\"\"\"Set PYTEST_CURRENT_TEST in docs only; import pytest; atexit.register.\"\"\"\nx = 1\n",
-            "import os\nmode = os.environ.get('APP_MODE', 'prod')\n",
-            "import sys\nif 'numpy' in sys.modules:\n    pass\n",
-            "with open('tests/fixtures/g.txt') as f:\n    data = f.read()\n",
-            "with open('out/data.txt', 'w') as f:\n    f.write('x')\n",
-            "from pathlib import Path\nPath('build/latest.txt').write_text('x')\n",
-            "import weakref\nclass A:\n    pass\nweakref.finalize(A(), print)\n",
-            "def register(f):\n    return f\n@register\ndef g():\n    pass\n",
-            "import atexit\n",
-            "s = 'a pytest fixture'\nok = 'pytest' == s\n",
-        ];
-        for case in clean {
-            assert_eq!(whats(case, false), [], "{case}");
-        }
-    }
-
-    #[test]
-    fn a_pytest_plugin_may_import_pytest_but_not_branch_on_the_run() {
-        assert_eq!(
-            whats("import pytest\nfrom _pytest.config import Config\n", true),
-            []
-        );
-        assert_eq!(
-            whats(
-                "import os\nx = os.environ.get('PYTEST_CURRENT_TEST')\n",
-                true
-            )
-            .len(),
-            1
-        );
-    }
-
-    #[test]
-    fn a_source_that_does_not_parse_names_its_line() {
-        assert_eq!(judge_source("x = 1\ndef (:\n", false, &[]), Err(2));
-    }
 
     #[test]
     fn a_unified_diff_gives_the_new_sides_lines() {

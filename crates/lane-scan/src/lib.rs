@@ -1,27 +1,20 @@
 //! lane-scan: finds pytest tests without importing or running the code it reads, gives each
 //! its lane, and reports every rule broken (DESIGN.md §4).
 
-pub mod asyncio;
 pub mod aware;
-pub mod collect;
-pub mod collect_ignore;
-pub mod config;
-pub mod discover;
-pub mod docfinder;
-pub mod doctest;
 pub mod fix;
-pub mod fixtures;
-pub mod fnmatch;
-pub mod ini;
-pub mod installed;
-pub mod marks;
-pub mod names;
-pub mod owners;
-pub mod python;
-pub mod rules;
-pub mod shell_split;
-pub mod snapshots;
+mod owners;
+pub(crate) mod pytest;
+/// The target interpreter's type, for callers that name it.
+pub mod python {
+    pub use lane_python::Target;
+}
+mod rules;
+mod shell_split;
+mod snapshots;
 pub mod trace;
+
+pub use pytest::{config, fnmatch};
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -29,12 +22,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use lane_core::rule::SOURCE_MAX_BYTES;
 use lane_core::scan::{Counts, Lane, ScanSection, ScanTest};
-use lane_core::{Error, Problem, Rule};
+use lane_core::{Error, Problem};
 use rayon::prelude::*;
 
-use crate::collect::TestFound;
-use crate::config::Config;
-use crate::marks::{ModuleFile, ModuleId, SourceTree};
+use crate::pytest::collect::TestFound;
+use crate::pytest::config::Config;
+use crate::pytest::marks::{ModuleFile, ModuleId, SourceTree};
+use crate::pytest::{
+    asyncio, collect, collect_ignore, discover, doctest, fixtures, installed, marks, names,
+};
 
 /// Stack for parser threads: the parser and the AST's drop are recursive, and hostile input
 /// can nest deeply. The memory is reserved, not touched.
@@ -45,7 +41,7 @@ static GLOBAL_THREADS: AtomicBool = AtomicBool::new(false);
 
 /// Starts rayon's global pool with the parser's stack, for a binary whose scans and whatever
 /// it renders afterwards should share one set of threads (lane-scan's output is rendered on
-/// the threads that parsed, whose heaps are warm: issue 22). Returns false when the global
+/// the threads that parsed, whose heaps are warm). Returns false when the global
 /// pool was already started; scans then start a pool of their own, as they do in a process
 /// that never calls this.
 pub fn start_threads() -> bool {
@@ -98,65 +94,127 @@ pub struct Options {
     /// `python3`, then `python`, on PATH.
     pub python: Option<PathBuf>,
     /// pytest-lanes-gate will be loaded into the runs (lane-gate loads it when installed): it
-    /// registers the lane markers, so `unregistered-marker` is satisfied (issue 19).
+    /// registers the lane markers, so `unregistered-marker` is satisfied.
     pub markers_plugin: bool,
     /// The product code judged for test-aware-code: the lines a patch changed, or every
-    /// product file. None: product code is not judged (issue 16).
+    /// product file. None: product code is not judged.
     pub changed: Option<aware::Changed>,
 }
 
-/// Asks `python` (or `python3`, then `python`, on PATH) for its version and `sys.platform`,
-/// in isolated mode without site (nothing of the project is imported). `None` when none answers:
-/// version and platform conditions then stay undecided, which fails closed.
+/// Asks `python` (or `python3`, then `python`, on PATH) for its version, `sys.platform` and
+/// implementation, in isolated mode without site (nothing of the project is imported). `None`
+/// when none answers: version and platform conditions then stay undecided, which fails closed.
 pub fn probe_target(python: Option<&Path>) -> Option<python::Target> {
-    const PROBE: &str =
-        "import sys; print(*sys.version_info[:3], sys.platform, sys.implementation.name)";
-    ask_python(python, PROBE, |text| {
-        let parts: Vec<&str> = text.split_whitespace().collect();
-        if let [a, b, c, platform, implementation] = parts[..]
-            && let (Ok(a), Ok(b), Ok(c)) = (a.parse(), b.parse(), c.parse())
-        {
-            return Some(python::Target {
-                version: (a, b, c),
-                platform: platform.to_string(),
-                implementation: implementation.to_string(),
-            });
-        }
-        None
-    })
-}
-
-/// Runs `code` with `python` (or `python3`, then `python`, on PATH) in isolated mode without
-/// site, and returns what `parse` makes of the first successful answer's stdout.
-pub(crate) fn ask_python<T>(
-    python: Option<&Path>,
-    code: &str,
-    parse: impl Fn(&str) -> Option<T>,
-) -> Option<T> {
-    let candidates: Vec<PathBuf> = match python {
-        Some(p) => vec![p.to_path_buf()],
-        None => vec![PathBuf::from("python3"), PathBuf::from("python")],
-    };
-    for c in candidates {
-        let Ok(out) = std::process::Command::new(&c)
-            .args(["-I", "-S", "-c", code])
-            .stdin(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .output()
-        else {
-            continue;
-        };
-        if out.status.success()
-            && let Some(found) = parse(&String::from_utf8_lossy(&out.stdout))
-        {
-            return Some(found);
-        }
-    }
-    None
+    lane_python::Interpreter::find(python).map(|found| found.target())
 }
 
 /// Scans the suite and returns the `scan` section.
 pub fn scan(options: &Options) -> Result<Scan, Error> {
+    let (config, args, mut found) = configure(options)?;
+    trace::mark("config and discovery");
+    let root = &config.rootdir;
+    // Installed sources (bases, names conditions read) are parsed once per run, shared by
+    // both passes; the interpreter is asked once, for its folders and for the target.
+    let installed = installed::Installed::new(options.python.clone());
+    let target_cell: std::sync::OnceLock<Option<python::Target>> = std::sync::OnceLock::new();
+    let target = || {
+        target_cell
+            .get_or_init(|| {
+                options.target.clone().or_else(|| {
+                    installed
+                        .interpreter()
+                        .map(lane_python::Interpreter::target)
+                })
+            })
+            .clone()
+    };
+    let ignore_problems = {
+        let names = names::Names::new(&installed, root, &target);
+        apply_collect_ignore(&mut found, root, &args, &names)
+    };
+    trace::mark("collect_ignore");
+    let mut own_pool = None;
+    let pool = threads(&mut own_pool)?;
+    let test_files: HashSet<&PathBuf> = found.test_files.iter().collect();
+    let imports = marks::ImportCache::default();
+    let cli_plugins = addopts_plugins(&config, &imports);
+    let Parsed {
+        files,
+        modules,
+        mut problems,
+    } = parse_tree(pool, &found, &cli_plugins, &test_files, root, &imports);
+    trace::mark("parse");
+    let mut tree = SourceTree::new(&modules, root, &imports);
+    tree.codeowners = owners::CodeOwners::load(root)?;
+    problems.extend(ignore_problems);
+    let shared = Shared {
+        config: &config,
+        installed: &installed,
+        target: &target,
+        cli_plugins: &cli_plugins,
+        test_files: &found.test_files,
+    };
+    let Collected {
+        mut runs,
+        problems: collected_problems,
+        no_vote,
+        mut snapshots,
+    } = collect_tree(pool, &tree, &shared)?;
+    problems.extend(collected_problems);
+    // Doctest items: one per text file, one per docstring with examples of every module with
+    // --doctest-modules, in the lane the config gives them.
+    doctest_runs(
+        pool,
+        &tree,
+        &found,
+        options,
+        &config,
+        &mut runs,
+        &mut problems,
+    )?;
+    let runs = in_id_order(runs);
+    trace::mark("doctests and id order");
+    // Each test module's snapshot files were listed with its tests (`module_tests`).
+    snapshots.sort();
+    snapshots.dedup();
+    trace::mark("snapshots");
+    let counts = count(runs.iter().flatten());
+    if let Some(changed) = &options.changed {
+        let scope = aware::Scope {
+            config: &config,
+            test_files: &found.test_files,
+            conftests: &found.conftests,
+        };
+        problems.extend(aware::check(&scope, changed));
+    }
+    rules::check_suite(
+        &config,
+        &counts,
+        options.markers_plugin,
+        !found.doctest_modules.is_empty(),
+        &mut problems,
+    );
+    lane_core::problem::normalize(&mut problems);
+    drop(tree);
+    trace::mark("suite rules");
+    Ok(Scan {
+        section: ScanSection {
+            tool: "lane-scan".to_string(),
+            tests: Vec::new(),
+            counts,
+            files,
+            problems,
+            snapshots,
+        },
+        runs,
+        no_vote,
+        _modules: modules,
+    })
+}
+
+/// The configuration, the arguments pytest would walk (given paths, or `testpaths`, or the
+/// folder the scan runs from) and what discovery finds under them.
+fn configure(options: &Options) -> Result<(Config, Vec<PathBuf>, discover::Found), Error> {
     let cwd = match &options.dir {
         Some(dir) => std::path::absolute(dir).map_err(|e| Error::io(dir, e))?,
         None => std::env::current_dir().map_err(|e| Error::io(".", e))?,
@@ -172,61 +230,58 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
     let config = config::load(&options.paths, options.rootdir.as_deref(), &cwd)?;
     refuse_outside_root(options, &config, &cwd)?;
     let args = arguments(options, &config, &cwd);
-    let mut found = discover::discover(&config, &args, &config::normalize(&cwd))?;
-    trace::mark("config and discovery");
-    let root = &config.rootdir;
-    let target_cell: std::sync::OnceLock<Option<python::Target>> = std::sync::OnceLock::new();
-    let target = || {
-        target_cell
-            .get_or_init(|| {
-                options
-                    .target
-                    .clone()
-                    .or_else(|| probe_target(options.python.as_deref()))
-            })
-            .clone()
-    };
-    // Installed sources (bases, names conditions read) are parsed once per run, shared by
-    // both passes.
-    let installed = installed::Installed::new(options.python.clone());
-    let ignore_problems = {
-        let names = names::Names::new(&installed, root, &target);
-        apply_collect_ignore(&mut found, root, &args, &names)
-    };
-    trace::mark("collect_ignore");
+    let found = discover::discover(&config, &args, &config::normalize(&cwd))?;
+    Ok((config, args, found))
+}
 
-    let own_pool;
-    let pool = if GLOBAL_THREADS.load(Ordering::Relaxed) && rayon::current_thread_index().is_none()
-    {
-        Threads::Global
-    } else {
-        own_pool = rayon::ThreadPoolBuilder::new()
-            .stack_size(PARSER_STACK)
-            .build()
-            .map_err(|e| Error::usage(format!("cannot start parser threads: {e}")))?;
-        Threads::Own(&own_pool)
-    };
+/// The threads the scan parses and collects on: rayon's global pool when it was started for
+/// the parser ([`start_threads`]) and the scan is not on a worker of another pool, else a
+/// pool of its own, kept in `own`.
+fn threads(own: &mut Option<rayon::ThreadPool>) -> Result<Threads<'_>, Error> {
+    if GLOBAL_THREADS.load(Ordering::Relaxed) && rayon::current_thread_index().is_none() {
+        return Ok(Threads::Global);
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .stack_size(PARSER_STACK)
+        .build()
+        .map_err(|e| Error::usage(format!("cannot start parser threads: {e}")))?;
+    Ok(Threads::Own(own.insert(pool)))
+}
 
-    let test_files: HashSet<&PathBuf> = found.test_files.iter().collect();
-    let imports = marks::ImportCache::default();
-    let cli_plugins = addopts_plugins(&config, &imports);
-    let Parsed {
-        files,
-        modules,
-        mut problems,
-    } = parse_tree(pool, &found, &cli_plugins, &test_files, root, &imports);
-    trace::mark("parse");
-    let is_test = test_flags(&modules, &found.test_files);
+/// What the collection of the whole tree shares beyond the tree itself.
+struct Shared<'a> {
+    config: &'a Config,
+    installed: &'a installed::Installed,
+    target: &'a (dyn Fn() -> Option<python::Target> + Sync),
+    /// The tree modules `-p NAME` in addopts loads.
+    cli_plugins: &'a [PathBuf],
+    /// Discovery's test files, sorted.
+    test_files: &'a [PathBuf],
+}
 
-    let mut tree = SourceTree::new(&modules, root, &imports);
-    tree.codeowners = owners::CodeOwners::load(root)?;
-    let plugins = plugin_modules(&tree, &cli_plugins);
+/// The tests of every test module and what the rules found, module by module.
+struct Collected {
+    /// One run a module, each sorted by id.
+    runs: Vec<Vec<ScanTest>>,
+    problems: Vec<Problem>,
+    no_vote: BTreeMap<String, rules::NoVote>,
+    /// Every file a test's snapshots name (a `snapshot_dir` it sets, a
+    /// `check(fullpath=...)`), wherever it lies, and the files of the snapshot layouts beside
+    /// each test module.
+    snapshots: Vec<String>,
+}
+
+/// Collects and checks the tests of every module of `tree`, each module on one core.
+fn collect_tree(pool: Threads, tree: &SourceTree, shared: &Shared) -> Result<Collected, Error> {
+    let (config, root, modules) = (shared.config, &tree.root, tree.modules);
+    let is_test = test_flags(modules, shared.test_files);
+    let plugins = plugin_modules(tree, shared.cli_plugins);
     let all_modules: Vec<ModuleId> = (0..modules.len()).map(ModuleId).collect();
-    let profile = rules::weakened_search::loaded_profile(&tree, &all_modules);
-    problems.extend(ignore_problems);
-    let names = names::Names::new(&installed, root, &target).with_tree(&modules, &tree.by_path);
-    let asyncio_auto = asyncio::auto_mode(&config, &installed)?;
-    let fixtures = fixtures::Fixtures::new(&tree, &plugins);
+    let profile = rules::weakened_search::loaded_profile(tree, &all_modules);
+    let names =
+        names::Names::new(shared.installed, root, shared.target).with_tree(modules, &tree.by_path);
+    let asyncio_auto = asyncio::auto_mode(config, shared.installed)?;
+    let fixtures = fixtures::Fixtures::new(tree, &plugins);
     // The snapshot folders are looked for once per folder of test modules, not twice per
     // module.
     let snapshot_folders = snapshots::Folders::of(
@@ -238,16 +293,16 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
             .map(|(m, _)| m.rel.as_str()),
     )
     .with_class_names(snapshots::regression_class_names(&config.addopts))
-    .with_names(&config);
+    .with_names(config);
     let ctx = ModuleCtx {
-        tree: &tree,
-        config: &config,
-        installed: &installed,
+        tree,
+        config,
+        installed: shared.installed,
         fixtures: &fixtures,
         is_test: &is_test,
         plugins: &plugins,
         profile: profile.as_ref(),
-        target: &target,
+        target: shared.target,
         names: &names,
         asyncio_auto,
         snapshot_folders: &snapshot_folders,
@@ -265,31 +320,44 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
             .collect()
     });
     trace::mark("per-module tests");
-    let mut runs = Vec::with_capacity(per_module.len());
+    let mut out = Collected {
+        runs: Vec::with_capacity(per_module.len()),
+        problems: Vec::new(),
+        no_vote: BTreeMap::new(),
+        snapshots: Vec::new(),
+    };
     let mut no_vote = Vec::new();
-    // Every file a test's snapshots name (a `snapshot_dir` it sets, a `check(fullpath=...)`)
-    // is a snapshot file too, wherever it lies, listed with the files of the layouts beside
-    // each test module.
-    let mut attached_snapshots: Vec<String> = Vec::new();
     for (module_tests, module_problems, module_no_vote, module_snapshots) in per_module {
         if !module_tests.is_empty() {
-            runs.push(module_tests);
+            out.runs.push(module_tests);
         }
-        problems.extend(module_problems);
+        out.problems.extend(module_problems);
         no_vote.extend(module_no_vote);
-        attached_snapshots.extend(module_snapshots);
+        out.snapshots.extend(module_snapshots);
     }
     // Built at once from the (nearly sorted) list rather than inserted one by one: on this
     // sequential step, tens of thousands of entries cost a sort's run detection, not as many
     // tree descents. A key given twice keeps its last value, as inserting would.
-    let no_vote: BTreeMap<String, rules::NoVote> = no_vote.into_iter().collect();
+    out.no_vote = no_vote.into_iter().collect();
     trace::mark("join");
-    // Doctest items: one per text file, one per docstring with examples of every module with
-    // --doctest-modules, in the lane the config gives them (issue 18 (2), issue 18 (doc)).
-    let doctests = doctest::Ctx::new(&config, tree.codeowners.as_ref(), options.changed.as_ref())?;
+    Ok(out)
+}
+
+/// The doctest items of the doctest text files and of the modules collected with
+/// `--doctest-modules` (on every core), added to `runs`, their problems to `problems`.
+fn doctest_runs(
+    pool: Threads,
+    tree: &SourceTree,
+    found: &discover::Found,
+    options: &Options,
+    config: &Config,
+    runs: &mut Vec<Vec<ScanTest>>,
+    problems: &mut Vec<Problem>,
+) -> Result<(), Error> {
+    let root = &tree.root;
+    let doctests = doctest::Ctx::new(config, tree.codeowners.as_ref(), options.changed.as_ref())?;
     for abs in &found.doctest_files {
-        if let Some(test) = doctest::text_file(&doctests, abs, &rel_path(abs, root), &mut problems)
-        {
+        if let Some(test) = doctest::text_file(&doctests, abs, &rel_path(abs, root), problems) {
             runs.push(vec![test]);
         }
     }
@@ -311,56 +379,17 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
             })
             .collect()
     });
-    if !found.doctest_modules.is_empty() {
-        let config_file = config.file.as_deref().map(|f| rel_path(f, root));
-        problems.extend(doctest::namespace_packages_problem(
-            &config,
-            config_file.as_deref(),
-        ));
-    }
     for (tests, found_problems) in module_doctests {
         if !tests.is_empty() {
             runs.push(tests);
         }
         problems.extend(found_problems);
     }
-    let runs = in_id_order(runs);
-    trace::mark("doctests and id order");
-    // Each test module's snapshot files were listed with its tests (`module_tests`).
-    let mut snapshot_files = attached_snapshots;
-    snapshot_files.sort();
-    snapshot_files.dedup();
-    trace::mark("snapshots");
-    let counts = count(runs.iter().flatten());
-    if let Some(changed) = &options.changed {
-        let scope = aware::Scope {
-            config: &config,
-            test_files: &found.test_files,
-            conftests: &found.conftests,
-        };
-        problems.extend(aware::check(&scope, changed));
-    }
-    rules::check_suite(&config, &counts, options.markers_plugin, &mut problems);
-    lane_core::problem::normalize(&mut problems);
-    drop(tree);
-    trace::mark("suite rules");
-    Ok(Scan {
-        section: ScanSection {
-            tool: "lane-scan".to_string(),
-            tests: Vec::new(),
-            counts,
-            files,
-            problems,
-            snapshots: snapshot_files,
-        },
-        runs,
-        no_vote,
-        _modules: modules,
-    })
+    Ok(())
 }
 
 /// Leaves out of `found` what the conftests' `collect_ignore` / `collect_ignore_glob` ignore
-/// (issue 18), and returns the problems of lists that cannot be read. Only conftests that
+///, and returns the problems of lists that cannot be read. Only conftests that
 /// mention the lists are parsed here (again in the main pass: they are few and small).
 fn apply_collect_ignore(
     found: &mut discover::Found,
@@ -369,7 +398,7 @@ fn apply_collect_ignore(
     names: &names::Names,
 ) -> Vec<Problem> {
     let mut problems = Vec::new();
-    let parsed: Vec<(PathBuf, String, python::Module)> = found
+    let parsed: Vec<(PathBuf, String, lane_python::Module)> = found
         .conftests
         .iter()
         .filter(|abs| {
@@ -385,11 +414,15 @@ fn apply_collect_ignore(
     if parsed.is_empty() {
         return problems;
     }
+    let mut unsure = Vec::new();
     let ignores = collect_ignore::CollectIgnore::read(
         parsed.iter().map(|(a, r, m)| (a.as_path(), r.as_str(), m)),
         names,
-        &mut problems,
+        &mut unsure,
     );
+    for u in &unsure {
+        rules::judge(&rules::ScanFacts::CollectIgnore(u), &mut problems);
+    }
     if !ignores.is_empty() {
         found.test_files.retain(|f| !ignores.ignored(f, root, args));
         found
@@ -491,7 +524,9 @@ fn parse_tree(
                 }
                 // Only the files pytest would import are reported; a helper module that does not
                 // parse is reported too, since the tests importing it cannot run.
-                Err(problem) => problems.push(problem),
+                Err(unreadable) => {
+                    rules::judge(&rules::ScanFacts::Unreadable(&unreadable), &mut problems)
+                }
             }
         }
         next.sort();
@@ -615,6 +650,7 @@ fn module_tests(ctx: &ModuleCtx, i: ModuleId, module: &ModuleFile) -> ModuleTest
     let (tree, config) = (ctx.tree, ctx.config);
     let mut found = Vec::new();
     let mut found_problems = Vec::new();
+    let mut unsure = Vec::new();
     let is_test_file = ctx.is_test[i.0];
     if is_test_file {
         collect::collect_module(
@@ -629,19 +665,19 @@ fn module_tests(ctx: &ModuleCtx, i: ModuleId, module: &ModuleFile) -> ModuleTest
             },
             i,
             &mut found,
-            &mut found_problems,
+            &mut unsure,
         );
     }
-    if module.abs.file_name().is_some_and(|n| n == "conftest.py") || ctx.plugins.contains(&i) {
-        rules::check_conftest(module, &mut found_problems);
-    }
-    rules::check_module(
+    let facts = rules::ModuleFacts {
         module,
         config,
         is_test_file,
-        ctx.target,
-        &mut found_problems,
-    );
+        loads_hooks: module.abs.file_name().is_some_and(|n| n == "conftest.py")
+            || ctx.plugins.contains(&i),
+        target: ctx.target,
+        unsure: &unsure,
+    };
+    rules::judge(&rules::ScanFacts::Module(&facts), &mut found_problems);
     // Found last definition first, the tests are mostly in descending id order already.
     found.sort_by(|a: &TestFound, b| b.id.cmp(&a.id));
     // Two definitions of one test id: the last one written (found first) wins at import time.
@@ -694,7 +730,7 @@ pub struct Scan {
     /// Why an unmarked test cannot vote, as the scan's lane rules judge it, by test id (tests
     /// with a lane, and those nothing keeps from voting, absent). Not part of the scan
     /// document: `--fix` decides by it.
-    pub no_vote: BTreeMap<String, rules::NoVote>,
+    pub(crate) no_vote: BTreeMap<String, rules::NoVote>,
     /// The module summaries the tests were found in, kept with the result so that freeing
     /// them is the caller's choice (a process about to exit need not).
     _modules: Vec<ModuleFile>,
@@ -827,14 +863,14 @@ fn all_dirs(dir: &Path) -> Vec<PathBuf> {
 struct ParsedFile {
     abs: PathBuf,
     rel: String,
-    result: Result<python::Module, Problem>,
+    result: Result<lane_python::Module, rules::Unreadable>,
     imported: Vec<Vec<PathBuf>>,
 }
 
 /// For each module a file's imports load, the candidate files that exist, nearest first.
 fn imported_files(
     abs: &Path,
-    module: &python::Module,
+    module: &lane_python::Module,
     root: &Path,
     cache: &marks::ImportCache,
 ) -> Vec<Vec<PathBuf>> {
@@ -932,22 +968,13 @@ impl Drop for BudgetShare {
     }
 }
 
-fn parse_file(abs: &Path, rel: &str) -> Result<python::Module, Problem> {
-    let too_large = |size: Option<u64>| {
-        let size = size.map_or_else(|| "more than".to_string(), |n| format!("{n} bytes,"));
-        Problem::new(
-            Rule::FileTooLarge,
-            format!(
-                "{rel}: {size} over the {SOURCE_MAX_BYTES}-byte limit for a Python file; not read"
-            ),
-        )
-        .file(rel)
+fn parse_file(abs: &Path, rel: &str) -> Result<lane_python::Module, rules::Unreadable> {
+    let unreadable = |why| rules::Unreadable {
+        file: rel.to_string(),
+        why,
     };
-    let cannot_read = |why: String| {
-        // The I/O error's own text, under the root-relative name: an absolute path would make
-        // the document depend on where the tree was checked out.
-        Problem::new(Rule::ParseError, format!("cannot read {rel}: {why}")).file(rel)
-    };
+    let too_large = |size: Option<u64>| unreadable(rules::Why::TooLarge(size));
+    let cannot_read = |why: String| unreadable(rules::Why::CannotRead(why));
     // One open and one `fstat` per file (the size decides the parse budget and the limit):
     // 5,000 test modules cost no path lookup more than they need. Every path parsed was seen
     // to be a regular file (discovery's listing, or a `stat` of a conftest or an import).
@@ -986,24 +1013,18 @@ thread_local! {
 }
 
 /// The summary of a Python file's bytes, or why it has none (not UTF-8, a syntax error).
-fn summarize_source(bytes: &[u8], rel: &str) -> Result<python::Module, Problem> {
+fn summarize_source(bytes: &[u8], rel: &str) -> Result<lane_python::Module, rules::Unreadable> {
+    let unreadable = |why| rules::Unreadable {
+        file: rel.to_string(),
+        why,
+    };
     let text = std::str::from_utf8(bytes).map_err(|e| {
         let offset = e.valid_up_to();
         let before = &bytes[..offset];
         let line = before.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
-        Problem::new(
-            Rule::ParseError,
-            format!("{rel}:{line}: not valid UTF-8 (byte offset {offset})"),
-        )
-        .at(rel, line)
+        unreadable(rules::Why::NotUtf8 { line, offset })
     })?;
-    python::summarize(text).map_err(|e| {
-        Problem::new(
-            Rule::ParseError,
-            format!("{rel}:{}:{}: {}", e.line, e.column, e.message),
-        )
-        .at(rel, e.line)
-    })
+    lane_python::summarize(text).map_err(|e| unreadable(rules::Why::Syntax(e)))
 }
 
 fn count<'a>(tests: impl Iterator<Item = &'a ScanTest>) -> Counts {
@@ -1021,9 +1042,8 @@ fn count<'a>(tests: impl Iterator<Item = &'a ScanTest>) -> Counts {
 }
 
 /// This tool's detectors, as the rule registry lists them (lane-gate's `rule_registry` test).
-/// Empty until the tool's detectors move into the one table of `lane_core::detector`.
 pub fn registry() -> Vec<lane_core::detector::Registered> {
-    Vec::new()
+    rules::registry()
 }
 
 #[cfg(test)]

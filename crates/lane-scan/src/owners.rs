@@ -1,4 +1,4 @@
-//! Owners that scale (issue 19): a test without an `owner:` line in its own docstring takes
+//! Owners that scale: a test without an `owner:` line in its own docstring takes
 //! the one of its class's docstring (innermost class first), then its module's docstring, then
 //! the project's CODEOWNERS file for the test file's path. Each owner is recorded with where it
 //! came from (`owner_from`).
@@ -7,7 +7,7 @@ use std::path::Path;
 
 use lane_core::Error;
 
-use crate::fnmatch::fnmatch;
+use crate::pytest::fnmatch::fnmatch;
 
 /// Where GitHub and GitLab look for a CODEOWNERS file, in the order they look: the first one
 /// that exists is the only one read.

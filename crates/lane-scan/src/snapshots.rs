@@ -1,4 +1,4 @@
-//! Snapshot libraries' files as a witness test's fixtures (issue 19): a test that takes
+//! Snapshot libraries' files as a witness test's fixtures: a test that takes
 //! syrupy's or pytest-snapshot's `snapshot`, or one of pytest-regressions' `*_regression`
 //! fixtures, compares against files the library keeps beside the test module. Those files
 //! are the test's golden bytes, found here by each library's own naming rules:
@@ -32,9 +32,9 @@
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
-use crate::collect::TestFound;
-use crate::marks::ModuleFile;
-use crate::python::{ANY_FIXTURE, FileArg, Function, Module, RegressionCheck};
+use crate::pytest::collect::TestFound;
+use crate::pytest::marks::ModuleFile;
+use lane_python::{ANY_FIXTURE, FileArg, Function, Module, RegressionCheck};
 
 /// pytest-regressions' fixtures.
 pub const REGRESSION_FIXTURES: [&str; 6] = [
@@ -248,99 +248,17 @@ pub fn for_module(
     {
         return out;
     }
-    let (dir, stem) = dir_and_stem(&module.rel);
-    let snapshots_dir = join(dir, "__snapshots__");
-    let amber = format!("{snapshots_dir}/{stem}.ambr");
-    let has_amber = root.join(&amber).is_file();
-    let single = syrupy_files_under(root, &format!("{snapshots_dir}/{stem}"));
-    let single_prefix = format!("{snapshots_dir}/{stem}/");
-    let data_dir = join(dir, stem);
-    let data_files = files_under(root, &data_dir, false);
-    // The regression tests' file names, to give each data file to the longest that fits.
-    let regression_names: Vec<(&str, String)> = found
-        .iter()
-        .filter(|t| uses_regression(t.func))
-        .map(|t| {
-            let (classes, name) = id_parts(&t.id);
-            (t.id.as_str(), regression_name(&classes, name, class_names))
-        })
-        .collect();
+    let layout = ModuleLayout::of(root, module, found, class_names);
     for t in found {
         let (classes, name) = id_parts(&t.id);
         let mut files = BTreeSet::new();
         let mut unresolved = Vec::new();
         if uses_snapshot(t.func) {
-            // syrupy
-            if has_amber {
-                files.insert(amber.clone());
-            }
-            let mut wanted = classes.join(".");
-            if !wanted.is_empty() {
-                wanted.push('.');
-            }
-            wanted.push_str(name);
-            for f in &single {
-                let rest = &f[single_prefix.len()..];
-                // Only files straight in the module's folder; the extension is not the name.
-                if rest.contains('/') {
-                    continue;
-                }
-                let base = rest.rsplit_once('.').map_or(rest, |(b, _)| b);
-                if syrupy_name(base) == wanted {
-                    files.insert(f.clone());
-                }
-            }
-            // pytest-snapshot
-            let overrides: Vec<_> = t
-                .func
-                .snapshot_dirs
-                .iter()
-                .filter(|d| d.value.0 == SNAPSHOT_FIXTURE)
-                .collect();
-            if overrides.is_empty() {
-                let default = join(dir, &format!("snapshots/{stem}/{name}"));
-                files.extend(files_under(root, &default, true));
-            }
-            for o in overrides {
-                let unfollowed = |literal: Option<&str>| Unresolved {
-                    line: o.line,
-                    what: format!("{}.snapshot_dir", o.value.0),
-                    name: "snapshot_dir",
-                    literal: literal.map(str::to_string),
-                    hint: "write the folder as a literal relative to the rootdir",
-                };
-                match o.value.1.as_deref().map(|p| (p, root_relative(p))) {
-                    Some((_, Some(rel))) if !rel.is_empty() => {
-                        files.extend(files_under(root, &rel, true))
-                    }
-                    Some((p, _)) => unresolved.push(unfollowed(Some(p))),
-                    None => unresolved.push(unfollowed(None)),
-                }
-            }
+            layout.syrupy(&classes, name, &mut files);
+            layout.pytest_snapshot(t, name, &mut files, &mut unresolved);
         }
-        let default_regression_files = uses_regression(t.func) && {
-            let checks = regression_checks(t.func);
-            for c in &checks {
-                named_regression_files(root, &data_dir, c, &mut files, &mut unresolved);
-            }
-            checks.is_empty()
-                || checks
-                    .iter()
-                    .any(|c| c.value.basename.is_none() && c.value.fullpath.is_none())
-        };
-        if default_regression_files {
-            let mine = regression_name(&classes, name, class_names);
-            for f in &data_files {
-                let file = &f[data_dir.len() + 1..];
-                let best = regression_names
-                    .iter()
-                    .filter(|(_, n)| regression_match(file, n))
-                    .map(|(_, n)| n.len())
-                    .max();
-                if best == Some(mine.len()) && regression_match(file, &mine) {
-                    files.insert(f.clone());
-                }
-            }
+        if uses_regression(t.func) {
+            layout.regression(t, (&classes, name), &mut files, &mut unresolved);
         }
         if !files.is_empty() || !unresolved.is_empty() {
             out.insert(
@@ -355,9 +273,159 @@ pub fn for_module(
     out
 }
 
+/// The snapshot layouts beside one test module, looked up once for all its tests.
+struct ModuleLayout<'a> {
+    root: &'a Path,
+    /// The module's folder and file stem.
+    dir: &'a str,
+    stem: &'a str,
+    /// syrupy's `__snapshots__/<module>.ambr`, when it exists.
+    amber: Option<String>,
+    /// syrupy's single-file snapshots under `__snapshots__/<module>/`, and that prefix.
+    single: Vec<String>,
+    single_prefix: String,
+    /// pytest-regressions' data folder and its files.
+    data_dir: String,
+    data_files: Vec<String>,
+    /// The regression tests' file names, to give each data file to the longest that fits.
+    regression_names: Vec<String>,
+    class_names: bool,
+}
+
+impl<'a> ModuleLayout<'a> {
+    fn of(
+        root: &'a Path,
+        module: &'a ModuleFile,
+        found: &[TestFound<'_>],
+        class_names: bool,
+    ) -> Self {
+        let (dir, stem) = dir_and_stem(&module.rel);
+        let snapshots_dir = join(dir, "__snapshots__");
+        let amber = format!("{snapshots_dir}/{stem}.ambr");
+        let data_dir = join(dir, stem);
+        ModuleLayout {
+            root,
+            dir,
+            stem,
+            amber: root.join(&amber).is_file().then_some(amber),
+            single: syrupy_files_under(root, &format!("{snapshots_dir}/{stem}")),
+            single_prefix: format!("{snapshots_dir}/{stem}/"),
+            data_files: files_under(root, &data_dir, false),
+            data_dir,
+            regression_names: found
+                .iter()
+                .filter(|t| uses_regression(t.func))
+                .map(|t| {
+                    let (classes, name) = id_parts(&t.id);
+                    regression_name(&classes, name, class_names)
+                })
+                .collect(),
+            class_names,
+        }
+    }
+
+    /// syrupy's files of test `name` in `classes`: the module's `.ambr`, and its single-file
+    /// snapshots named for the test.
+    fn syrupy(&self, classes: &[&str], name: &str, files: &mut BTreeSet<String>) {
+        if let Some(amber) = &self.amber {
+            files.insert(amber.clone());
+        }
+        let mut wanted = classes.join(".");
+        if !wanted.is_empty() {
+            wanted.push('.');
+        }
+        wanted.push_str(name);
+        for f in &self.single {
+            let rest = &f[self.single_prefix.len()..];
+            // Only files straight in the module's folder; the extension is not the name.
+            if rest.contains('/') {
+                continue;
+            }
+            let base = rest.rsplit_once('.').map_or(rest, |(b, _)| b);
+            if syrupy_name(base) == wanted {
+                files.insert(f.clone());
+            }
+        }
+    }
+
+    /// pytest-snapshot's files of test `t` (named `name`): its default folder, or the
+    /// `snapshot_dir` its body sets, which must be a literal inside the root.
+    fn pytest_snapshot(
+        &self,
+        t: &TestFound<'_>,
+        name: &str,
+        files: &mut BTreeSet<String>,
+        unresolved: &mut Vec<Unresolved>,
+    ) {
+        let root = self.root;
+        let overrides: Vec<_> = t
+            .func
+            .snapshot_dirs
+            .iter()
+            .filter(|d| d.value.0 == SNAPSHOT_FIXTURE)
+            .collect();
+        if overrides.is_empty() {
+            let default = join(self.dir, &format!("snapshots/{}/{name}", self.stem));
+            files.extend(files_under(root, &default, true));
+        }
+        for o in overrides {
+            let unfollowed = |literal: Option<&str>| Unresolved {
+                line: o.line,
+                what: format!("{}.snapshot_dir", o.value.0),
+                name: "snapshot_dir",
+                literal: literal.map(str::to_string),
+                hint: "write the folder as a literal relative to the rootdir",
+            };
+            match o.value.1.as_deref().map(|p| (p, root_relative(p))) {
+                Some((_, Some(rel))) if !rel.is_empty() => {
+                    files.extend(files_under(root, &rel, true))
+                }
+                Some((p, _)) => unresolved.push(unfollowed(Some(p))),
+                None => unresolved.push(unfollowed(None)),
+            }
+        }
+    }
+
+    /// pytest-regressions' files of test `t` (`classes` and `name` of its id): those its
+    /// `check` calls name, and the data files named after it (given to the longest test name
+    /// that fits) unless every call names its file.
+    fn regression(
+        &self,
+        t: &TestFound<'_>,
+        (classes, name): (&[&str], &str),
+        files: &mut BTreeSet<String>,
+        unresolved: &mut Vec<Unresolved>,
+    ) {
+        let checks = regression_checks(t.func);
+        for c in &checks {
+            named_regression_files(self.root, &self.data_dir, c, files, unresolved);
+        }
+        let default_files = checks.is_empty()
+            || checks
+                .iter()
+                .any(|c| c.value.basename.is_none() && c.value.fullpath.is_none());
+        if !default_files {
+            return;
+        }
+        let mine = regression_name(classes, name, self.class_names);
+        for f in &self.data_files {
+            let file = &f[self.data_dir.len() + 1..];
+            let best = self
+                .regression_names
+                .iter()
+                .filter(|n| regression_match(file, n))
+                .map(String::len)
+                .max();
+            if best == Some(mine.len()) && regression_match(file, &mine) {
+                files.insert(f.clone());
+            }
+        }
+    }
+}
+
 /// The `check` calls of a test's pytest-regressions fixtures (and any its code too deep to
 /// read may make).
-fn regression_checks(f: &Function) -> Vec<&crate::python::Located<RegressionCheck>> {
+fn regression_checks(f: &Function) -> Vec<&lane_python::Located<RegressionCheck>> {
     f.regression_checks
         .iter()
         .filter(|c| {
@@ -373,7 +441,7 @@ fn regression_checks(f: &Function) -> Vec<&crate::python::Located<RegressionChec
 fn named_regression_files(
     root: &Path,
     data_dir: &str,
-    c: &crate::python::Located<RegressionCheck>,
+    c: &lane_python::Located<RegressionCheck>,
     files: &mut BTreeSet<String>,
     unresolved: &mut Vec<Unresolved>,
 ) {
@@ -432,12 +500,9 @@ fn regression_match(file: &str, name: &str) -> bool {
         .is_some_and(|rest| rest.starts_with('.') || (rest.starts_with('_') && rest.contains('.')))
 }
 
-/// Every file in the snapshot layouts of a test module, root-relative and sorted: all of
-/// `__snapshots__/` beside it (syrupy keeps every module's snapshots there), its
-/// `snapshots/<module>/` (pytest-snapshot), and, when one of its functions takes a
-/// pytest-regressions fixture, the files of its data folder named like a test with one of the
-/// extensions the library writes (the folder also holds pytest-datadir's inputs).
-pub fn module_files(root: &Path, rel: &str, module: &Module) -> Vec<String> {
+/// [`module_files_in`] with no folder known to be bare.
+#[cfg(test)]
+fn module_files(root: &Path, rel: &str, module: &Module) -> Vec<String> {
     module_files_in(root, rel, module, &Folders::default())
 }
 
@@ -495,7 +560,7 @@ impl Folders {
     }
 
     /// With the config's `python_classes` and `python_functions`.
-    pub fn with_names(mut self, config: &crate::config::Config) -> Folders {
+    pub fn with_names(mut self, config: &crate::pytest::config::Config) -> Folders {
         self.python_classes = config.python_classes.clone();
         self.python_functions = config.python_functions.clone();
         self
@@ -508,20 +573,28 @@ impl Folders {
     /// the option was on, is named so, and no test uses it).
     fn regression_stem(&self, stem: &str) -> bool {
         let function = |name: &str| {
-            crate::fnmatch::matches_prefix_or_glob(&self.python_functions, name)
+            crate::pytest::fnmatch::matches_prefix_or_glob(&self.python_functions, name)
                 || name.match_indices('_').any(|(i, _)| {
-                    crate::fnmatch::matches_prefix_or_glob(&self.python_functions, &name[..i])
+                    crate::pytest::fnmatch::matches_prefix_or_glob(
+                        &self.python_functions,
+                        &name[..i],
+                    )
                 })
         };
         function(stem)
             || stem.match_indices('_').any(|(i, _)| {
-                crate::fnmatch::matches_prefix_or_glob(&self.python_classes, &stem[..i])
+                crate::pytest::fnmatch::matches_prefix_or_glob(&self.python_classes, &stem[..i])
                     && function(&stem[i + 1..])
             })
     }
 }
 
-/// [`module_files`], skipping the snapshot folders of a folder `folders` knows to be bare.
+/// Every file in the snapshot layouts of a test module, root-relative and sorted: all of
+/// `__snapshots__/` beside it (syrupy keeps every module's snapshots there), its
+/// `snapshots/<module>/` (pytest-snapshot), and, when one of its functions takes a
+/// pytest-regressions fixture, the files of its data folder named like a test with one of the
+/// extensions the library writes (the folder also holds pytest-datadir's inputs). The
+/// snapshot folders of a folder `folders` knows to be bare are not looked for.
 pub fn module_files_in(root: &Path, rel: &str, module: &Module, folders: &Folders) -> Vec<String> {
     let (dir, stem) = dir_and_stem(rel);
     let mut out = Vec::new();
@@ -546,7 +619,7 @@ pub fn module_files_in(root: &Path, rel: &str, module: &Module, folders: &Folder
         // With `--with-test-class-names`, a class's tests' files start with its name.
         let mut classes = Vec::new();
         if folders.class_names {
-            let mut todo: Vec<&crate::python::Class> = module.classes.iter().collect();
+            let mut todo: Vec<&lane_python::Class> = module.classes.iter().collect();
             while let Some(c) = todo.pop() {
                 classes.push(format!("{}_", word_chars(&c.name)));
                 todo.extend(c.classes.iter());
@@ -566,7 +639,7 @@ pub fn module_files_in(root: &Path, rel: &str, module: &Module, folders: &Folder
     out
 }
 
-fn all_methods(c: &crate::python::Class) -> Box<dyn Iterator<Item = &Function> + '_> {
+fn all_methods(c: &lane_python::Class) -> Box<dyn Iterator<Item = &Function> + '_> {
     Box::new(
         c.methods
             .iter()

@@ -797,7 +797,7 @@ fn closed_stdout_pipe_is_not_an_error() {
     );
 }
 
-/// Issue 16: pytest's xunit1 `file` of an inherited method is the base class's module; the
+/// Pytest's xunit1 `file` of an inherited method is the base class's module; the
 /// scan records it as `defined_in` (only when it differs from `file`).
 #[test]
 fn an_inherited_test_records_the_file_that_defines_it() {

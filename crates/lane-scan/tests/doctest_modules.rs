@@ -1,4 +1,4 @@
-//! Issue 18 (doc): with `--doctest-modules`, every module's docstring examples are tests under
+//! With `--doctest-modules`, every module's docstring examples are tests under
 //! pytest's ids, in the lane `lanes_doctest_lane` gives them; what lane-scan cannot read
 //! statically is `unseen-doctests` naming the module and line. Runs the real binary on suites
 //! written to temporary folders; the ids are checked against real pytest in
@@ -412,7 +412,7 @@ fn ignored_paths_and_norecursedirs_hold_no_doctest_items() {
     assert_eq!(ids(&doc), ["kept.py::kept", "sub/new.py::new"], "{doc:#}");
 }
 
-/// Issue 18 (fid5): `consider_namespace_packages = true` makes a module's doctest names depend
+/// `consider_namespace_packages = true` makes a module's doctest names depend
 /// on `sys.path` at run time (`python -m pytest` names `ns/pkg/mod.py`'s items `ns.pkg.mod.f`,
 /// the `pytest` script `pkg.mod.f`): unseen-doctests at the ini line; false, or no doctest
 /// modules, says nothing.

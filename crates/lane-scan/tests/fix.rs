@@ -67,7 +67,7 @@ const REFUSED: [&str; 4] = [
     "retry-in-voting-lane",
 ];
 
-/// `--fix` decides by the scan's own facts (issue 19): scanned after the fix, a tree has no
+/// `--fix` decides by the scan's own facts: scanned after the fix, a tree has no
 /// test the lane rules refuse (unmarked, skipped unconditionally, an expected failure or a
 /// retry in a voting lane) other than the freeze candidates `--fix` listed (and the tests it
 /// listed to be marked by hand); and a listed test in a voting lane is one whose parameter set

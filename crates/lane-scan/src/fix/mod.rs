@@ -23,7 +23,6 @@
 //! and a second run finds nothing to do. A file that does not parse is left untouched.
 
 pub mod diff;
-pub mod layout;
 pub mod markers;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -31,10 +30,9 @@ use std::path::{Path, PathBuf};
 
 use lane_core::scan::{Lane, ScanTest};
 use lane_core::{Error, Rule};
+use lane_python::layout::{self, Def, ImportNext, Layout};
 
 use crate::rules::{NoVote, NoVoteAt};
-
-use self::layout::{Def, ImportNext, Layout};
 
 /// Fixture names that hold snapshot files: syrupy and pytest-snapshot's `snapshot` (and
 /// syrupy's extension fixtures named `snapshot_*`); pytest-regressions' are matched by their
@@ -123,14 +121,14 @@ pub fn fix(options: &FixOptions) -> Result<FixOutcome, Error> {
         .section
         .problems
         .iter()
-        .filter(|p| p.rule == Rule::ParseError.id())
+        .filter(|p| crate::rules::is_parse_error(p))
         .filter_map(|p| p.file.clone())
         .collect();
     for p in scan
         .section
         .problems
         .iter()
-        .filter(|p| p.rule == Rule::ParseError.id())
+        .filter(|p| crate::rules::is_parse_error(p))
     {
         out.unparsable.push(p.message.clone());
     }

@@ -1,9 +1,16 @@
 //! coding-cookie: a source file whose PEP 263 cookie names an encoding other than UTF-8, so
-//! CPython would decode other text than the scan read (issue 16).
+//! CPython would decode other text than the scan read.
 
+use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
 
-use crate::marks::ModuleFile;
+use super::{Scan, ScanFacts};
+
+pub(crate) const DETECTOR: Detector<Scan> = Detector {
+    rules: &[Rule::CodingCookie],
+    check,
+    file: file!(),
+};
 
 /// Encodings that decode UTF-8 text as lane-scan reads it, normalized as CPython's tokenizer
 /// does (lower case, `_` as `-`); `utf-8-*` variants count as utf-8 there too.
@@ -12,7 +19,9 @@ fn is_utf8(name: &str) -> bool {
     matches!(n.as_str(), "utf-8" | "utf8" | "ascii" | "us-ascii") || n.starts_with("utf-8-")
 }
 
-pub fn check(module: &ModuleFile, problems: &mut Vec<Problem>) {
+fn check(facts: &ScanFacts<'_>, problems: &mut Vec<Problem>) {
+    let ScanFacts::Module(m) = facts else { return };
+    let module = m.module;
     let Some(coding) = &module.module.coding else {
         return;
     };

@@ -3,10 +3,10 @@
 
 use lane_core::scan::{Attachments, EmptyParams, Lane};
 
-use crate::collect::{Applied, EmptySetMark, TestFound};
-use crate::fixtures::FixtureUse;
-use crate::marks::{ModuleId, SourceTree, Val};
-use crate::python::{Call, Ex, Function};
+use crate::pytest::collect::{Applied, EmptySetMark, TestFound};
+use crate::pytest::fixtures::FixtureUse;
+use crate::pytest::marks::{ModuleId, SourceTree, Val};
+use lane_python::{Call, Ex, Function};
 
 /// What one decorator or mark does to a test.
 pub enum Effect {
@@ -29,10 +29,10 @@ pub enum ParamMark {
     /// vote (`lane-scan --fix` lists the test).
     Xfail,
     Unresolved,
-    /// The `params` of the fixture named cannot be read (issue 18 (fidelity)).
+    /// The `params` of the fixture named cannot be read.
     UnresolvedFixture(String),
     /// A parametrize over an empty list under `empty_parameter_set_mark = fail_at_collect`
-    /// (or a value pytest does not accept): the module fails collection (issue 18 (fid4)).
+    /// (or a value pytest does not accept): the module fails collection.
     EmptySetFailsCollection,
 }
 
@@ -88,17 +88,17 @@ pub struct TestFacts<'a> {
     pub body_skips: Vec<At<'a, String>>,
     /// A `pytest.skip()` at module level, by line.
     pub module_skip: Option<u64>,
-    /// What a parametrize over an empty list gives the test (issue 18 (fid4)).
+    /// What a parametrize over an empty list gives the test.
     pub empty_set_mark: EmptySetMark,
     /// Parameter sets computed at run time (a parametrize's argvalues, a used fixture's
-    /// `params=`): where each is written (issue 18 (fid5)).
+    /// `params=`): where each is written.
     pub computed_params: Vec<At<'a, ()>>,
     /// Fixtures the test uses whose `params=` is written as an empty list or tuple: pytest
     /// gives the test one item with the empty_parameter_set_mark, as for a parametrize
-    /// (issue 18 (fid5)).
+    ///.
     pub empty_fixture_params: Vec<At<'a, &'a str>>,
     /// An installed plugin marks the test xfail as it collects it (pytest-asyncio's async
-    /// generators; issue 18 (fid5)).
+    /// generators).
     pub plugin_xfail: bool,
 }
 
@@ -260,7 +260,7 @@ impl<'a> TestFacts<'a> {
             facts.add_mark(m);
         }
         // The asyncio mark makes an async generator pytest-asyncio's in strict mode too: it
-        // marks it xfail(run=False) (issue 18 (fid5)).
+        // marks it xfail(run=False).
         if func.async_generator && !facts.plugin_xfail && facts.marks.iter().any(|m| m == "asyncio")
         {
             facts.add_mark("xfail");
@@ -315,7 +315,7 @@ impl<'a> TestFacts<'a> {
     }
 
     /// The evidence's `empty_params`: where the test's computed parameter sets are written and
-    /// what pytest's empty_parameter_set_mark makes of an empty one (issue 18 (fid5)).
+    /// what pytest's empty_parameter_set_mark makes of an empty one.
     pub fn empty_params(&self) -> Option<EmptyParams> {
         if self.computed_params.is_empty() {
             return None;
@@ -389,7 +389,7 @@ impl<'a> TestFacts<'a> {
                             return Effect::None;
                         }
                         // pytest gives the test one item with the empty_parameter_set_mark
-                        // (issue 18 (fid4)).
+                        //.
                         match self.empty_set_mark {
                             EmptySetMark::Skip => {
                                 self.add_mark("skip");
@@ -497,7 +497,7 @@ impl<'a> TestFacts<'a> {
         }
     }
 
-    /// The params of a parametrized fixture the test uses (issue 18 (fidelity)): the test is
+    /// The params of a parametrized fixture the test uses: the test is
     /// parametrized, and the marks of its `pytest.param` entries reach it. Params that are not
     /// a list lane-scan can read may hold marks it cannot see.
     fn fixture_param_sets(&mut self, tree: &'a SourceTree<'a>, u: &'a FixtureUse<'a>) {
@@ -591,7 +591,7 @@ impl<'a> TestFacts<'a> {
         }
     }
 
-    /// A witness test's snapshot files are its fixtures (issue 19); a `snapshot_dir` that
+    /// A witness test's snapshot files are its fixtures; a `snapshot_dir` that
     /// cannot be followed is refused. Other lanes' snapshot files are no fixtures.
     pub fn snapshot_fixtures(&mut self, s: &crate::snapshots::TestSnapshots) {
         if !self.lanes.contains(&Lane::Witness) {
@@ -720,7 +720,7 @@ fn condition_effect(condition: Option<&Ex>, skip_when: bool) -> Effect {
 
 /// A `key:` field of the docstring of a class around the test (innermost first) or of its
 /// module, with where it came from: an `owner:` or `shrinking:` line there covers every test
-/// inside (issue 19).
+/// inside.
 fn outer_field(
     tree: &SourceTree,
     found: &TestFound,
@@ -762,14 +762,10 @@ fn remembered_field(doc: &str, key: &'static str) -> Option<String> {
 }
 
 /// Field `key` of the docstrings of the classes along `path` from `classes` (the classes
-/// around a test, from the module level in; see [`crate::marks::MethodLists`]), innermost first.
-fn class_field(
-    classes: &[crate::python::Class],
-    path: &[u32],
-    key: &'static str,
-) -> Option<String> {
+/// around a test, from the module level in; see [`crate::pytest::marks::MethodLists`]), innermost first.
+fn class_field(classes: &[lane_python::Class], path: &[u32], key: &'static str) -> Option<String> {
     (1..=path.len()).rev().find_map(|depth| {
-        let class = crate::marks::classes_on(classes, &path[..depth]).last()?;
+        let class = crate::pytest::marks::classes_on(classes, &path[..depth]).last()?;
         remembered_field(class.docstring.as_deref()?, key)
     })
 }
@@ -837,7 +833,7 @@ mod tests {
 
     #[test]
     fn class_field_innermost_first() {
-        let m = crate::python::summarize(
+        let m = lane_python::summarize(
             "class Outer:\n    \"\"\"owner: outer\"\"\"\n\n    class Mid:\n        \"\"\"nothing\"\"\"\n\n\
              \x20       class Inner:\n            \"\"\"owner: inner\"\"\"\n\n            def test_a(self):\n\
              \x20               pass\n\n        def test_b(self):\n            pass\n\n\
@@ -847,7 +843,7 @@ mod tests {
         .unwrap();
         let mid = &m.classes[0].classes[0];
         let (inner, other) = (&mid.classes[0], &m.classes[1]);
-        let lists = crate::marks::MethodLists::new(&m.classes);
+        let lists = crate::pytest::marks::MethodLists::new(&m.classes);
         let field = |f: &Function| {
             lists
                 .around(f)

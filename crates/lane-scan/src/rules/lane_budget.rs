@@ -1,10 +1,18 @@
 //! empty-merge-lane and freeze-over-budget: the sizes of the lanes.
 
+use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
 
-use super::SuiteFacts;
+use super::{Scan, ScanFacts};
 
-pub fn check(s: &SuiteFacts, problems: &mut Vec<Problem>) {
+pub(crate) const DETECTOR: Detector<Scan> = Detector {
+    rules: &[Rule::EmptyMergeLane, Rule::FreezeOverBudget],
+    check,
+    file: file!(),
+};
+
+fn check(facts: &ScanFacts<'_>, problems: &mut Vec<Problem>) {
+    let ScanFacts::Suite(s) = facts else { return };
     let counts = s.counts;
     if counts.merge == 0 {
         problems.push(Problem::new(

@@ -1,13 +1,20 @@
 //! unregistered-marker: the pytest configuration registers every lane's marker, or
 //! pytest-lanes-gate does (the config's `required_plugins` names it, or lane-gate loads it).
 
+use lane_core::detector::Detector;
 use lane_core::scan::Lane;
 use lane_core::{Problem, Rule};
 
-use super::SuiteFacts;
+use super::{Scan, ScanFacts};
+
+pub(crate) const DETECTOR: Detector<Scan> = Detector {
+    rules: &[Rule::UnregisteredMarker],
+    check,
+    file: file!(),
+};
 
 /// The distribution whose pytest plugin registers the three lane markers.
-pub const MARKERS_PLUGIN: &str = "pytest-lanes-gate";
+pub(crate) const MARKERS_PLUGIN: &str = "pytest-lanes-gate";
 
 /// Whether a `required_plugins` entry (`pytest-lanes-gate>=0.1`) names the markers plugin.
 pub(crate) fn names_markers_plugin(requirement: &str) -> bool {
@@ -23,10 +30,11 @@ pub(crate) fn names_markers_plugin(requirement: &str) -> bool {
     name == MARKERS_PLUGIN
 }
 
-pub fn check(s: &SuiteFacts, problems: &mut Vec<Problem>) {
+fn check(facts: &ScanFacts<'_>, problems: &mut Vec<Problem>) {
+    let ScanFacts::Suite(s) = facts else { return };
     let config = s.config;
     // An unreadable config keeps the rule (fail closed); its own error is reported elsewhere.
-    let required = crate::config::ini_args(config, "required_plugins").unwrap_or_default();
+    let required = crate::pytest::config::ini_args(config, "required_plugins").unwrap_or_default();
     if s.markers_plugin || required.iter().any(|r| names_markers_plugin(r)) {
         return;
     }

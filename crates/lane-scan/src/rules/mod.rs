@@ -1,70 +1,126 @@
-//! The rules of DESIGN.md §4 as detectors: each takes the facts it needs and pushes the
-//! problems it finds. A test's facts are gathered once ([`facts`]); what a lane allows and
-//! requires is one table ([`lanes`]).
+//! The rules of DESIGN.md §4, one file each: a rule file holds its decision and its message
+//! and declares its [`Detector`], and [`DETECTORS`] lists them, one line a file. The passes that
+//! read the tree (collection, the facts of a test, doctests, product code) compute facts and
+//! decide nothing; each detector judges the scopes of [`ScanFacts`] it cares about. What a lane
+//! allows and requires is one table ([`lanes`]).
 //!
-//! A new rule: its catalogue entry in lane-core's `rule.rs`, one detector file here (or a
-//! function in the file of its close family), its line in one of the lists below, its tests.
+//! A new rule: its catalogue entry in lane-core's `rule.rs`, one file here with its
+//! `DETECTOR`, its line in [`DETECTORS`], its tests (docs/architecture.md).
 
-mod addopts_retry;
-mod assertions;
 mod coding_cookie;
-pub mod facts;
+mod doctest_changed;
+mod empty_parameter_set;
+pub(crate) mod facts;
 mod lane_budget;
 mod lane_count;
-pub mod lanes;
+pub(crate) mod lanes;
 pub(crate) mod markers;
 mod missing_attachment;
-mod param_marks;
+mod missing_fixture;
+mod no_assertion;
+mod param_lane_mark;
+mod parse_error;
 mod runtime_hooks;
+mod runtime_test_definition;
 mod skips;
 mod swallowed_failure;
+mod tautology;
+mod test_aware_code;
 mod test_redefined;
+mod undecided_test_branch;
+mod unresolved_collect_ignore;
 mod unresolved_marker;
+mod unresolved_test_base;
 mod unsafe_addopts;
+mod unseen_doctests;
 mod voting_lane;
-pub mod weakened_search;
-mod witness_args;
+pub(crate) mod weakened_search;
 
+use lane_core::detector::{Detector, Facts};
 use lane_core::scan::{Counts, Lane, ScanTest};
 use lane_core::{Problem, Rule};
+use lane_python::Target;
 
-use crate::collect::TestFound;
-use crate::config::Config;
-use crate::marks::{ModuleFile, SourceTree};
+use crate::pytest::collect::{TestFound, Unsure};
+use crate::pytest::config::Config;
+use crate::pytest::marks::{ModuleFile, SourceTree};
 
-pub use facts::TestFacts;
+pub(crate) use facts::TestFacts;
+pub(crate) use parse_error::{Unreadable, Why, is_parse_error};
+pub(crate) use test_aware_code::{ProductFile, Unjudged};
+pub(crate) use unresolved_collect_ignore::{IgnoreUnsure, IgnoreWhy};
 
-/// A detector judging one test.
-type TestDetector = fn(&TestFacts, &mut Vec<Problem>);
+/// lane-scan's facts, as the detectors' table names them.
+pub(crate) enum Scan {}
 
-/// The detectors run on every collected test.
-const TEST_DETECTORS: &[TestDetector] = &[
-    skips::check,
-    voting_lane::check,
-    unresolved_marker::check,
-    param_marks::check,
-    witness_args::check,
-    lane_count::check,
-    missing_attachment::check,
-    assertions::check,
-    swallowed_failure::check,
-    weakened_search::check,
+impl Facts for Scan {
+    type Of<'a> = ScanFacts<'a>;
+}
+
+/// What one run of the detectors judges: one scope of the scan.
+pub(crate) enum ScanFacts<'a> {
+    /// A collected test function or method.
+    Test(&'a TestFacts<'a>),
+    /// A doctest item.
+    Doctest(&'a DoctestFacts<'a>),
+    /// A parsed module of the tree.
+    Module(&'a ModuleFacts<'a>),
+    /// A module collected with `--doctest-modules` (its docstrings' items).
+    DoctestModule(&'a DoctestModuleFacts<'a>),
+    /// A file the scan could not read.
+    Unreadable(&'a Unreadable),
+    /// A statement of a conftest about `collect_ignore` that cannot be read.
+    CollectIgnore(&'a IgnoreUnsure<'a>),
+    /// A product file judged for test-aware-code.
+    Product(&'a ProductFile<'a>),
+    /// The suite as a whole, once every test is counted.
+    Suite(&'a SuiteFacts<'a>),
+}
+
+/// Every detector of lane-scan, one line a rule file.
+pub(crate) const DETECTORS: &[Detector<Scan>] = &[
+    lane_count::DETECTOR,
+    skips::DETECTOR,
+    voting_lane::DETECTOR,
+    unresolved_marker::DETECTOR,
+    param_lane_mark::DETECTOR,
+    empty_parameter_set::DETECTOR,
+    missing_attachment::DETECTOR,
+    missing_fixture::DETECTOR,
+    tautology::DETECTOR,
+    swallowed_failure::DETECTOR,
+    weakened_search::DETECTOR,
+    doctest_changed::DETECTOR,
+    test_redefined::DETECTOR,
+    coding_cookie::DETECTOR,
+    runtime_hooks::DETECTOR,
+    runtime_test_definition::DETECTOR,
+    unresolved_test_base::DETECTOR,
+    undecided_test_branch::DETECTOR,
+    unseen_doctests::DETECTOR,
+    parse_error::DETECTOR,
+    unresolved_collect_ignore::DETECTOR,
+    test_aware_code::DETECTOR,
+    markers::DETECTOR,
+    unsafe_addopts::DETECTOR,
 ];
 
-/// A detector judging the suite as a whole.
-type SuiteDetector = fn(&SuiteFacts, &mut Vec<Problem>);
+/// Detectors in their final shape that join [`DETECTORS`] once lane-tally stops naming their
+/// rules itself: `empty-merge-lane` and `freeze-over-budget` are reported by lane-tally's own
+/// detector too, and lane-tally reads `no-assertion` from the scan's problems by its
+/// `Rule` variant, which the registry test allows only in a rule file that declares it. Until
+/// then the rules stay on the registry's not-yet-moved list; they run all the same.
+const PENDING: &[Detector<Scan>] = &[no_assertion::DETECTOR, lane_budget::DETECTOR];
 
-/// The detectors run once per scan, after every test is counted.
-const SUITE_DETECTORS: &[SuiteDetector] = &[
-    markers::check,
-    addopts_retry::check,
-    lane_budget::check,
-    unsafe_addopts::check,
-];
+/// Runs every detector on `facts`.
+pub(crate) fn judge(facts: &ScanFacts<'_>, problems: &mut Vec<Problem>) {
+    lane_core::detector::run_all(DETECTORS, facts, problems);
+    lane_core::detector::run_all(PENDING, facts, problems);
+}
 
 /// Why an unmarked test cannot vote, as the scan's own rules judge it: `lane-scan --fix`
 /// decides by this, so that every test it gives a voting lane passes these rules, and every
-/// test they reject as a voter is a freeze candidate (issue 19).
+/// test they reject as a voter is a freeze candidate.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct NoVote {
     /// The test as a whole: the problems a voting lane would get from the lane rules
@@ -92,26 +148,27 @@ impl NoVote {
     }
 }
 
-/// The lane rules that refuse a voter, and the detectors that raise them.
-const NO_VOTE_RULES: [Rule; 3] = [
-    Rule::UnconditionalSkip,
-    Rule::XfailInVotingLane,
-    Rule::RetryInVotingLane,
-];
-
-/// [`NoVote`] for an unmarked test: its lane detectors run as if it were in each voting lane.
+/// [`NoVote`] for an unmarked test: the lane rules that refuse a voter (skips.rs and
+/// voting_lane.rs, by the rules they name as refusing one) judge it as a whole, as if it were
+/// in each voting lane.
 fn no_vote(facts: &mut TestFacts) -> NoVote {
     let mut found = Vec::new();
-    skips::check(facts, &mut found);
+    skips::whole_test(facts, &mut found);
     let lane = facts.lane;
     for voting in Lane::ALL.into_iter().filter(|l| l.votes()) {
         facts.lane = Some(voting);
-        voting_lane::check(facts, &mut found);
+        (voting_lane::DETECTOR.check)(&ScanFacts::Test(facts), &mut found);
     }
     facts.lane = lane;
+    let refuses = |rule: &str| {
+        skips::REFUSES_VOTER
+            .iter()
+            .chain(voting_lane::REFUSES_VOTER)
+            .any(|r| r.id() == rule)
+    };
     let mut whole: Vec<NoVoteAt> = found
         .into_iter()
-        .filter(|p| NO_VOTE_RULES.iter().any(|r| r.id() == p.rule))
+        .filter(|p| refuses(&p.rule))
         .map(|p| NoVoteAt {
             what: p.rule,
             file: p.file.unwrap_or_default(),
@@ -143,7 +200,7 @@ fn no_vote(facts: &mut TestFacts) -> NoVote {
 
 /// Checks one collected test: its record, and its problems pushed to `problems`; with why it
 /// cannot vote when it has no lane ([`NoVote`]; None when nothing keeps it from voting).
-pub fn check_test(
+pub(crate) fn check_test(
     tree: &SourceTree,
     found: TestFound,
     profile: Option<&weakened_search::Profile>,
@@ -155,9 +212,7 @@ pub fn check_test(
         if let Some(s) = snapshots {
             facts.snapshot_fixtures(s);
         }
-        for detect in TEST_DETECTORS {
-            detect(&facts, problems);
-        }
+        judge(&ScanFacts::Test(&facts), problems);
         let no_vote = if facts.lanes.is_empty() {
             Some(no_vote(&mut facts)).filter(|n| !n.is_empty())
         } else {
@@ -187,34 +242,59 @@ pub fn check_test(
     )
 }
 
-/// A conftest.py's problems of its own (hooks that act at run time).
-pub fn check_conftest(module: &ModuleFile, problems: &mut Vec<Problem>) {
-    runtime_hooks::check(module, problems);
+/// A doctest item, as the lane rules judge it like a test function.
+pub(crate) struct DoctestFacts<'a> {
+    pub id: &'a str,
+    /// Root-relative file of its text.
+    pub file: &'a str,
+    /// The line it is reported at (its first example's, its docstring's).
+    pub line: u64,
+    /// The lane the configuration gives every doctest item.
+    pub lane: Option<Lane>,
+    /// Its owner was found (a docstring's `owner:` line, or CODEOWNERS).
+    pub has_owner: bool,
+    /// Every example carries `+SKIP`.
+    pub all_skipped: bool,
+    /// The first and last line of its text.
+    pub text: (u64, u64),
+    /// The lines the patch changed in its file (`--changed`), when a diff is judged.
+    pub changed: Option<&'a crate::aware::Ranges>,
+    /// The configuration file (root-relative), for messages.
+    pub config_file: &'a str,
 }
 
-/// Any parsed module's problems of its own: its encoding, and in a test file, test names
-/// bound twice (decided for the interpreter `target` gives, asked for only when needed).
-pub fn check_module(
-    module: &ModuleFile,
-    config: &Config,
-    is_test_file: bool,
-    target: &dyn Fn() -> Option<crate::python::Target>,
-    problems: &mut Vec<Problem>,
-) {
-    coding_cookie::check(module, problems);
-    if is_test_file {
-        test_redefined::check(module, config, target, problems);
-    }
+/// One parsed module of the tree.
+pub(crate) struct ModuleFacts<'a> {
+    pub module: &'a ModuleFile,
+    pub config: &'a Config,
+    /// It is one of the test files (its tests are collected).
+    pub is_test_file: bool,
+    /// pytest loads its hooks: a conftest.py, or a module the configuration loads as a plugin.
+    pub loads_hooks: bool,
+    /// The interpreter `if` conditions are decided for, asked only when one needs it.
+    pub target: &'a dyn Fn() -> Option<Target>,
+    /// What collecting its tests left the scan unsure of.
+    pub unsure: &'a [Unsure<'a>],
+}
+
+/// A module collected with `--doctest-modules`, and what its docstrings leave unsure.
+pub(crate) struct DoctestModuleFacts<'a> {
+    pub file: &'a str,
+    /// The module's `__name__`.
+    pub name: &'a str,
+    pub unsure: &'a [lane_python::docfinder::Unsure],
 }
 
 /// What the suite detectors judge: the configuration and the lanes' sizes.
-pub struct SuiteFacts<'a> {
+pub(crate) struct SuiteFacts<'a> {
     pub config: &'a Config,
     /// The configuration file, root-relative.
     pub config_rel: Option<String>,
     pub counts: &'a Counts,
     /// The runs load pytest-lanes-gate, which registers the lane markers.
     pub markers_plugin: bool,
+    /// Some module is collected for its doctests (`--doctest-modules`).
+    pub doctest_modules: bool,
 }
 
 impl SuiteFacts<'_> {
@@ -229,10 +309,11 @@ impl SuiteFacts<'_> {
 }
 
 /// Checks the suite as a whole.
-pub fn check_suite(
+pub(crate) fn check_suite(
     config: &Config,
     counts: &Counts,
     markers_plugin: bool,
+    doctest_modules: bool,
     problems: &mut Vec<Problem>,
 ) {
     let facts = SuiteFacts {
@@ -243,17 +324,45 @@ pub fn check_suite(
             .and_then(|f| lane_core::paths::relative_to(f, &config.rootdir)),
         counts,
         markers_plugin,
+        doctest_modules,
     };
-    for detect in SUITE_DETECTORS {
-        detect(&facts, problems);
-    }
+    judge(&ScanFacts::Suite(&facts), problems);
 }
 
 impl TestFacts<'_> {
+    /// The test's lane, when the lane rights say its assertions must be able to fail
+    /// (tautology, no-assertion, swallowed-failure judge only those).
+    fn lane_of_real_assertions(&self) -> Option<Lane> {
+        self.lane.filter(|&l| lanes::rights(l).real_assertions)
+    }
+
     /// A problem of this test at `file:line`.
     fn problem(&self, rule: Rule, msg: String, file: &str, line: u64) -> Problem {
         Problem::new(rule, msg).at(file, line).test(self.id)
     }
+}
+
+/// Where a test class of line `line`, written in `written_in`, is, for a message about the test
+/// module `home` that collects it: `file:line`, and the line where it is in `home` itself.
+fn class_place(home: &str, written_in: &str, line: u64) -> (String, Option<u64>) {
+    if written_in == home {
+        (format!("{written_in}:{line}"), Some(line))
+    } else {
+        (format!("{written_in}:{line} (collected in {home})"), None)
+    }
+}
+
+/// `problem` at `file` and, when known, `line`.
+fn located(problem: Problem, file: &str, line: Option<u64>) -> Problem {
+    match line {
+        Some(line) => problem.at(file, line),
+        None => problem.file(file),
+    }
+}
+
+/// This tool's detectors, as the rule registry lists them.
+pub(crate) fn registry() -> Vec<lane_core::detector::Registered> {
+    DETECTORS.iter().map(Detector::registered).collect()
 }
 
 #[cfg(test)]
@@ -261,7 +370,7 @@ mod tests {
     use lane_core::scan::Lane;
 
     use super::*;
-    use crate::python::{Asserts, Function};
+    use lane_python::{Asserts, Function};
 
     fn function(asserts: Asserts) -> Function {
         Function {
@@ -308,16 +417,16 @@ mod tests {
             bad_witness_args: Vec::new(),
             body_skips: Vec::new(),
             module_skip: None,
-            empty_set_mark: crate::collect::EmptySetMark::Skip,
+            empty_set_mark: crate::pytest::collect::EmptySetMark::Skip,
             computed_params: Vec::new(),
             empty_fixture_params: Vec::new(),
             plugin_xfail: false,
         }
     }
 
-    fn rules(detector: TestDetector, t: &TestFacts) -> Vec<(String, Option<u64>)> {
+    fn rules(detector: &Detector<Scan>, t: &TestFacts) -> Vec<(String, Option<u64>)> {
         let mut problems = Vec::new();
-        detector(t, &mut problems);
+        (detector.check)(&ScanFacts::Test(t), &mut problems);
         problems.into_iter().map(|p| (p.rule, p.line)).collect()
     }
 
@@ -334,7 +443,7 @@ mod tests {
     #[test]
     fn lane_count_wants_exactly_one_lane() {
         let f = function(Asserts::default());
-        let of = |lanes: &[Lane]| rules(lane_count::check, &facts(&f, lanes));
+        let of = |lanes: &[Lane]| rules(&lane_count::DETECTOR, &facts(&f, lanes));
         assert_eq!(of(&[]), [("unmarked".to_string(), Some(7))]);
         assert_eq!(of(&[Lane::Freeze]), []);
         assert_eq!(
@@ -345,7 +454,12 @@ mod tests {
 
     #[test]
     fn assertions_are_judged_only_where_the_lane_rights_say() {
-        let of = |a: Asserts, lanes: &[Lane]| rules(assertions::check, &facts(&function(a), lanes));
+        let of = |a: Asserts, lanes: &[Lane]| {
+            let t = facts(&function(a), lanes);
+            let mut found = rules(&tautology::DETECTOR, &t);
+            found.extend(rules(&no_assertion::DETECTOR, &t));
+            found
+        };
         assert_eq!(
             of(asserts(0, 0, 0), &[Lane::Merge]),
             [("no-assertion".to_string(), Some(7))]
@@ -370,7 +484,7 @@ mod tests {
     #[test]
     fn missing_attachment_follows_each_lanes_needs() {
         let f = function(Asserts::default());
-        let of = |t: &TestFacts| rules(missing_attachment::check, t);
+        let of = |t: &TestFacts| rules(&missing_attachment::DETECTOR, t);
         let missing = [("missing-attachment".to_string(), Some(7))];
         assert_eq!(of(&facts(&f, &[Lane::Merge])), missing);
         assert_eq!(of(&facts(&f, &[Lane::Witness])), missing);

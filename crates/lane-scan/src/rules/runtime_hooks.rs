@@ -1,10 +1,18 @@
 //! runtime-hook: a hook in a conftest.py or in a plugin module the configuration loads that
 //! can add marks, deselect tests or rewrite outcomes at run time, which no static scan can
-//! see; item-creating-hook: one that creates test items (issue 18).
+//! see; item-creating-hook: one that creates test items.
 
+use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
 
-use crate::marks::ModuleFile;
+use super::{Scan, ScanFacts};
+use crate::pytest::marks::ModuleFile;
+
+pub(crate) const DETECTOR: Detector<Scan> = Detector {
+    rules: &[Rule::RuntimeHook, Rule::ItemCreatingHook],
+    check,
+    file: file!(),
+};
 
 /// Hooks that can add marks, deselect tests or rewrite outcomes at run time.
 const RUNTIME_HOOKS: &[&str] = &[
@@ -36,7 +44,7 @@ const ITEM_HOOKS: &[&str] = &[
 ];
 
 /// Where a conftest's or plugin's hooks act: the conftest's folder, or the whole session.
-pub fn reach(module: &ModuleFile) -> String {
+fn reach(module: &ModuleFile) -> String {
     let is_conftest = module.abs.file_name().is_some_and(|n| n == "conftest.py");
     match module.rel.rsplit_once('/') {
         Some((dir, _)) if is_conftest => format!("every file under {dir}/"),
@@ -45,7 +53,12 @@ pub fn reach(module: &ModuleFile) -> String {
     }
 }
 
-pub fn check(module: &ModuleFile, problems: &mut Vec<Problem>) {
+fn check(facts: &ScanFacts<'_>, problems: &mut Vec<Problem>) {
+    let ScanFacts::Module(m) = facts else { return };
+    if !m.loads_hooks {
+        return;
+    }
+    let module = m.module;
     for f in &module.module.functions {
         let name = f.name.as_str();
         if ITEM_HOOKS.contains(&name) {

@@ -1,11 +1,35 @@
 //! unconditional-skip and conditional-skip: a skip deletes evidence; a conditional one may.
 
+use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
 
-use super::facts::{Effect, TestFacts};
-use crate::collect::EmptySetMark;
+use super::facts::{Effect, ParamMark, TestFacts};
+use super::{DoctestFacts, Scan, ScanFacts};
+use crate::pytest::collect::EmptySetMark;
 
-pub fn check(t: &TestFacts, problems: &mut Vec<Problem>) {
+pub(crate) const DETECTOR: Detector<Scan> = Detector {
+    rules: &[Rule::UnconditionalSkip, Rule::ConditionalSkip],
+    check,
+    file: file!(),
+};
+
+/// The rules of this file that keep a test from voting (`lane-scan --fix` asks).
+pub(crate) const REFUSES_VOTER: &[Rule] = &[Rule::UnconditionalSkip];
+
+fn check(facts: &ScanFacts<'_>, problems: &mut Vec<Problem>) {
+    match facts {
+        ScanFacts::Test(t) => {
+            whole_test(t, problems);
+            parameter_sets(t, problems);
+        }
+        ScanFacts::Doctest(d) => doctest(d, problems),
+        _ => {}
+    }
+}
+
+/// The skips of the test as a whole, not of one parameter set's (`lane-scan --fix` asks
+/// these, with [`REFUSES_VOTER`], why a test cannot vote).
+pub(crate) fn whole_test(t: &TestFacts, problems: &mut Vec<Problem>) {
     let id = t.id;
     for (effect, a) in &t.effects {
         let (rule, msg) = match effect {
@@ -23,7 +47,7 @@ pub fn check(t: &TestFacts, problems: &mut Vec<Problem>) {
         };
         problems.push(t.problem(rule, msg, a.file, a.line));
     }
-    // A used fixture's params written empty: its one item is skipped (issue 18 (fid5)).
+    // A used fixture's params written empty: its one item is skipped.
     if t.empty_set_mark == EmptySetMark::Skip {
         for f in &t.empty_fixture_params {
             problems.push(t.problem(
@@ -57,4 +81,34 @@ pub fn check(t: &TestFacts, problems: &mut Vec<Problem>) {
             .at(file, line),
         );
     }
+}
+
+/// A parameter set's `pytest.param(..., marks=skip)` (or a `skipif` decided as skipping).
+fn parameter_sets(t: &TestFacts, problems: &mut Vec<Problem>) {
+    for mark in &t.param_marks {
+        if let ParamMark::Skip(_) = mark.what {
+            let msg = format!("{}: a parameter set is skipped unconditionally", t.id);
+            problems.push(t.problem(Rule::UnconditionalSkip, msg, mark.file, mark.line));
+        }
+    }
+}
+
+/// A doctest item in a lane whose every example carries `+SKIP`. (One without a lane is
+/// reported as unmarked alone.)
+fn doctest(d: &DoctestFacts, problems: &mut Vec<Problem>) {
+    if d.lane.is_none() || !d.all_skipped {
+        return;
+    }
+    problems.push(
+        Problem::new(
+            Rule::UnconditionalSkip,
+            format!(
+                "{} is skipped unconditionally: every example of the doctest has `+SKIP`, so \
+                 pytest reports it skipped; a skip deletes evidence",
+                d.id
+            ),
+        )
+        .at(d.file, d.line)
+        .test(d.id),
+    );
 }

@@ -1,18 +1,34 @@
 //! test-redefined: a name pytest collects as a test is bound more than once in its module or
-//! class body, so what runs may not be the definition the scan judged (issue 16).
+//! class body, so what runs may not be the definition the scan judged.
 //! `sys.version_info` / `sys.platform` conditions are decided for the target interpreter; a
 //! binding in a branch that does not run there does not count.
 
 use std::collections::{BTreeMap, HashSet};
 
+use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
 
-use crate::config::Config;
-use crate::fnmatch::matches_prefix_or_glob;
-use crate::marks::ModuleFile;
-use crate::python::{Binding, Class, Target};
+use crate::pytest::config::Config;
+use crate::pytest::fnmatch::matches_prefix_or_glob;
+use crate::pytest::marks::ModuleFile;
+use lane_python::{Binding, Class, Target};
 
-pub fn check(
+use super::{Scan, ScanFacts};
+
+pub(crate) const DETECTOR: Detector<Scan> = Detector {
+    rules: &[Rule::TestRedefined],
+    check,
+    file: file!(),
+};
+
+fn check(facts: &ScanFacts<'_>, problems: &mut Vec<Problem>) {
+    let ScanFacts::Module(m) = facts else { return };
+    if m.is_test_file {
+        redefined(m.module, m.config, m.target, problems);
+    }
+}
+
+fn redefined(
     module: &ModuleFile,
     config: &Config,
     target: &dyn Fn() -> Option<Target>,
@@ -118,7 +134,7 @@ fn judge(
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::python::summarize;
+    use lane_python::summarize;
 
     fn target(minor: u64, platform: &str) -> Target {
         Target {

@@ -1,11 +1,12 @@
 //! unsafe-addopts: `addopts` is added to every pytest run, the gate's too; an option there that
 //! changes what is selected, collected or reported makes the run differ from the scan
-//! (issue 16). Options lanes relies on nothing of are fine; options it does not know are a
+//!. Options lanes relies on nothing of are fine; options it does not know are a
 //! warning naming them.
 
+use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
 
-use super::SuiteFacts;
+use super::{Scan, ScanFacts};
 
 /// Options that change nothing lanes relies on, with whether they take a value (given as the
 /// next argument unless written `--opt=value` or, for one-letter options, `-oVALUE`).
@@ -87,7 +88,7 @@ const HARMLESS: &[(&str, bool)] = &[
     ("--hypothesis-show-statistics", false),
     ("--hypothesis-verbosity", true),
     ("--hypothesis-explain", false),
-    // pytest-regressions' data file names, which lane-scan follows (issue 19).
+    // pytest-regressions' data file names, which lane-scan follows.
     ("--with-test-class-names", false),
     // Retries have their own rule (retry-in-voting-lane).
     ("--reruns", true),
@@ -260,7 +261,14 @@ fn short_flags(name: &str, inline: Option<&str>) -> Option<Verdict> {
     all_harmless.then_some(Verdict::Fine)
 }
 
-pub fn check(s: &SuiteFacts, problems: &mut Vec<Problem>) {
+pub(crate) const DETECTOR: Detector<Scan> = Detector {
+    rules: &[Rule::UnsafeAddopts, Rule::UnknownAddopts],
+    check,
+    file: file!(),
+};
+
+fn check(facts: &ScanFacts<'_>, problems: &mut Vec<Problem>) {
+    let ScanFacts::Suite(s) = facts else { return };
     for verdict in judge(&s.config.addopts) {
         let p = match verdict {
             Verdict::Fine => continue,

@@ -1,6 +1,6 @@
 //! weakened-search: a merge property that filters its domain with `assume()` or searches less
 //! of it (`max_examples` below the minimum, `phases` without `generate`, `derandomize=True`),
-//! by its own `@settings` or a hypothesis profile loaded in a conftest.py (issue 16). A warning:
+//! by its own `@settings` or a hypothesis profile loaded in a conftest.py. A warning:
 //! real suites do these on purpose; lane-tally `--base` reports a change as domain-changed.
 
 use std::collections::BTreeMap;
@@ -9,9 +9,11 @@ use lane_core::rule::MIN_MAX_EXAMPLES;
 use lane_core::scan::Lane;
 use lane_core::{Problem, Rule};
 
-use super::facts::TestFacts;
-use crate::marks::{ModuleId, SourceTree, Val};
-use crate::python::Ex;
+use lane_core::detector::Detector;
+
+use super::{Scan, ScanFacts};
+use crate::pytest::marks::{ModuleId, SourceTree, Val};
+use lane_python::Ex;
 
 /// The hypothesis profile a conftest.py loads, with the settings it was registered with.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -148,7 +150,14 @@ pub fn weakened(assumes: &[String], settings: &BTreeMap<String, String>) -> Vec<
     why
 }
 
-pub fn check(t: &TestFacts, problems: &mut Vec<Problem>) {
+pub(crate) const DETECTOR: Detector<Scan> = Detector {
+    rules: &[Rule::WeakenedSearch],
+    check,
+    file: file!(),
+};
+
+fn check(facts: &ScanFacts<'_>, problems: &mut Vec<Problem>) {
+    let ScanFacts::Test(t) = facts else { return };
     if !t.given || t.lane != Some(Lane::Merge) {
         return;
     }

@@ -1,0 +1,544 @@
+//! What a product module's code reaches for, as facts for lane-scan's `test-aware-code`: the
+//! modules it imports (by statement or by call), the keys it looks up in a `modules` mapping,
+//! the strings it tests membership of, its string literals, the attributes and imported names
+//! it reads, and the files it writes, each with the lines it spans. Which of these mean that
+//! code knows it is under test is the rule's to say; nothing here judges.
+
+use std::collections::{HashMap, HashSet};
+
+use ruff_python_ast::visitor::{self, Visitor};
+use ruff_python_ast::{self as ast, CmpOp, Expr, Stmt};
+use ruff_text_size::{Ranged, TextSize};
+
+/// Expressions nest at most this deep in what the walk reads (the parser bounds brackets; this
+/// bounds the rest, e.g. long operator chains).
+const MAX_DEPTH: usize = 200;
+
+/// How many names deep the literals a written path is built from are followed.
+const LITERAL_NAMES_DEPTH: usize = 4;
+
+/// One thing the code reaches for, and where: the first and last line of the construct.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reach {
+    pub first: u64,
+    pub last: u64,
+    pub what: Reached,
+}
+
+/// What a construct reaches for. Dotted names are as the module's import aliases expand them
+/// (`a.register` with `import atexit as a`: `atexit.register`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reached {
+    /// `import M`, `from M import ...` (absolute), or a call that imports by name:
+    /// `__import__("M")`, `importlib.import_module("M")`, `importlib.util.find_spec("M")`,
+    /// `pkgutil.find_loader("M")`, `importlib.find_loader("M")`.
+    Import(String),
+    /// `X.modules["K"]`, or `X.modules.get("K")` (`pop`, `setdefault`, `__contains__`,
+    /// `__getitem__`): a string key looked up in something whose dotted name ends in `modules`.
+    ModulesLookup(String),
+    /// `"S" in X` or `"S" not in X`: the string, and X's dotted name when it has one.
+    Membership {
+        needle: String,
+        container: Option<String>,
+    },
+    /// A string literal (a bare string statement, such as a docstring, is none).
+    Str(String),
+    /// An attribute read: its name, and the dotted name of the whole when it has one.
+    Attribute {
+        name: String,
+        qualified: Option<String>,
+    },
+    /// A bare name bound by an import, as the dotted name it imports.
+    ImportedName(String),
+    /// A call that writes a file: how (`open for writing`, `os.open for writing`, the
+    /// function's dotted name, `.write_text()` ...), and the string literals the written path
+    /// is built from (through the module's names, a few deep), each with its line.
+    Write {
+        how: String,
+        literals: Vec<(String, u64)>,
+    },
+}
+
+/// What `source` reaches for, in the order the constructs are met; `Err(line)` when it does
+/// not parse.
+pub fn reaches(source: &str) -> Result<Vec<Reach>, u64> {
+    let source = source.strip_prefix('\u{feff}').unwrap_or(source);
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(memchr::memchr_iter(b'\n', source.as_bytes()).map(|i| i + 1))
+        .collect();
+    let line_of = |at: usize| -> u64 { (starts.partition_point(|&s| s <= at)) as u64 };
+    if let Some(offset) = crate::parse::too_deep(source) {
+        return Err(line_of(offset));
+    }
+    let parsed = ruff_python_parser::parse_module(source)
+        .map_err(|e| line_of(e.location.start().to_usize()))?;
+    let body = &parsed.syntax().body;
+    let mut names = Names::default();
+    names.visit_body(body);
+    let mut walk = Walk {
+        names: &names,
+        line_of: &|at: TextSize| line_of(at.to_usize()),
+        found: Vec::new(),
+        depth: 0,
+    };
+    walk.visit_body(body);
+    Ok(walk.found)
+}
+
+/// Whether a setup.py's source holds a string literal starting (after spaces) with `group`:
+/// the entry point group its `setup(entry_points=...)` declares, in any spelling. False when
+/// it does not parse.
+pub fn names_entry_point_group(setup_py: &str, group: &str) -> bool {
+    let source = setup_py.strip_prefix('\u{feff}').unwrap_or(setup_py);
+    let Ok(parsed) = crate::parse::parse(source, &crate::parse::Lines::new(source)) else {
+        return false;
+    };
+    let mut finder = StartsWith {
+        prefix: group,
+        found: false,
+    };
+    finder.visit_body(&parsed.syntax().body);
+    finder.found
+}
+
+/// Finds a string literal starting with `prefix`.
+struct StartsWith<'p> {
+    prefix: &'p str,
+    found: bool,
+}
+
+impl<'a> Visitor<'a> for StartsWith<'_> {
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if let Expr::StringLiteral(s) = expr
+            && s.value.to_str().trim_start().starts_with(self.prefix)
+        {
+            self.found = true;
+        }
+        visitor::walk_expr(self, expr);
+    }
+}
+
+/// Import aliases and simple assignments anywhere in a module (a name bound in several places
+/// keeps every value: a reader takes any of them).
+#[derive(Default)]
+struct Names<'a> {
+    /// Local name to the dotted name it imports (`import atexit as a`: a -> atexit;
+    /// `from atexit import register`: register -> atexit.register).
+    imports: HashMap<String, String>,
+    values: HashMap<String, Vec<&'a Expr>>,
+}
+
+impl<'a> Visitor<'a> for Names<'a> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        match stmt {
+            Stmt::Import(i) => {
+                for a in &i.names {
+                    let full = a.name.as_str();
+                    match &a.asname {
+                        Some(as_) => {
+                            self.imports.insert(as_.to_string(), full.to_string());
+                        }
+                        None => {
+                            let top = full.split('.').next().unwrap_or(full);
+                            self.imports.insert(top.to_string(), top.to_string());
+                        }
+                    }
+                }
+            }
+            Stmt::ImportFrom(i) if i.level == 0 => {
+                if let Some(m) = &i.module {
+                    for a in &i.names {
+                        let local = a.asname.as_ref().unwrap_or(&a.name);
+                        self.imports
+                            .insert(local.to_string(), format!("{m}.{}", a.name.as_str()));
+                    }
+                }
+            }
+            Stmt::Assign(a) => {
+                for t in &a.targets {
+                    if let Expr::Name(n) = t {
+                        self.values
+                            .entry(n.id.to_string())
+                            .or_default()
+                            .push(&a.value);
+                    }
+                }
+            }
+            Stmt::AnnAssign(a) => {
+                if let (Expr::Name(n), Some(v)) = (&*a.target, &a.value) {
+                    self.values.entry(n.id.to_string()).or_default().push(v);
+                }
+            }
+            _ => {}
+        }
+        visitor::walk_stmt(self, stmt);
+    }
+}
+
+/// The walk over a module that records what it reaches for.
+struct Walk<'n, 'a, 'l> {
+    names: &'n Names<'a>,
+    line_of: &'l dyn Fn(TextSize) -> u64,
+    found: Vec<Reach>,
+    depth: usize,
+}
+
+fn str_value(expr: &Expr) -> Option<String> {
+    match expr {
+        Expr::StringLiteral(s) => Some(s.value.to_str().to_string()),
+        _ => None,
+    }
+}
+
+impl Walk<'_, '_, '_> {
+    fn push(&mut self, node: &impl Ranged, what: Reached) {
+        self.found.push(Reach {
+            first: (self.line_of)(node.start()),
+            last: (self.line_of)(node.end()),
+            what,
+        });
+    }
+
+    /// The dotted name `expr` refers to, through import aliases (`a.register` with
+    /// `import atexit as a`: atexit.register).
+    fn qualified(&self, expr: &Expr) -> Option<String> {
+        match expr {
+            Expr::Name(n) => Some(
+                self.names
+                    .imports
+                    .get(n.id.as_str())
+                    .cloned()
+                    .unwrap_or_else(|| n.id.to_string()),
+            ),
+            Expr::Attribute(a) => {
+                Some(format!("{}.{}", self.qualified(&a.value)?, a.attr.as_str()))
+            }
+            _ => None,
+        }
+    }
+
+    /// The string literals `expr` is built from, through names bound in the module (at most
+    /// `depth` names deep), with their lines.
+    fn literals(
+        &self,
+        expr: &Expr,
+        depth: usize,
+        seen: &mut HashSet<String>,
+        out: &mut Vec<(String, u64)>,
+    ) {
+        struct Lits<'j, 'x, 'n, 'a, 'l> {
+            walk: &'j Walk<'n, 'a, 'l>,
+            depth: usize,
+            seen: &'x mut HashSet<String>,
+            out: &'x mut Vec<(String, u64)>,
+        }
+        impl<'e> Visitor<'e> for Lits<'_, '_, '_, '_, '_> {
+            fn visit_expr(&mut self, expr: &'e Expr) {
+                match expr {
+                    Expr::StringLiteral(s) => self
+                        .out
+                        .push((s.value.to_str().to_string(), (self.walk.line_of)(s.start()))),
+                    Expr::Name(n) if self.depth > 0 && self.seen.insert(n.id.to_string()) => {
+                        if let Some(values) = self.walk.names.values.get(n.id.as_str()) {
+                            for v in values {
+                                self.walk.literals(v, self.depth - 1, self.seen, self.out);
+                            }
+                        }
+                    }
+                    _ => visitor::walk_expr(self, expr),
+                }
+            }
+            fn visit_interpolated_string_element(
+                &mut self,
+                element: &'e ast::InterpolatedStringElement,
+            ) {
+                if let ast::InterpolatedStringElement::Literal(l) = element {
+                    self.out
+                        .push((l.value.to_string(), (self.walk.line_of)(l.start())));
+                }
+                visitor::walk_interpolated_string_element(self, element);
+            }
+        }
+        let mut lits = Lits {
+            walk: self,
+            depth,
+            seen,
+            out,
+        };
+        lits.visit_expr(expr);
+    }
+
+    /// A write of `call` to `target`, with the literals the target's path is built from.
+    fn write(&mut self, call: &ast::ExprCall, target: &Expr, how: &str) {
+        let mut literals = Vec::new();
+        self.literals(
+            target,
+            LITERAL_NAMES_DEPTH,
+            &mut HashSet::new(),
+            &mut literals,
+        );
+        self.push(
+            call,
+            Reached::Write {
+                how: how.to_string(),
+                literals,
+            },
+        );
+    }
+
+    fn call(&mut self, call: &ast::ExprCall) {
+        let args = &call.arguments;
+        let func = self.qualified(&call.func);
+        let func = func.as_deref().unwrap_or("");
+        let first = args.args.first();
+        // Imports by call.
+        if matches!(
+            func,
+            "__import__"
+                | "importlib.import_module"
+                | "importlib.util.find_spec"
+                | "pkgutil.find_loader"
+                | "importlib.find_loader"
+        ) && let Some(m) = first.and_then(str_value)
+        {
+            self.push(call, Reached::Import(m));
+        }
+        // sys.modules.get("pytest") and the like.
+        if let Expr::Attribute(a) = &*call.func
+            && matches!(
+                a.attr.as_str(),
+                "get" | "pop" | "setdefault" | "__contains__" | "__getitem__"
+            )
+            && self
+                .qualified(&a.value)
+                .is_some_and(|q| q.ends_with("modules"))
+            && let Some(m) = first.and_then(str_value)
+        {
+            self.push(call, Reached::ModulesLookup(m));
+        }
+        self.writes(call, func);
+    }
+
+    /// The file writes of `call` (to function `func`, its dotted name or empty).
+    fn writes(&mut self, call: &ast::ExprCall, func: &str) {
+        let args = &call.arguments;
+        let first = args.args.first();
+        let kw = |name: &str| {
+            args.keywords
+                .iter()
+                .find(|k| k.arg.as_ref().is_some_and(|a| a.as_str() == name))
+                .map(|k| &k.value)
+        };
+        let write_mode = |mode: Option<&Expr>| -> bool {
+            mode.and_then(str_value)
+                .is_some_and(|m| m.contains(['w', 'a', 'x', '+']))
+        };
+        match func {
+            "open" | "io.open" | "codecs.open" | "builtins.open" => {
+                if write_mode(args.args.get(1).or_else(|| kw("mode")))
+                    && let Some(target) = first.or_else(|| kw("file"))
+                {
+                    self.write(call, target, "open for writing");
+                }
+            }
+            "os.open" => {
+                let mut flags = Vec::new();
+                if let Some(f) = args.args.get(1) {
+                    literal_attrs(f, &mut flags);
+                }
+                if flags.iter().any(|f| {
+                    matches!(
+                        f.as_str(),
+                        "O_WRONLY" | "O_RDWR" | "O_CREAT" | "O_TRUNC" | "O_APPEND"
+                    )
+                }) && let Some(target) = first
+                {
+                    self.write(call, target, "os.open for writing");
+                }
+            }
+            "shutil.copy" | "shutil.copy2" | "shutil.copyfile" | "shutil.move" | "os.replace"
+            | "os.rename" => {
+                if let Some(target) = args.args.get(1).or_else(|| kw("dst")) {
+                    self.write(call, target, func);
+                }
+            }
+            "os.remove" | "os.unlink" | "shutil.rmtree" | "os.utime" | "os.truncate" => {
+                if let Some(target) = first {
+                    self.write(call, target, func);
+                }
+            }
+            _ => {}
+        }
+        if let Expr::Attribute(a) = &*call.func {
+            let attr = a.attr.as_str();
+            let is_write = matches!(attr, "write_text" | "write_bytes" | "touch" | "unlink")
+                || (attr == "open" && write_mode(first.or_else(|| kw("mode"))));
+            if is_write && !func.starts_with("os.") {
+                self.write(call, &a.value, &format!(".{attr}()"));
+            }
+        }
+    }
+
+    /// `"S" in X` / `"S" not in X` in a comparison (each such operator of a chain).
+    fn memberships(&mut self, expr: &Expr, c: &ast::ExprCompare) {
+        let operands: Vec<&Expr> = std::iter::once(&*c.left)
+            .chain(c.comparators.iter())
+            .collect();
+        for (i, op) in c.ops.iter().enumerate() {
+            if matches!(op, CmpOp::In | CmpOp::NotIn)
+                && let Some(needle) = str_value(operands[i])
+            {
+                let container = self.qualified(operands[i + 1]);
+                self.push(expr, Reached::Membership { needle, container });
+            }
+        }
+    }
+}
+
+/// The attribute names in an expression (`os.O_WRONLY | os.O_CREAT`: O_WRONLY, O_CREAT).
+fn literal_attrs(expr: &Expr, out: &mut Vec<String>) {
+    match expr {
+        Expr::Attribute(a) => out.push(a.attr.to_string()),
+        Expr::Name(n) => out.push(n.id.to_string()),
+        Expr::BinOp(b) => {
+            literal_attrs(&b.left, out);
+            literal_attrs(&b.right, out);
+        }
+        _ => {}
+    }
+}
+
+impl<'a> Visitor<'a> for Walk<'_, '_, '_> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        match stmt {
+            // A docstring (or any bare string statement) only documents.
+            Stmt::Expr(e) if matches!(&*e.value, Expr::StringLiteral(_)) => return,
+            Stmt::Import(i) => {
+                for a in &i.names {
+                    self.push(stmt, Reached::Import(a.name.to_string()));
+                }
+            }
+            Stmt::ImportFrom(i) if i.level == 0 => {
+                if let Some(m) = &i.module {
+                    // `from atexit import register`: its uses are read as atexit.register.
+                    self.push(stmt, Reached::Import(m.to_string()));
+                }
+            }
+            _ => {}
+        }
+        visitor::walk_stmt(self, stmt);
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if self.depth > MAX_DEPTH {
+            return;
+        }
+        match expr {
+            Expr::StringLiteral(s) => {
+                self.push(expr, Reached::Str(s.value.to_str().to_string()));
+            }
+            Expr::Attribute(a) => {
+                let what = Reached::Attribute {
+                    name: a.attr.to_string(),
+                    qualified: self.qualified(expr),
+                };
+                self.push(expr, what);
+            }
+            Expr::Name(n) => {
+                if let Some(imported) = self.names.imports.get(n.id.as_str()) {
+                    let what = Reached::ImportedName(imported.clone());
+                    self.push(expr, what);
+                }
+            }
+            Expr::Compare(c) => self.memberships(expr, c),
+            Expr::Subscript(s) => {
+                if self
+                    .qualified(&s.value)
+                    .is_some_and(|q| q.ends_with("modules"))
+                    && let Some(key) = str_value(&s.slice)
+                {
+                    self.push(expr, Reached::ModulesLookup(key));
+                }
+            }
+            Expr::Call(c) => self.call(c),
+            _ => {}
+        }
+        self.depth += 1;
+        visitor::walk_expr(self, expr);
+        self.depth -= 1;
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn reached(source: &str) -> Vec<(u64, Reached)> {
+        reaches(source)
+            .unwrap()
+            .into_iter()
+            .map(|r| (r.first, r.what))
+            .collect()
+    }
+
+    #[test]
+    fn imports_by_statement_and_by_call_are_read_with_their_aliases() {
+        let found = reached(
+            "import os.path as p\nfrom atexit import register\nimportlib.import_module('x')\n\
+             register(f)\n",
+        );
+        assert!(found.contains(&(1, Reached::Import("os.path".into()))));
+        assert!(found.contains(&(2, Reached::Import("atexit".into()))));
+        assert!(found.contains(&(3, Reached::Import("x".into()))));
+        assert!(found.contains(&(4, Reached::ImportedName("atexit.register".into()))));
+    }
+
+    #[test]
+    fn lookups_memberships_and_writes_carry_what_they_name() {
+        let found = reached(
+            "import sys\nOUT = 'tests/out'\nsys.modules['k']\n'm' in sys.modules\n\
+             open(OUT + '/x', 'w')\n\"\"\"doc\"\"\"\n",
+        );
+        assert!(found.contains(&(3, Reached::ModulesLookup("k".into()))));
+        assert!(found.contains(&(
+            4,
+            Reached::Membership {
+                needle: "m".into(),
+                container: Some("sys.modules".into())
+            }
+        )));
+        assert!(found.contains(&(
+            5,
+            Reached::Write {
+                how: "open for writing".into(),
+                literals: vec![("tests/out".into(), 2), ("/x".into(), 5)],
+            }
+        )));
+        assert!(!found.contains(&(6, Reached::Str("doc".into()))));
+    }
+
+    #[test]
+    fn a_source_that_does_not_parse_names_its_line() {
+        assert_eq!(reaches("x = 1\ndef (:\n"), Err(2));
+        let deep = format!("x = {}1{}\n", "(".repeat(300), ")".repeat(300));
+        assert_eq!(reaches(&deep), Err(1));
+    }
+
+    #[test]
+    fn setup_py_entry_point_groups_are_found_in_any_literal() {
+        assert!(names_entry_point_group(
+            "setup(entry_points={'pytest11': ['x = y']})",
+            "pytest11"
+        ));
+        assert!(names_entry_point_group(
+            "setup(entry_points=['  pytest11 = a'])",
+            "pytest11"
+        ));
+        assert!(!names_entry_point_group(
+            "setup(name='pytest-x')",
+            "pytest11"
+        ));
+        assert!(!names_entry_point_group("setup(", "pytest11"));
+    }
+}

@@ -1,0 +1,26 @@
+//! no-assertion: in a lane whose assertions must be able to fail, a test with no `assert` that
+//! checks nothing else either (`pytest.raises` / `warns`, `self.assert*`, `self.fail`).
+
+use lane_core::detector::Detector;
+use lane_core::{Problem, Rule};
+
+use super::{Scan, ScanFacts};
+
+pub(crate) const DETECTOR: Detector<Scan> = Detector {
+    rules: &[Rule::NoAssertion],
+    check,
+    file: file!(),
+};
+
+fn check(facts: &ScanFacts<'_>, problems: &mut Vec<Problem>) {
+    let ScanFacts::Test(t) = facts else { return };
+    let Some(lane) = t.lane_of_real_assertions() else {
+        return;
+    };
+    let counted = &t.func.asserts;
+    if counted.checks > 0 || counted.asserts > 0 {
+        return;
+    }
+    let msg = format!("{lane} test {} asserts nothing", t.id);
+    problems.push(t.problem(Rule::NoAssertion, msg, t.func_file, t.func.line));
+}

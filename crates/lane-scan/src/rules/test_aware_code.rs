@@ -1,0 +1,354 @@
+//! test-aware-code: product code that knows it is under test or reaches into the test run
+//! (it reads pytest's environment variables or report options, looks pytest up in
+//! `sys.modules`, imports pytest outside a pytest plugin project, registers an atexit handler,
+//! writes under a test folder or to the report). Judged on the lines a patch changed, or on
+//! every product file; a product file that cannot be read or parsed cannot be judged, and is
+//! reported as such. What product code reaches for is lane-python's `product::reaches`.
+
+use lane_core::detector::Detector;
+use lane_core::rule::SOURCE_MAX_BYTES;
+use lane_core::{Problem, Rule};
+use lane_python::product::{Reach, Reached};
+
+use super::{Scan, ScanFacts};
+use crate::aware::{Ranges, TEST_FOLDERS};
+
+pub(crate) const DETECTOR: Detector<Scan> = Detector {
+    rules: &[Rule::TestAwareCode],
+    check,
+    file: file!(),
+};
+
+/// Command-line options that name pytest's reports: product code reading them finds the file
+/// the run will vote with.
+const REPORT_OPTIONS: &[&str] = &[
+    "--junitxml",
+    "--junit-xml",
+    "--junit-prefix",
+    "--resultlog",
+    "--report-log",
+];
+
+/// One product file judged.
+pub(crate) struct ProductFile<'a> {
+    /// Root-relative.
+    pub file: &'a str,
+    /// The lines the patch changed in it; None: all of it is judged.
+    pub changed: Option<&'a Ranges>,
+    /// What its code reaches for, or why it cannot be judged.
+    pub reached: &'a Result<Vec<Reach>, Unjudged>,
+    /// The project is a pytest plugin (a `pytest11` entry point).
+    pub plugin: bool,
+    /// Folder names beyond [`TEST_FOLDERS`] that hold tests (testpaths).
+    pub test_dirs: &'a [String],
+}
+
+/// Why a product file cannot be judged.
+pub(crate) enum Unjudged {
+    /// It cannot be read as UTF-8 text, or is over the size limit.
+    NotText,
+    /// It does not parse: the line.
+    DoesNotParse(u64),
+}
+
+fn check(facts: &ScanFacts<'_>, problems: &mut Vec<Problem>) {
+    let ScanFacts::Product(p) = facts else { return };
+    let rel = p.file;
+    let reached = match p.reached {
+        Ok(reached) => reached,
+        Err(Unjudged::NotText) => {
+            problems.push(
+                Problem::new(
+                    Rule::TestAwareCode,
+                    format!(
+                        "{rel}: a changed product file that cannot be read as UTF-8 text (or \
+                         is over {SOURCE_MAX_BYTES} bytes): it cannot be judged"
+                    ),
+                )
+                .file(rel),
+            );
+            return;
+        }
+        Err(Unjudged::DoesNotParse(line)) => {
+            problems.push(
+                Problem::new(
+                    Rule::TestAwareCode,
+                    format!(
+                        "{rel}:{line}: a changed product file that does not parse: it cannot be \
+                         judged"
+                    ),
+                )
+                .at(rel, *line),
+            );
+            return;
+        }
+    };
+    for f in judge(reached, p.plugin, p.test_dirs) {
+        let touched = match p.changed {
+            None => true,
+            Some(ranges) => f
+                .lines
+                .iter()
+                .any(|&(a, b)| ranges.iter().any(|&(c, d)| a <= d && c <= b)),
+        };
+        if touched {
+            problems.push(
+                Problem::new(
+                    Rule::TestAwareCode,
+                    format!(
+                        "{rel}:{}: product code {}: a library that knows it is under test, or \
+                         can touch the run, can pass any suite",
+                        f.line, f.what
+                    ),
+                )
+                .at(rel, f.line),
+            );
+        }
+    }
+}
+
+/// One construct found: where it starts, every line it spans (with the literals it was
+/// resolved through), and what it does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Finding {
+    line: u64,
+    lines: Vec<(u64, u64)>,
+    what: String,
+}
+
+/// The test-aware constructs among what a file's code `reached` for, sorted by line.
+/// `plugin`: the project is a pytest plugin (imports of pytest are its business).
+/// `test_dirs`: folder names beyond [`TEST_FOLDERS`] that hold tests (testpaths).
+fn judge(reached: &[Reach], plugin: bool, test_dirs: &[String]) -> Vec<Finding> {
+    let mut found: Vec<Finding> = Vec::new();
+    for reach in reached {
+        let judged = Judged {
+            plugin,
+            test_dirs,
+            reach,
+        };
+        judged.findings(&mut found);
+    }
+    found.sort_by(|a, b| (a.line, &a.what).cmp(&(b.line, &b.what)));
+    found.dedup_by(|a, b| a.line == b.line && a.what == b.what);
+    found
+}
+
+/// One thing product code reaches for, judged.
+struct Judged<'a> {
+    plugin: bool,
+    test_dirs: &'a [String],
+    reach: &'a Reach,
+}
+
+/// Whether `s` names pytest's package, its internals, or one of their modules.
+fn is_pytest_module(s: &str) -> bool {
+    ["pytest", "_pytest"]
+        .iter()
+        .any(|p| s == *p || s.strip_prefix(p).is_some_and(|r| r.starts_with('.')))
+}
+
+impl Judged<'_> {
+    /// The findings of the construct, in the order they are written.
+    fn findings(&self, out: &mut Vec<Finding>) {
+        let mut push = |what: String, more: Option<u64>| {
+            let r = self.reach;
+            let mut lines = vec![(r.first, r.last)];
+            lines.extend(more.map(|l| (l, l)));
+            out.push(Finding {
+                line: r.first,
+                lines,
+                what,
+            });
+        };
+        match &self.reach.what {
+            Reached::Import(module) if is_pytest_module(module) && !self.plugin => {
+                push(
+                    format!(
+                        "imports {module} (the project declares no pytest11 entry point: it \
+                         is not a pytest plugin)"
+                    ),
+                    None,
+                );
+            }
+            Reached::ModulesLookup(key) if is_pytest_module(key) => {
+                push(format!("looks {key} up in sys.modules"), None);
+            }
+            Reached::Membership { needle, container } if is_pytest_module(needle) => {
+                push(
+                    format!(
+                        "asks whether {needle:?} is in {}",
+                        container.as_deref().unwrap_or("a container")
+                    ),
+                    None,
+                );
+            }
+            Reached::Str(v) => {
+                if v.starts_with("PYTEST_") {
+                    push(format!("names pytest's environment variable {v}"), None);
+                } else if v == "_called_from_test" {
+                    push("reads sys._called_from_test".into(), None);
+                } else if REPORT_OPTIONS.iter().any(|o| v.starts_with(o)) {
+                    push(format!("names pytest's report option {v:?}"), None);
+                }
+            }
+            Reached::Attribute { name, qualified } => {
+                if name == "_called_from_test" {
+                    push("reads sys._called_from_test".into(), None);
+                }
+                if qualified.as_deref() == Some("atexit.register") {
+                    push("registers an atexit handler (atexit.register)".into(), None);
+                }
+            }
+            Reached::ImportedName(imported) if imported == "atexit.register" => {
+                push("registers an atexit handler (atexit.register)".into(), None);
+            }
+            Reached::Write { how, literals } => {
+                if let Some((what, line)) = literals
+                    .iter()
+                    .find_map(|(lit, line)| Some((self.names_test_path(lit)?, *line)))
+                {
+                    push(format!("writes ({how}) to a path under {what}"), Some(line));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether a literal names a test folder (a path component) or a pytest report.
+    fn names_test_path(&self, lit: &str) -> Option<String> {
+        let lower = lit.to_ascii_lowercase();
+        if lower.contains("junit") {
+            return Some(format!("the report ({lit:?})"));
+        }
+        lit.split(['/', '\\'])
+            .find(|c| TEST_FOLDERS.contains(c) || self.test_dirs.iter().any(|d| d == c))
+            .map(|c| {
+                if c == lit {
+                    format!("a test folder ({c:?})")
+                } else {
+                    format!("a test folder ({c:?} in {lit:?})")
+                }
+            })
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn whats(source: &str, plugin: bool) -> Vec<(u64, String)> {
+        let reached = lane_python::product::reaches(source).unwrap();
+        judge(&reached, plugin, &[])
+            .into_iter()
+            .map(|f| (f.line, f.what))
+            .collect()
+    }
+
+    fn lines(source: &str) -> Vec<u64> {
+        whats(source, false).into_iter().map(|(l, _)| l).collect()
+    }
+
+    #[test]
+    fn branching_on_the_test_run_is_found_in_every_spelling() {
+        let cases = [
+            "import os\nif os.environ.get('PYTEST_CURRENT_TEST'):\n    x = 1\n",
+            "import os\nif 'PYTEST_CURRENT_TEST' in os.environ:\n    x = 1\n",
+            "from os import getenv\nif getenv('PYTEST_VERSION'):\n    x = 1\n",
+            "import os as o\nif o.environ['PYTEST_XDIST_WORKER']:\n    x = 1\n",
+            "import sys\nif 'pytest' in sys.modules:\n    x = 1\n",
+            "import sys\nif '_pytest.reports' not in sys.modules:\n    x = 1\n",
+            "import sys\nm = sys.modules.get('_pytest')\n",
+            "from sys import modules\nm = modules['pytest']\n",
+            "import sys\nif getattr(sys, '_called_from_test', False):\n    x = 1\n",
+            "import sys\nif sys._called_from_test:\n    x = 1\n",
+        ];
+        for case in cases {
+            assert_eq!(lines(case), [2], "{case}");
+        }
+    }
+
+    #[test]
+    fn reaching_into_the_run_is_found() {
+        assert_eq!(lines("import pytest\n"), [1]);
+        assert_eq!(
+            lines("def f():\n    from _pytest.reports import TestReport\n"),
+            [2]
+        );
+        assert_eq!(
+            lines("import importlib\nm = importlib.import_module('_pytest.runner')\n"),
+            [2]
+        );
+        assert_eq!(lines("import atexit\natexit.register(print)\n"), [2]);
+        assert_eq!(
+            lines("import atexit as _a\n\n@_a.register\ndef bye():\n    pass\n"),
+            [3]
+        );
+        assert_eq!(lines("from atexit import register as r\nr(print)\n"), [2]);
+        assert_eq!(
+            lines(
+                "import sys\nfor a in sys.argv:\n    if a.startswith('--junitxml='):\n        pass\n"
+            ),
+            [3]
+        );
+        // Writes under a test folder, the path bound to a name first.
+        let golden = "import os\nG = os.path.join(os.path.dirname(__file__), 'tests', 'fixtures', 'g.txt')\n\
+                      with open(G, 'w') as f:\n    f.write('x')\n";
+        assert_eq!(lines(golden), [3]);
+        assert_eq!(
+            lines("from pathlib import Path\nPath('tests/fixtures/g.txt').write_text('x')\n"),
+            [2]
+        );
+        assert_eq!(
+            lines(
+                "from pathlib import Path\np = Path(__file__).parent / 'tests'\n(p / 'g.txt').write_bytes(b'')\n"
+            ),
+            [3]
+        );
+        assert_eq!(
+            lines("with open(f'{ROOT}/tests/g.txt', mode='a') as f:\n    pass\n"),
+            [1]
+        );
+        assert_eq!(
+            lines("import shutil\nshutil.copy('a.txt', 'tests/fixtures/g.txt')\n"),
+            [2]
+        );
+        assert_eq!(lines("open('out/junit.xml', 'w')\n"), [1]);
+    }
+
+    #[test]
+    fn ordinary_product_code_is_clean() {
+        let clean = [
+            "\"\"\"Set PYTEST_CURRENT_TEST in docs only; import pytest; atexit.register.\"\"\"\nx = 1\n",
+            "import os\nmode = os.environ.get('APP_MODE', 'prod')\n",
+            "import sys\nif 'numpy' in sys.modules:\n    pass\n",
+            "with open('tests/fixtures/g.txt') as f:\n    data = f.read()\n",
+            "with open('out/data.txt', 'w') as f:\n    f.write('x')\n",
+            "from pathlib import Path\nPath('build/latest.txt').write_text('x')\n",
+            "import weakref\nclass A:\n    pass\nweakref.finalize(A(), print)\n",
+            "def register(f):\n    return f\n@register\ndef g():\n    pass\n",
+            "import atexit\n",
+            "s = 'a pytest fixture'\nok = 'pytest' == s\n",
+        ];
+        for case in clean {
+            assert_eq!(whats(case, false), [], "{case}");
+        }
+    }
+
+    #[test]
+    fn a_pytest_plugin_may_import_pytest_but_not_branch_on_the_run() {
+        assert_eq!(
+            whats("import pytest\nfrom _pytest.config import Config\n", true),
+            []
+        );
+        assert_eq!(
+            whats(
+                "import os\nx = os.environ.get('PYTEST_CURRENT_TEST')\n",
+                true
+            )
+            .len(),
+            1
+        );
+    }
+}
