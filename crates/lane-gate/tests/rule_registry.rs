@@ -101,11 +101,6 @@ const NOT_YET_MOVED: &[&str] = &[
     "stale-report",
     "missing-shard",
     "conflicting-shard",
-    "test-surface-changed",
-    "lane-timeout",
-    "plugin-not-loaded",
-    "candidate-failed",
-    "report-contradicts-exit",
 ];
 
 /// Source files that name rules as data (the catalogue, the lane-rights table the detectors
