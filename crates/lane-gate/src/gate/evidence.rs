@@ -301,3 +301,24 @@ fn check_imports(interp: &Interpreter, root: &Path, names: &[String]) -> Result<
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tool_s_error_names_a_file_of_the_tree_as_from_inside_it() {
+        let root = Path::new("/checkout");
+        let rename = named_from_root(root);
+        let io = || std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        let named = |path: &str| rename(lane_core::Error::io(path, io())).to_string();
+        assert_eq!(
+            named("/checkout/data/x.sha256"),
+            "./data/x.sha256: permission denied"
+        );
+        assert_eq!(named("/checkout"), ".: permission denied");
+        assert_eq!(named("/elsewhere/x"), "/elsewhere/x: permission denied");
+        let usage = rename(lane_core::Error::usage("/checkout/x: bad"));
+        assert_eq!(usage.to_string(), "/checkout/x: bad");
+    }
+}
