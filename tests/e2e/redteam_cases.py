@@ -15,8 +15,8 @@ and real pytest: on the default path (the base's test surface votes) and on the 
   approve: a maintainer read that change and said yes);
 - `through`: the gate approves the wrong library; `why` says honestly why it cannot see it.
 
-`pending` names a rule of issue 16 (lane-scan / lane-lock / lane-tally rules another change is
-adding): that path is a strict xfail until the rule lands, and docs/threats.md says so.
+`pending` names a rule not in the catalogue yet (lane-scan / lane-lock / lane-tally rules another
+change is adding): that path is a strict xfail until the rule lands, and docs/threats.md says so.
 """
 
 from __future__ import annotations
@@ -63,10 +63,10 @@ def append(path: Path, text: str) -> None:
 class Expect:
     kind: str  # reject | shown | through
     rule: str
-    pending: bool = False  # an issue 16 rule: strict xfail until it lands
+    pending: bool = False  # a rule not in the catalogue yet: strict xfail until it lands
 
 
-# Rules of issue 16 not in the catalogue yet: a path naming one is pending. Every other rule the
+# Rules not in the catalogue yet: a path naming one is pending. Every other rule the
 # table names has landed, so its paths must pass outright.
 NOT_YET: frozenset[str] = frozenset()
 
@@ -93,7 +93,7 @@ class Case:
     ack: Expect
     surface: bool = True  # the patch changes the test surface
     why: str = ""  # for a `through` path: the honest reason
-    origin: str = "issue"  # issue (named in issue 15's Why) | accident | design | product
+    origin: str = "threat"  # threat (a cheat the table set out with) | accident | design | product
     extra: dict = field(default_factory=dict)
 
 
@@ -565,7 +565,7 @@ def lib_swaps_golden(t: Path) -> None:
     append(t / "invoice.py", GOLDEN_SWAP_IN_LIBRARY)
 
 
-I16 = True  # readability: the rule is issue 16's (strict xfail until it lands)
+LATER_RULE = True  # readability: the rule came after the table (a strict xfail until it landed)
 
 NOT_SEEN_IN_PROCESS = ("product code runs inside the pytest process it is judged by; built at "
                        "run time, the names a static rule looks for are not in the source")
@@ -574,27 +574,27 @@ ACK_IS_REVIEW = ("the acknowledgment says a maintainer read this test-surface ch
                  "maintainer's call")
 
 CASES: list[Case] = [
-    # -- the test side weakened (issue 15's Why)
+    # -- the test side weakened (the cheats the table set out with)
     Case("asserts-removed", "asserts removed from the property", ROUND_TRIP, asserts_removed,
-         reject("merge-failed"), shown("domain-changed", I16)),
+         reject("merge-failed"), shown("domain-changed", LATER_RULE)),
     Case("assert-in-try-except", "an assert wrapped in `try/except AssertionError`", ROUND_TRIP,
-         try_except_assertion, reject("merge-failed"), reject("swallowed-failure", I16)),
+         try_except_assertion, reject("merge-failed"), reject("swallowed-failure", LATER_RULE)),
     Case("assert-suppressed", "an assert inside `contextlib.suppress(AssertionError)`",
          ROUND_TRIP, suppressed_assertion, reject("merge-failed"),
-         reject("swallowed-failure", I16)),
+         reject("swallowed-failure", LATER_RULE)),
     Case("assert-or-true", "an assert on `... or True`", ROUND_TRIP, or_true,
-         reject("merge-failed"), reject("swallowed-failure", I16)),
+         reject("merge-failed"), reject("swallowed-failure", LATER_RULE)),
     Case("assume-filter", "an `assume()` that filters out the bad region", ROUND_TRIP,
-         assume_filter, reject("merge-failed"), shown("domain-changed", I16)),
+         assume_filter, reject("merge-failed"), shown("domain-changed", LATER_RULE)),
     Case("max-examples-1", "`max_examples=1`", ROUND_TRIP, max_examples_one,
-         reject("merge-failed"), shown("domain-changed", I16)),
+         reject("merge-failed"), shown("domain-changed", LATER_RULE)),
     Case("profile-phases-explicit", "a hypothesis profile with `phases=[explicit]` loaded from "
          "conftest", ROUND_TRIP, profile_phases_explicit, reject("merge-failed"),
-         shown("domain-changed", I16)),
+         shown("domain-changed", LATER_RULE)),
     Case("narrowed-strategy", "a strategy narrowed below the bad region", ROUND_TRIP,
-         narrowed_strategy, reject("merge-failed"), shown("domain-changed", I16)),
+         narrowed_strategy, reject("merge-failed"), shown("domain-changed", LATER_RULE)),
     Case("seed-in-addopts", "`--hypothesis-seed` in `addopts`", ROUND_TRIP, seed_in_addopts,
-         reject("merge-failed"), reject("unsafe-addopts", I16)),
+         reject("merge-failed"), reject("unsafe-addopts", LATER_RULE)),
     Case("deselect-in-addopts", "`--deselect` of the property in `addopts`", ROUND_TRIP,
          deselect_in_addopts, reject("merge-failed"), reject("missing-vote"), origin="design"),
     Case("k-in-addopts", "`-k \"not round_trip\"` in `addopts`", ROUND_TRIP, k_in_addopts,
@@ -610,7 +610,7 @@ CASES: list[Case] = [
          why=ACK_IS_REVIEW + " (the hook is flagged `runtime-hook` for that maintainer)",
          origin="design"),
     Case("plugin-by-addopts", "a result-rewriting plugin loaded by `-p` in `addopts`",
-         ROUND_TRIP, plugin_by_addopts, reject("merge-failed"), reject("unsafe-addopts", I16)),
+         ROUND_TRIP, plugin_by_addopts, reject("merge-failed"), reject("unsafe-addopts", LATER_RULE)),
     Case("plugin-by-pytest-plugins", "a result-rewriting plugin loaded by `pytest_plugins`",
          ROUND_TRIP, plugin_by_pytest_plugins, reject("merge-failed"), through("runtime-hook"),
          why=ACK_IS_REVIEW + " (the plugin's hook is flagged `runtime-hook`)"),
@@ -632,23 +632,23 @@ CASES: list[Case] = [
          through("test-surface-changed"), why=ACK_IS_REVIEW + " (the copy is listed as added "
          "test surface)"),
     Case("witness-inline-text", "a witness test comparing against inline text", STATEMENT,
-         witness_inline_text, reject("witness-failed"), shown("witness-fixture-changed", I16)),
+         witness_inline_text, reject("witness-failed"), shown("witness-fixture-changed", LATER_RULE)),
     Case("new-golden-locked", "a new golden file added to the lock", STATEMENT,
-         new_golden_locked, reject("witness-failed"), shown("lock-entry-added", I16)),
+         new_golden_locked, reject("witness-failed"), shown("lock-entry-added", LATER_RULE)),
     Case("new-golden-sidecar", "a new golden file locked by a `.sha256` sidecar", STATEMENT,
-         new_golden_sidecar, reject("witness-failed"), shown("lock-entry-added", I16)),
+         new_golden_sidecar, reject("witness-failed"), shown("lock-entry-added", LATER_RULE)),
     Case("witness-tests-deleted", "witness tests deleted, their lock entry left behind",
-         STATEMENT, witness_tests_deleted, reject("witness-test-removed", I16),
-         shown("witness-test-removed", I16)),
+         STATEMENT, witness_tests_deleted, reject("witness-test-removed", LATER_RULE),
+         shown("witness-test-removed", LATER_RULE)),
     Case("golden-swapped-by-conftest", "a golden file rewritten after the lock check and "
          "restored at exit (conftest)", STATEMENT, golden_swapped_by_conftest,
          reject("witness-failed"), reject("digest-moved")),
     Case("name-rebound", "a test name rebound at the end of its module", ROUND_TRIP,
-         name_rebound, reject("merge-failed"), reject("test-redefined", I16)),
+         name_rebound, reject("merge-failed"), reject("test-redefined", LATER_RULE)),
     Case("defined-in-both-branches", "a test defined in both branches of an `if`", ROUND_TRIP,
-         defined_in_both_branches, reject("merge-failed"), reject("test-redefined", I16)),
+         defined_in_both_branches, reject("merge-failed"), reject("test-redefined", LATER_RULE)),
     Case("coding-cookie", "code hidden behind a `# coding: utf-7` cookie", ROUND_TRIP,
-         coding_cookie, reject("merge-failed"), reject("coding-cookie", I16)),
+         coding_cookie, reject("merge-failed"), reject("coding-cookie", LATER_RULE)),
     Case("root-file-same-identity", "a root-level `tests.py` whose cases carry the real voters' "
          "classname and name", ROUND_TRIP, root_file_same_identity, reject("merge-failed"),
          # The scan sees tests.py's tests as tests of their own file, and xunit1's `file` binds
@@ -671,10 +671,10 @@ CASES: list[Case] = [
          origin="design"),
     Case("renamed-test-folder", "the test folder renamed, the property weakened on the way",
          ROUND_TRIP, renamed_test_folder, reject("merge-failed"),
-         reject("swallowed-failure", I16), origin="design"),
+         reject("swallowed-failure", LATER_RULE), origin="design"),
     # -- "fixing a flaky test"
     Case("flaky-derandomized", "the property made \"stable\": fewer examples, derandomized",
-         ROUND_TRIP, flaky_derandomized, reject("merge-failed"), shown("domain-changed", I16),
+         ROUND_TRIP, flaky_derandomized, reject("merge-failed"), shown("domain-changed", LATER_RULE),
          origin="accident"),
     Case("flaky-xfail", "the property marked `xfail` as flaky", ROUND_TRIP, flaky_xfail,
          reject("merge-failed"), reject("xfail-in-voting-lane"), origin="accident"),
@@ -699,10 +699,10 @@ CASES: list[Case] = [
          ROUND_TRIP, lib_atexit_report, reject("report-contradicts-exit"),
          reject("report-contradicts-exit"), surface=False, origin="product"),
     Case("lib-atexit-report-exit0", "the library's `atexit` handler rewrites the report and "
-         "exits 0", ROUND_TRIP, lib_atexit_report_exit0, reject("test-aware-code", I16),
-         reject("test-aware-code", I16), surface=False, origin="product"),
+         "exits 0", ROUND_TRIP, lib_atexit_report_exit0, reject("test-aware-code", LATER_RULE),
+         reject("test-aware-code", LATER_RULE), surface=False, origin="product"),
     Case("lib-patches-pytest", "the library patches pytest's reports at import", ROUND_TRIP,
-         lib_patches_pytest, reject("test-aware-code", I16), reject("test-aware-code", I16),
+         lib_patches_pytest, reject("test-aware-code", LATER_RULE), reject("test-aware-code", LATER_RULE),
          surface=False, origin="product"),
     Case("lib-swaps-golden", "the library rewrites the golden file during the run and restores "
          "it (bytes and mtime) at exit", STATEMENT, lib_swaps_golden, reject("digest-moved"),

@@ -1,4 +1,4 @@
-"""The fault suite (issue 17): nothing lost, nothing exhausted.
+"""The fault suite: nothing lost, nothing exhausted.
 
 Real processes, real files: concurrent writers of one lock or ledger, kills and signals at
 random moments during a replacement, a full disk, a file size limit, and the peak resident
@@ -31,7 +31,7 @@ INI = "[pytest]\nmarkers =\n    merge: votes\n    witness: bytes\n    freeze: fl
 LEGAL_TEST = 'import pytest\n\n\n@pytest.mark.merge\ndef test_ok():\n    """owner: qa"""\n    assert 1 + 1 == 2\n'
 MIB = 1 << 20
 GIB = 1 << 30
-# Every hostile input must stay under this peak resident memory (the issue's bar).
+# Every hostile input must stay under this peak resident memory (docs/robustness.md's bar).
 RSS_LIMIT = GIB
 MEASUREMENTS = Path(__file__).with_name("hostile_measurements.json")
 

@@ -81,7 +81,7 @@ def test_gate_approves_the_bundled_example(invoice: Path):
     # the evidence before pytest is left for review, and the verdict carries it unchanged
     evidence = json.loads((out / "evidence.json").read_text())
     assert set(evidence) == {"version", "scan", "lock", "ledger", "run", "gate"}
-    # the run manifest's part of the evidence (issue 21): no git here, so no tree id
+    # the run manifest's part of the evidence: no git here, so no tree id
     assert evidence["run"] == {"base": None, "problems": [], "pytest_args": [], "seed": 0,
                                "today": TODAY, "tool": "lane-gate", "tree": None}
     assert evidence["gate"]["voting_tree"] == "working-tree"
@@ -399,7 +399,7 @@ def test_gate_base_sees_a_deleted_lock(invoice: Path):
 @pytest.mark.parametrize("separate", [False, True], ids=["one-process", "one-per-lane"])
 def test_gate_runs_pytest_with_the_pinned_environment(invoice: Path, tmp_path: Path,
                                                       separate: bool):
-    # One pytest process for the three lanes (issue 22), or one per lane when asked.
+    # One pytest process for the three lanes, or one per lane when asked.
     # --python names a wrapper that records each pytest run's arguments and environment, then
     # runs the real interpreter.
     log = tmp_path / "runs.jsonl"

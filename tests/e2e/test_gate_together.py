@@ -1,6 +1,6 @@
-"""lane-gate's one pytest process for the three lanes (issue 22), run for real: the lanes in
-order with every fixture torn down between them, one collection, the same verdict as one process
-per lane, and one process per lane whenever one run cannot stand for three."""
+"""lane-gate's one pytest process for the three lanes, run for real: the lanes in order with
+every fixture torn down between them, one collection, the same verdict as one process per lane,
+and one process per lane whenever one run cannot stand for three."""
 
 from __future__ import annotations
 
@@ -147,7 +147,7 @@ def test_d_cached():
 
 
 def test_the_interpreters_bytecode_is_read_and_the_trees_never(invoice: Path, tmp_path: Path):
-    """Issue 22: in the checkout itself, the standard library and site-packages read their own
+    """In the checkout itself, the standard library and site-packages read their own
     `__pycache__` (no cold compile on every run); the tree's modules only the fresh prefix."""
     (invoice / "tests" / "test_d_cached.py").write_text(CACHED_TEST)
     log = tmp_path / "cached.json"

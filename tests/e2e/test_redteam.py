@@ -1,4 +1,4 @@
-"""The red-team suite (issue 15): every case of redteam_cases.py, a patch with a wrong library,
+"""The red-team suite: every case of redteam_cases.py, a patch with a wrong library,
 through the real `lane-gate --base` with real git and real pytest, on the default path (the
 base's test surface votes) and on the acknowledged path (the patch's own tree votes). Before the
 gate runs, a separate interpreter outside pytest checks that the library really is wrong, so no
@@ -89,15 +89,15 @@ def problems(verdict: dict) -> list[dict]:
 
 
 class RuleMissing(AssertionError):
-    """The rule a path names is not in the verdict: the only failure a pending (issue 16) path
-    may show; anything else fails the strict xfail for real."""
+    """The rule a path names is not in the verdict: the only failure a pending path (its rule not
+    in the catalogue yet) may show; anything else fails the strict xfail for real."""
 
 
 def params(path: str):
     for case in CASES:
         expect: Expect = getattr(case, path)
         marks = [pytest.mark.xfail(strict=True, raises=RuleMissing,
-                                   reason=f"issue 16: {expect.rule}")] \
+                                   reason=f"pending rule: {expect.rule}")] \
             if expect.pending else []
         yield pytest.param(case, id=f"{case.id}-{path}", marks=marks)
 
@@ -158,11 +158,11 @@ def test_acknowledged_the_patch_s_own_tree_votes(base_repo: Path, tmp_path: Path
     check(case, case.ack, proc, verdict)
 
 
-def test_the_table_covers_the_issue_and_both_breaks():
+def test_the_table_covers_every_origin_and_both_breaks():
     ids = [c.id for c in CASES]
     assert len(ids) == len(set(ids)) and len(ids) >= 40, len(ids)
     assert {c.wrong for c in CASES} == {ROUND_TRIP, STATEMENT}
-    assert {c.origin for c in CASES} == {"issue", "design", "accident", "product"}
+    assert {c.origin for c in CASES} == {"threat", "design", "accident", "product"}
     for c in CASES:
         for path in ("default", "ack"):
             e: Expect = getattr(c, path)
@@ -181,7 +181,7 @@ def _cell(e: Expect) -> str:
         text = f"acknowledged: {rule} listed with the text"
     else:
         text = "**not caught**"
-    return text + (" (**pending issue 16**)" if e.pending else "")
+    return text + (" (**pending**)" if e.pending else "")
 
 
 def render() -> str:
@@ -195,7 +195,7 @@ def render() -> str:
                     f"| {why} |")
     pending = sorted({e.rule for c in CASES for e in (c.default, c.ack) if e.pending})
     rows += ["", f"{len(CASES)} cases, each run on both paths by `tests/e2e/test_redteam.py`. "
-             "A path marked pending is a strict xfail naming the issue 16 rule that will catch "
+             "A path marked pending is a strict xfail naming the rule that will catch "
              f"it ({', '.join(f'`{r}`' for r in pending)}); until then the gate rejects "
              "it on that path for other reasons or not at all.", "", END]
     return "\n".join(rows) + "\n"

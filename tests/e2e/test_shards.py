@@ -1,4 +1,4 @@
-"""The vote across CI shards (issue 21), for real: lane-gate --shard K/N and --collect, real git,
+"""The vote across CI shards, for real: lane-gate --shard K/N and --collect, real git,
 real pytest, on a generated suite of a few hundred tests and on examples/invoice. 1, 3 and 7
 shards give the verdict and counts of one run (examples/invoice: 3 and 7, through the recipes); a missing shard, a shard of another scan, a
 shard uploaded twice with another outcome and a report of an earlier run are each rejected with
@@ -141,6 +141,12 @@ def test_one_three_and_seven_shards_vote_as_one_run(generated: Path):
         assert sum(s["failed"] for s in merge) == 1
         # the markdown verdict shows the shards
         assert "### lane-gate: shards" in (generated / f"v{n}" / "verdict.md").read_text()
+        # published as a single run publishes: the pull-request comment too (within its size
+        # limit, here the whole verdict)
+        vote = generated / f"v{n}"
+        assert sorted(p.name for p in vote.iterdir()) == \
+            ["comment.md", "verdict.json", "verdict.md", "verdict.sarif"]
+        assert (vote / "comment.md").read_text() == (vote / "verdict.md").read_text()
 
 
 def test_a_missing_shard_is_rejected(generated: Path):

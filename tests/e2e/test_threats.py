@@ -433,8 +433,8 @@ def test_a_stale_report_missing_a_new_voter_is_caught(tmp_path: Path):
 
 def test_a_stale_report_of_the_same_tests_is_caught(tmp_path: Path):
     """Row 17: a merge report from an earlier run of the same tests, left in the out folder of
-    a run on broken code, no longer votes: lane-gate's run manifest (issue 21) binds every
-    report to the evidence of its run, which covers the checkout's tracked files."""
+    a run on broken code, no longer votes: lane-gate's run manifest binds every report to the
+    evidence of its run, which covers the checkout's tracked files."""
     from test_gate import gate, git
     tree = copy_tree(REPO / "examples" / "invoice", tmp_path / "invoice")
     git(tree, "init", "-q")

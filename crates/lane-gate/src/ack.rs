@@ -10,13 +10,13 @@ use crate::GateError;
 
 /// Whether an acknowledgment covers `rule`: the catalogue's flag (DESIGN.md §9.3). Ids the
 /// catalogue does not know are never acknowledgeable.
-pub fn is_acknowledgeable(rule: &str) -> bool {
+pub(crate) fn is_acknowledgeable(rule: &str) -> bool {
     lane_core::rule::Rule::from_id(rule).is_some_and(|r| r.acknowledgeable())
 }
 
 /// Turns the acknowledgeable errors of `problems` into warnings that carry `text`; returns
 /// how many.
-pub fn acknowledge(problems: &mut [Problem], text: &str) -> usize {
+pub(crate) fn acknowledge(problems: &mut [Problem], text: &str) -> usize {
     let mut n = 0;
     for p in problems.iter_mut() {
         if p.is_error() && is_acknowledgeable(&p.rule) {
@@ -29,7 +29,7 @@ pub fn acknowledge(problems: &mut [Problem], text: &str) -> usize {
 }
 
 /// [`acknowledge`] over every section of `doc` that carries problems, except the tally's.
-pub fn acknowledge_document(doc: &mut Document, text: &str) -> Result<usize, GateError> {
+pub(crate) fn acknowledge_document(doc: &mut Document, text: &str) -> Result<usize, GateError> {
     let mut n = 0;
     for (name, mut problems) in doc.all_problems("<evidence document>")? {
         if name == "tally" {
@@ -40,23 +40,13 @@ pub fn acknowledge_document(doc: &mut Document, text: &str) -> Result<usize, Gat
             continue;
         }
         n += changed;
-        let Some(mut section) = doc.section(&name) else {
-            continue;
-        };
-        if let Some(obj) = section.as_object_mut() {
-            obj.insert(
-                "problems".into(),
-                serde_json::to_value(&problems)
-                    .map_err(|e| GateError::new(format!("cannot write problems: {e}")))?,
-            );
-        }
-        doc.set_section(&name, &section);
+        crate::section::set_problems(doc, &name, &problems)?;
     }
     Ok(n)
 }
 
 /// The tally's own acknowledgeable errors as warnings, and the decision taken again.
-pub fn acknowledge_tally(section: &mut TallySection, text: &str) {
+pub(crate) fn acknowledge_tally(section: &mut TallySection, text: &str) {
     acknowledge(&mut section.problems, text);
     section
         .reasons

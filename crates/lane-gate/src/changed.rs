@@ -1,4 +1,4 @@
-//! The product code lane-scan judges for test-aware-code (issue 16): with `--base`, the lines
+//! The product code lane-scan judges for test-aware-code (DESIGN §4): with `--base`, the lines
 //! the patch changed in its product files (`git diff -U0` from the merge base to HEAD) and every
 //! untracked Python file of the working tree (the vote runs on a copy that holds them); without
 //! `--base` there is no diff to go by, so every product file is judged (fail closed).
@@ -12,7 +12,7 @@ use crate::GateError;
 use crate::surface::{Change, Class, Entry};
 
 /// Judges `options`' scan with `changed` set.
-pub fn with(options: &lane_scan::Options, changed: Changed) -> lane_scan::Options {
+pub(crate) fn with(options: &lane_scan::Options, changed: Changed) -> lane_scan::Options {
     lane_scan::Options {
         changed: Some(changed),
         ..options.clone()
@@ -21,7 +21,7 @@ pub fn with(options: &lane_scan::Options, changed: Changed) -> lane_scan::Option
 
 /// The lines of product files the patch changed between `merge_base` and `head` (run in `cwd`,
 /// the rootdir), and the untracked Python files there, whole.
-pub fn of_patch(
+pub(crate) fn of_patch(
     cwd: &Path,
     merge_base: &str,
     head: &str,
@@ -51,7 +51,7 @@ pub fn of_patch(
     )?;
     let text = String::from_utf8_lossy(&diff);
     let mut lines = lane_scan::aware::parse_diff(&text, "git diff -U0")
-        .map_err(|e| GateError::new(format!("cannot read the patch's diff: {e}")))?;
+        .map_err(|e| GateError::Git(format!("cannot read the patch's diff: {e}")))?;
     lines.retain(|path, _| product.contains(path.as_str()));
     let untracked = crate::git::run(cwd, &["ls-files", "-z", "--others"])?;
     for path in untracked.split(|b| *b == 0).filter(|p| !p.is_empty()) {

@@ -9,16 +9,16 @@ use crate::GateError;
 
 /// A git work tree, entered from the rootdir (`prefix` is the rootdir inside it).
 #[derive(Debug, Clone)]
-pub struct Repo {
-    pub top: PathBuf,
+pub(crate) struct Repo {
+    pub(crate) top: PathBuf,
     /// The rootdir relative to the top, `/`-separated, empty or ending in `/`.
-    pub prefix: String,
+    pub(crate) prefix: String,
     cwd: PathBuf,
 }
 
 /// One path the patch changed, relative to the top of the work tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Delta {
+pub(crate) enum Delta {
     Added(String),
     Modified(String),
     Deleted(String),
@@ -27,9 +27,9 @@ pub enum Delta {
 
 /// One file of a tree (`git ls-tree -r`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TreeFile {
-    pub mode: String,
-    pub oid: String,
+pub(crate) struct TreeFile {
+    pub(crate) mode: String,
+    pub(crate) oid: String,
 }
 
 fn git_command(cwd: &Path) -> Command {
@@ -45,18 +45,18 @@ fn git_command(cwd: &Path) -> Command {
 }
 
 /// Runs git in `cwd` and returns stdout; a failure names the command and git's first line.
-pub fn run(cwd: &Path, args: &[&str]) -> Result<Vec<u8>, GateError> {
+pub(crate) fn run(cwd: &Path, args: &[&str]) -> Result<Vec<u8>, GateError> {
     let out = git_command(cwd)
         .args(args)
         .output()
-        .map_err(|e| GateError::new(format!("cannot run git: {e}")))?;
+        .map_err(GateError::GitStart)?;
     if !out.status.success() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         let first = stderr
             .lines()
             .find(|l| !l.trim().is_empty())
             .unwrap_or("no message");
-        return Err(GateError::new(format!(
+        return Err(GateError::Git(format!(
             "git {} failed ({}): {}",
             args.join(" "),
             out.status,
@@ -67,7 +67,7 @@ pub fn run(cwd: &Path, args: &[&str]) -> Result<Vec<u8>, GateError> {
 }
 
 fn text(bytes: Vec<u8>, what: &str) -> Result<String, GateError> {
-    String::from_utf8(bytes).map_err(|_| GateError::new(format!("git {what}: output is not UTF-8")))
+    String::from_utf8(bytes).map_err(|_| GateError::Git(format!("git {what}: output is not UTF-8")))
 }
 
 /// Splits `-z` output, refusing names the gate cannot carry.
@@ -75,13 +75,13 @@ fn names(bytes: &[u8], what: &str) -> Result<Vec<String>, GateError> {
     let mut out = Vec::new();
     for raw in bytes.split(|b| *b == 0).filter(|s| !s.is_empty()) {
         let name = std::str::from_utf8(raw).map_err(|_| {
-            GateError::new(format!(
+            GateError::Checkout(format!(
                 "{what}: the path {} is not UTF-8; the gate cannot classify it",
                 String::from_utf8_lossy(raw)
             ))
         })?;
         if name.contains('\n') || name.contains('\r') {
-            return Err(GateError::new(format!(
+            return Err(GateError::Checkout(format!(
                 "{what}: the path {name:?} has a line break in its name; the gate cannot carry \
                  it through the tools (rename it)"
             )));
@@ -93,10 +93,10 @@ fn names(bytes: &[u8], what: &str) -> Result<Vec<String>, GateError> {
 
 impl Repo {
     /// The work tree around `cwd`; not being in one is an error.
-    pub fn open(cwd: &Path) -> Result<Repo, GateError> {
+    pub(crate) fn open(cwd: &Path) -> Result<Repo, GateError> {
         let top = text(
             run(cwd, &["rev-parse", "--show-toplevel"])
-                .map_err(|e| GateError::new(format!("--base needs a git work tree: {e}")))?,
+                .map_err(|e| GateError::Git(format!("--base needs a git work tree: {e}")))?,
             "rev-parse",
         )?;
         let prefix = text(run(cwd, &["rev-parse", "--show-prefix"])?, "rev-parse")?;
@@ -107,12 +107,12 @@ impl Repo {
         })
     }
 
-    pub fn git(&self, args: &[&str]) -> Result<Vec<u8>, GateError> {
+    pub(crate) fn git(&self, args: &[&str]) -> Result<Vec<u8>, GateError> {
         run(&self.top, args)
     }
 
     /// The commit id of `rev`, or an error that says why (a shallow clone is named).
-    pub fn commit(&self, rev: &str, flag: &str) -> Result<String, GateError> {
+    pub(crate) fn commit(&self, rev: &str, flag: &str) -> Result<String, GateError> {
         let spec = format!("{rev}^{{commit}}");
         let out = git_command(&self.top)
             .args([
@@ -123,7 +123,7 @@ impl Repo {
                 &spec,
             ])
             .output()
-            .map_err(|e| GateError::new(format!("cannot run git: {e}")))?;
+            .map_err(GateError::GitStart)?;
         if out.status.success() {
             return Ok(text(out.stdout, "rev-parse")?.trim().to_string());
         }
@@ -131,7 +131,7 @@ impl Repo {
             .git(&["rev-parse", "--is-shallow-repository"])
             .map(|b| b.starts_with(b"true"))
             .unwrap_or(false);
-        Err(GateError::new(if shallow {
+        Err(GateError::Git(if shallow {
             format!(
                 "{flag}: '{rev}' is not a commit in this shallow clone; fetch the base (e.g. \
                  fetch-depth: 0, or git fetch --deepen) so the gate can read it"
@@ -142,9 +142,9 @@ impl Repo {
     }
 
     /// The merge base of `base` and HEAD: what the patch started from.
-    pub fn merge_base(&self, base: &str, head: &str) -> Result<String, GateError> {
+    pub(crate) fn merge_base(&self, base: &str, head: &str) -> Result<String, GateError> {
         let out = self.git(&["merge-base", base, head]).map_err(|e| {
-            GateError::new(format!(
+            GateError::Git(format!(
                 "--base: no merge base of {base} and HEAD (a shallow clone without their common \
                  history?): {e}"
             ))
@@ -154,7 +154,7 @@ impl Repo {
 
     /// Tracked files with changes not committed (staged or not), rootdir-relative. The gate
     /// judges commits: a dirty tree is not one.
-    pub fn dirty_tracked(&self) -> Result<Vec<String>, GateError> {
+    pub(crate) fn dirty_tracked(&self) -> Result<Vec<String>, GateError> {
         let out = run(
             &self.cwd,
             &[
@@ -182,7 +182,7 @@ impl Repo {
     }
 
     /// What the patch changed between `from` and `to`, top-relative, renames paired.
-    pub fn diff(&self, from: &str, to: &str) -> Result<Vec<Delta>, GateError> {
+    pub(crate) fn diff(&self, from: &str, to: &str) -> Result<Vec<Delta>, GateError> {
         let out = self.git(&[
             "diff",
             "-z",
@@ -201,7 +201,7 @@ impl Repo {
         while let Some(status) = it.next() {
             let mut next = |what: &str| {
                 it.next().ok_or_else(|| {
-                    GateError::new(format!("git diff: a {what} path is missing after {status}"))
+                    GateError::Git(format!("git diff: a {what} path is missing after {status}"))
                 })
             };
             let delta = match status.chars().next() {
@@ -218,7 +218,7 @@ impl Repo {
                     }
                 }
                 _ => {
-                    return Err(GateError::new(format!(
+                    return Err(GateError::Git(format!(
                         "git diff: status '{status}' is one the gate cannot classify"
                     )));
                 }
@@ -229,13 +229,15 @@ impl Repo {
     }
 
     /// Every file of `rev` under the rootdir, rootdir-relative, with its mode and blob.
-    pub fn tree(&self, rev: &str) -> Result<BTreeMap<String, TreeFile>, GateError> {
+    pub(crate) fn tree(&self, rev: &str) -> Result<BTreeMap<String, TreeFile>, GateError> {
         let spec = format!("{rev}:{}", self.prefix);
         let out = self.git(&["ls-tree", "-r", "-z", "--full-tree", &spec])?;
         let mut files = BTreeMap::new();
         for raw in out.split(|b| *b == 0).filter(|s| !s.is_empty()) {
             let Some(tab) = raw.iter().position(|b| *b == b'\t') else {
-                return Err(GateError::new("git ls-tree: an entry without a path"));
+                return Err(GateError::Git(
+                    "git ls-tree: an entry without a path".into(),
+                ));
             };
             let path = names(&raw[tab + 1..], "git ls-tree")?
                 .pop()
@@ -255,18 +257,18 @@ impl Repo {
     }
 
     /// A blob's bytes.
-    pub fn blob(&self, oid: &str) -> Result<Vec<u8>, GateError> {
+    pub(crate) fn blob(&self, oid: &str) -> Result<Vec<u8>, GateError> {
         self.git(&["cat-file", "blob", oid])
     }
 
     /// Files git tracks under the rootdir (rootdir-relative).
-    pub fn tracked(&self) -> Result<Vec<String>, GateError> {
+    pub(crate) fn tracked(&self) -> Result<Vec<String>, GateError> {
         let out = run(&self.cwd, &["ls-files", "-z", "--", "."])?;
         names(&out, "git ls-files")
     }
 
     /// A top-relative path as rootdir-relative, or None outside the rootdir.
-    pub fn under_root(&self, path: &str) -> Option<String> {
+    pub(crate) fn under_root(&self, path: &str) -> Option<String> {
         path.strip_prefix(self.prefix.as_str()).map(str::to_string)
     }
 }
@@ -274,13 +276,13 @@ impl Repo {
 impl Repo {
     /// Writes the files of `rev` under the rootdir into `dest` through a throwaway index (the
     /// work tree and the repository's own index are untouched).
-    pub fn checkout(&self, rev: &str, dest: &Path, index: &Path) -> Result<(), GateError> {
+    pub(crate) fn checkout(&self, rev: &str, dest: &Path, index: &Path) -> Result<(), GateError> {
         let spec = format!("{rev}:{}", self.prefix);
         let mut dest_arg = dest.as_os_str().to_os_string();
         dest_arg.push("/");
         let dest_arg = dest_arg
             .into_string()
-            .map_err(|_| GateError::new("the temporary folder's path is not UTF-8"))?;
+            .map_err(|_| GateError::Git("the temporary folder's path is not UTF-8".into()))?;
         let prefix = format!("--prefix={dest_arg}");
         for args in [
             vec!["read-tree", spec.as_str()],
@@ -290,9 +292,9 @@ impl Repo {
                 .env("GIT_INDEX_FILE", index)
                 .args(&args)
                 .output()
-                .map_err(|e| GateError::new(format!("cannot run git: {e}")))?;
+                .map_err(GateError::GitStart)?;
             if !out.status.success() {
-                return Err(GateError::new(format!(
+                return Err(GateError::Git(format!(
                     "git {} failed while checking out {rev}: {}",
                     args[0],
                     String::from_utf8_lossy(&out.stderr).trim()

@@ -2,59 +2,46 @@
 //! lane-lock, freeze-ledger and lane-tally in-process and spawns only git and pytest.
 //!
 //! With `--base REF` the vote runs in a copy of the working tree whose test surface is the
-//! base's ([`surface`], [`tree`]); the patch's own tree is scanned too and its new or changed
+//! base's (`surface`, `tree`); the patch's own tree is scanned too and its new or changed
 //! tests run afterwards as non-voting candidates. `--ack TEXT` (from CI, never from the tree)
 //! lets the patch's own tree vote and turns acknowledgeable problems into warnings.
+//!
+//! A run is a sequence of named steps (`gate`): prepare, evidence, plan, run lanes, after-run
+//! checks, tally, publish; `--collect` (`collect`) votes over shards' out folders with the same
+//! tally and publish. The rules the gate reports have one file each under `rules`, in one
+//! table. Every error is a `GateError`, mapped to the exit status in [`main`].
 
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
-pub mod ack;
-pub mod changed;
-pub mod gate;
-pub mod git;
-pub mod pytest;
-pub mod python;
-pub mod section;
-pub mod shard;
-pub mod surface;
-pub mod together;
-pub mod tree;
+mod ack;
+mod changed;
+mod collect;
+mod error;
+mod gate;
+mod git;
+mod publish;
+mod pytest;
+mod python;
+mod rules;
+mod section;
+mod shard;
+#[cfg(test)]
+mod stand_in;
+mod surface;
+mod tally;
+mod together;
+mod tree;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
+use lane_core::Status;
 use lane_core::cli::{Format, Generate};
-use lane_core::{Error, Status};
 
-pub const TOOL: &str = "lane-gate";
+pub(crate) use error::{GateError, from_tool};
 
-/// A failure that stops the gate (exit 2): one message, naming the place.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GateError(pub String);
-
-impl GateError {
-    pub fn new(message: impl Into<String>) -> Self {
-        GateError(message.into())
-    }
-}
-
-impl std::fmt::Display for GateError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl From<Error> for GateError {
-    fn from(e: Error) -> Self {
-        GateError(e.to_string())
-    }
-}
-
-/// A library error with the tool that raised it named first.
-pub fn from_tool(tool: &str) -> impl Fn(Error) -> GateError + '_ {
-    move |e| GateError(format!("{tool}: {e}"))
-}
+pub(crate) const TOOL: &str = "lane-gate";
 
 const AFTER_HELP: &str = "\
 What it does:
@@ -87,65 +74,66 @@ Sharded (docs/ci.md), one job per shard, then one vote over their out folders:
 pub struct Args {
     /// The pinned date [default: $LANES_TODAY]; the job's start, never a commit's date.
     #[arg(long, value_name = "YYYY-MM-DD")]
-    pub today: Option<String>,
+    pub(crate) today: Option<String>,
     /// Where the evidence, reports, logs and verdict go.
     #[arg(long, value_name = "DIR", default_value = "out/lanes")]
-    pub out: PathBuf,
+    pub(crate) out: PathBuf,
     /// The commit the patch is judged against (its merge base with HEAD): its test surface
     /// votes.
     #[arg(long, value_name = "REF")]
-    pub base: Option<String>,
+    pub(crate) base: Option<String>,
     /// An acknowledgment from outside the patch [default: $LANES_ACK]: the patch's own test
     /// surface votes, acknowledgeable problems become warnings carrying TEXT.
     #[arg(long, value_name = "TEXT", visible_alias = "reason")]
-    pub ack: Option<String>,
+    pub(crate) ack: Option<String>,
     /// Seconds each lane's pytest run may take before its process group is killed.
     #[arg(long, value_name = "SECS", default_value_t = 3600)]
-    pub lane_timeout: u64,
+    pub(crate) lane_timeout: u64,
     /// The interpreter the lanes run in [default: python on PATH].
     #[arg(long, value_name = "PATH")]
-    pub python: Option<PathBuf>,
+    pub(crate) python: Option<PathBuf>,
     /// The hypothesis seed of every run [default: $LANES_SEED, else derived from the base
     /// commit, else 0].
     #[arg(long, value_name = "N")]
-    pub seed: Option<u64>,
+    pub(crate) seed: Option<u64>,
     /// What to print on stdout: the markdown verdict, the verdict document (json), workflow
     /// annotations (github) or a SARIF 2.1.0 log (sarif). OUT gets verdict.md, verdict.json and
     /// verdict.sarif whatever is printed.
     #[arg(long, value_enum, default_value_t = Format::Markdown)]
-    pub format: Format,
+    pub(crate) format: Format,
     /// Print what a rule means and how to fix it, then exit.
     #[arg(long, value_name = "RULE")]
-    pub explain: Option<String>,
+    pub(crate) explain: Option<String>,
     #[arg(long, value_enum, hide = true)]
-    pub generate: Option<Generate>,
-    /// Run only shard K of N of each lane (issue 21): a deterministic split of the scan's test
+    pub(crate) generate: Option<Generate>,
+    /// Run only shard K of N of each lane: a deterministic split of the scan's test
     /// ids. OUT gets the reports, evidence.json and manifest.json, no verdict: vote with
     /// --collect over every shard's out folder.
     #[arg(long, value_name = "K/N", value_parser = shard::parse_shard_arg)]
-    pub shard: Option<(u32, u32)>,
+    pub(crate) shard: Option<(u32, u32)>,
     /// With --shard: weigh the split by the durations of a previous run (a JSON object of test
     /// ids to seconds, as pytest-split's .test_durations); it must come from outside the
     /// checkout.
     #[arg(long, value_name = "FILE", requires = "shard")]
-    pub timings: Option<PathBuf>,
+    pub(crate) timings: Option<PathBuf>,
     /// Vote over the out folders of every shard (lane-gate --shard K/N runs): checks each
     /// folder's manifest and every report's run manifest, then tallies; OUT gets the verdict.
     #[arg(long, value_name = "DIR", num_args = 1.., conflicts_with_all = ["shard", "base"])]
-    pub collect: Vec<PathBuf>,
+    pub(crate) collect: Vec<PathBuf>,
     /// With --shard: print the test ids of the shard (LANE ID per line) from --evidence and
     /// exit, running nothing.
     #[arg(long, requires_all = ["shard", "evidence"])]
-    pub list: bool,
+    pub(crate) list: bool,
     /// With --list: the evidence document whose scan is split.
     #[arg(long, value_name = "FILE")]
-    pub evidence: Option<PathBuf>,
+    pub(crate) evidence: Option<PathBuf>,
     /// Arguments for every pytest run (after `--`); they may not override the gate's own.
     #[arg(last = true, value_name = "PYTEST_ARGS")]
-    pub pytest_args: Vec<String>,
+    pub(crate) pytest_args: Vec<String>,
 }
 
-/// Runs the gate and maps the outcome to the exit status once.
+/// Runs the gate and maps the outcome to the exit status once: 0 approve (or a shard that
+/// ran), 1 reject, 2 for every error, printed as one line.
 pub fn main(args: Args) -> ExitCode {
     if let Some(rule) = &args.explain {
         return lane_core::cli::run(TOOL, || lane_core::cli::explain(rule));
@@ -156,7 +144,7 @@ pub fn main(args: Args) -> ExitCode {
     let outcome = if args.list {
         shard::list(&args)
     } else if !args.collect.is_empty() {
-        shard::collect(&args)
+        collect::collect(&args)
     } else {
         gate::run(&args)
     };
@@ -170,7 +158,6 @@ pub fn main(args: Args) -> ExitCode {
 }
 
 /// This tool's detectors, as the rule registry lists them (lane-gate's `rule_registry` test).
-/// Empty until the tool's detectors move into the one table of `lane_core::detector`.
 pub fn registry() -> Vec<lane_core::detector::Registered> {
-    Vec::new()
+    rules::registry()
 }

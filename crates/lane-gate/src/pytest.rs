@@ -25,16 +25,16 @@ const GATE_LONG: &[&str] = &[
 
 /// pytest-lanes-gate's module: loaded, it records each item's runtime lanes and leaves the
 /// contract to the static scan (`--lanes-contract=record`).
-pub const LANES_PLUGIN_MODULE: &str = "pytest_lanes_gate";
+pub(crate) const LANES_PLUGIN_MODULE: &str = "pytest_lanes_gate";
 /// Single-letter options of the gate's (`-m` lane, `-p` plugins, `-o` ini, `-c` config).
 const GATE_SHORT: &[char] = &['m', 'p', 'o', 'c'];
 /// Single-letter pytest options that take a value (the rest of the word, or the next word).
 const VALUE_SHORT: &[char] = &['k', 'r', 'W', 'n'];
 
 /// Refuses user arguments that would override one of the gate's own options.
-pub fn check_user_args(args: &[String]) -> Result<(), GateError> {
+pub(crate) fn check_user_args(args: &[String]) -> Result<(), GateError> {
     let refuse = |opt: &str, arg: &str| {
-        Err(GateError::new(format!(
+        Err(GateError::Usage(format!(
             "-- {arg}: {opt} is the gate's own pytest option; a user argument may not override \
              it"
         )))
@@ -83,12 +83,12 @@ pub fn check_user_args(args: &[String]) -> Result<(), GateError> {
 /// Under a bytecode prefix (a run in the checkout itself, PYTHONPYCACHEPREFIX a fresh folder),
 /// a module whose real path lies under the interpreter's own installation (`sys.prefix`,
 /// `sys.base_prefix`, their exec twins: the standard library, site-packages) and not under the
-/// tree reads its bytecode from its classic `__pycache__` again (issue 22: pytest, hypothesis
+/// tree reads its bytecode from its classic `__pycache__` again (so pytest, hypothesis
 /// and the standard library no longer compile from source on every run). Everything else, the
 /// tree's modules above all, still reads bytecode only from the fresh prefix: a `.pyc` a patch
 /// commits or a run leaves in the tree is never imported. PYTHONDONTWRITEBYTECODE still holds,
 /// so nothing is written to either place.
-pub const BOOTSTRAP: &str = "import os, sys\n\
+pub(crate) const BOOTSTRAP: &str = "import os, sys\n\
 p = os.environ.pop('LANES_GATE_PATH', '')\n\
 sys.path[0:0] = [d for d in p.split(os.pathsep) if d]\n\
 if p:\n    os.environ['PYTHONPATH'] = p\n\
@@ -115,33 +115,33 @@ raise SystemExit(int(pytest.main()))\n";
 
 /// What every run of one gate shares.
 #[derive(Debug, Clone)]
-pub struct Setup {
-    pub python: PathBuf,
+pub(crate) struct Setup {
+    pub(crate) python: PathBuf,
     /// Modules given to `-p`, in order.
-    pub plugins: Vec<String>,
+    pub(crate) plugins: Vec<String>,
     /// `--hypothesis-seed` (only when hypothesis's plugin is loaded).
-    pub seed: Option<u64>,
-    pub user_args: Vec<String>,
-    pub timeout: Duration,
+    pub(crate) seed: Option<u64>,
+    pub(crate) user_args: Vec<String>,
+    pub(crate) timeout: Duration,
     /// PYTHONPATH for the run (absolute folders), or none at all.
-    pub pythonpath: Vec<PathBuf>,
+    pub(crate) pythonpath: Vec<PathBuf>,
     /// PYTHONPYCACHEPREFIX: bytecode read and written only under this fresh folder, never a
     /// `__pycache__` of the tree (PYTHONDONTWRITEBYTECODE alone still reads them).
-    pub pycache_prefix: Option<PathBuf>,
+    pub(crate) pycache_prefix: Option<PathBuf>,
 }
 
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Ended {
+pub(crate) struct Ended {
     /// pytest's exit status (None when killed by a signal).
-    pub code: Option<i32>,
-    pub timed_out: bool,
+    pub(crate) code: Option<i32>,
+    pub(crate) timed_out: bool,
 }
 
 impl Setup {
     /// The arguments after `python`: the selection first, the gate's own options after it,
     /// then the user's.
-    pub fn arguments(&self, select: &[String], report: &Path) -> Vec<String> {
+    pub(crate) fn arguments(&self, select: &[String], report: &Path) -> Vec<String> {
         let mut args: Vec<String> = vec!["-P".into(), "-c".into(), BOOTSTRAP.into()];
         args.extend(select.iter().cloned());
         args.extend(
@@ -171,7 +171,7 @@ impl Setup {
 
     /// Runs pytest in `tree` with its output in `log`; kills the process group on timeout and
     /// after the run (nothing the run started may write on afterwards).
-    pub fn run(
+    pub(crate) fn run(
         &self,
         tree: &Path,
         select: &[String],
@@ -187,7 +187,7 @@ impl Setup {
 
     /// [`Setup::run`] with the timeout decided by `over`, asked between polls: true ends the
     /// run as timed out.
-    pub fn run_until(
+    pub(crate) fn run_until(
         &self,
         tree: &Path,
         select: &[String],
@@ -197,10 +197,10 @@ impl Setup {
     ) -> Result<Ended, GateError> {
         use std::os::unix::process::CommandExt;
         let log_file = std::fs::File::create(log)
-            .map_err(|e| GateError::new(format!("cannot create {}: {e}", log.display())))?;
+            .map_err(|e| GateError::io(format!("cannot create {}", log.display()), e))?;
         let err_file = log_file
             .try_clone()
-            .map_err(|e| GateError::new(format!("cannot write {}: {e}", log.display())))?;
+            .map_err(|e| GateError::io(format!("cannot write {}", log.display()), e))?;
         let mut cmd = Command::new(&self.python);
         cmd.args(self.arguments(select, report))
             .current_dir(tree)
@@ -220,13 +220,17 @@ impl Setup {
         }
         cmd.env_remove("PYTHONPATH").env_remove("LANES_GATE_PATH");
         if !self.pythonpath.is_empty() {
-            let joined = std::env::join_paths(&self.pythonpath)
-                .map_err(|e| GateError::new(format!("cannot build the run's sys.path: {e}")))?;
+            let joined =
+                std::env::join_paths(&self.pythonpath).map_err(|source| GateError::SearchPath {
+                    what: "cannot build the run's sys.path",
+                    source,
+                })?;
             cmd.env("LANES_GATE_PATH", joined);
         }
-        let mut child = cmd
-            .spawn()
-            .map_err(|e| GateError::new(format!("cannot run {}: {e}", self.python.display())))?;
+        let mut child = cmd.spawn().map_err(|source| GateError::PytestStart {
+            python: self.python.clone(),
+            source,
+        })?;
         let pid = rustix::process::Pid::from_raw(child.id() as i32);
         let kill_group = || {
             if let Some(pid) = pid {
@@ -247,7 +251,7 @@ impl Setup {
                 Ok(None) => {}
                 Err(e) => {
                     kill_group();
-                    return Err(GateError::new(format!("cannot wait for pytest: {e}")));
+                    return Err(GateError::io("cannot wait for pytest", e));
                 }
             }
             if over() {

@@ -33,26 +33,26 @@ print(json.dumps({"version": list(sys.version_info[:3]), "implementation": sys.i
 
 /// What the probe found.
 #[derive(Debug, Clone)]
-pub struct Interpreter {
-    pub command: PathBuf,
-    pub version: (u64, u64, u64),
-    pub implementation: String,
-    pub site: Vec<PathBuf>,
+pub(crate) struct Interpreter {
+    pub(crate) command: PathBuf,
+    pub(crate) version: (u64, u64, u64),
+    pub(crate) implementation: String,
+    pub(crate) site: Vec<PathBuf>,
 }
 
 /// One pytest plugin an installed distribution declares (`[pytest11]`).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub struct Plugin {
+pub(crate) struct Plugin {
     /// The distribution's normalized name.
-    pub distribution: String,
+    pub(crate) distribution: String,
     /// The entry point's name.
-    pub name: String,
+    pub(crate) name: String,
     /// The module it loads (what `-p` is given).
-    pub module: String,
+    pub(crate) module: String,
 }
 
 /// PEP 503 normalization: lower case, runs of `-`, `_`, `.` as one `-`.
-pub fn normalize(name: &str) -> String {
+pub(crate) fn normalize(name: &str) -> String {
     let mut out = String::new();
     let mut sep = false;
     for c in name.trim().chars() {
@@ -71,7 +71,7 @@ pub fn normalize(name: &str) -> String {
 
 /// The distribution name at the start of a requirement (`pytest-xdist[psutil]>=3; python_version
 /// > "3"` -> `pytest-xdist`), or None for options, URLs and blanks.
-pub fn requirement_name(line: &str) -> Option<String> {
+pub(crate) fn requirement_name(line: &str) -> Option<String> {
     let line = line.split(" #").next().unwrap_or(line).trim();
     if line.is_empty() || line.starts_with('#') || line.starts_with('-') {
         return None;
@@ -84,16 +84,16 @@ pub fn requirement_name(line: &str) -> Option<String> {
 }
 
 impl Interpreter {
-    pub fn probe(command: &Path) -> Result<Interpreter, GateError> {
+    pub(crate) fn probe(command: &Path) -> Result<Interpreter, GateError> {
         let out = Command::new(command)
             .args(["-I", "-S", "-c", PROBE])
             .stdin(Stdio::null())
             .output()
             .map_err(|e| {
-                GateError::new(format!("cannot run {} (--python): {e}", command.display()))
+                GateError::Interpreter(format!("cannot run {} (--python): {e}", command.display()))
             })?;
         if !out.status.success() {
-            return Err(GateError::new(format!(
+            return Err(GateError::Interpreter(format!(
                 "{} (--python) could not report its version and site-packages: {}",
                 command.display(),
                 String::from_utf8_lossy(&out.stderr).trim()
@@ -106,7 +106,7 @@ impl Interpreter {
             site: Vec<PathBuf>,
         }
         let probe: Probe = serde_json::from_slice(&out.stdout).map_err(|e| {
-            GateError::new(format!(
+            GateError::Interpreter(format!(
                 "{} (--python) printed something other than the probe's JSON: {e}",
                 command.display()
             ))
@@ -119,7 +119,7 @@ impl Interpreter {
             site: probe.site,
         };
         if interp.implementation != "cpython" || interp.version < (3, 11, 0) {
-            return Err(GateError::new(format!(
+            return Err(GateError::Interpreter(format!(
                 "{} is {} {}.{}.{}: lane-gate needs CPython 3.11 or newer (python -P keeps the \
                  current folder off sys.path)",
                 command.display(),
@@ -134,7 +134,7 @@ impl Interpreter {
 
     /// Every installed distribution (normalized name -> its version), and every pytest plugin
     /// the distributions declare, read from the `*.dist-info` folders of site-packages.
-    pub fn installed(&self) -> Result<(BTreeMap<String, String>, Vec<Plugin>), GateError> {
+    pub(crate) fn installed(&self) -> Result<(BTreeMap<String, String>, Vec<Plugin>), GateError> {
         let mut dists = BTreeMap::new();
         let mut plugins = Vec::new();
         for site in &self.site {
@@ -194,7 +194,7 @@ fn dist_name(info: &Path) -> (String, String) {
 }
 
 /// The `[pytest11]` entries of an entry_points.txt: (name, module).
-pub fn pytest11(text: &str) -> Vec<(String, String)> {
+pub(crate) fn pytest11(text: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut inside = false;
     for line in text.lines() {
@@ -218,7 +218,7 @@ pub fn pytest11(text: &str) -> Vec<(String, String)> {
 /// The distributions the base's dependency manifests name (normalized), read from the base's
 /// rootdir: requirements and constraints files (top level and a `requirements/` folder),
 /// pyproject.toml's dependency tables, setup.cfg's install_requires and extras.
-pub fn named_distributions(root: &Path) -> BTreeSet<String> {
+pub(crate) fn named_distributions(root: &Path) -> BTreeSet<String> {
     let mut names = BTreeSet::new();
     let mut files: Vec<PathBuf> = Vec::new();
     for dir in [root.to_path_buf(), root.join("requirements")] {
@@ -318,7 +318,7 @@ pub fn named_distributions(root: &Path) -> BTreeSet<String> {
 
 /// Where each of `names` resolves for the interpreter started in `tree` with `pythonpath`, as
 /// `python -P` sees it: the spec's origin or its package folders, never executing the module.
-pub fn resolve_modules(
+pub(crate) fn resolve_modules(
     interp: &Interpreter,
     tree: &Path,
     pythonpath: &[PathBuf],
@@ -343,8 +343,10 @@ print(json.dumps(out))
     if names.is_empty() {
         return Ok(BTreeMap::new());
     }
-    let joined = std::env::join_paths(pythonpath)
-        .map_err(|e| GateError::new(format!("cannot build PYTHONPATH: {e}")))?;
+    let joined = std::env::join_paths(pythonpath).map_err(|source| GateError::SearchPath {
+        what: "cannot build PYTHONPATH",
+        source,
+    })?;
     let out = Command::new(&interp.command)
         .args(["-P", "-c", FIND])
         .args(names)
@@ -353,15 +355,17 @@ print(json.dumps(out))
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .stdin(Stdio::null())
         .output()
-        .map_err(|e| GateError::new(format!("cannot run {}: {e}", interp.command.display())))?;
+        .map_err(|e| {
+            GateError::Interpreter(format!("cannot run {}: {e}", interp.command.display()))
+        })?;
     if !out.status.success() {
-        return Err(GateError::new(format!(
+        return Err(GateError::Interpreter(format!(
             "the import check of the vote tree failed: {}",
             String::from_utf8_lossy(&out.stderr).trim()
         )));
     }
     serde_json::from_slice(&out.stdout)
-        .map_err(|e| GateError::new(format!("the import check printed no JSON: {e}")))
+        .map_err(|e| GateError::Interpreter(format!("the import check printed no JSON: {e}")))
 }
 
 #[cfg(test)]

@@ -3,87 +3,184 @@
 
 use std::collections::BTreeMap;
 
-use lane_core::Problem;
+use lane_core::{Document, Problem};
 use serde::Serialize;
 
-use crate::python::Plugin;
-use crate::surface::Entry;
+use crate::GateError;
 
-pub const SECTION: &str = "gate";
+use crate::python::Plugin;
+use crate::surface::{Class, Entry};
+
+pub(crate) const SECTION: &str = "gate";
 
 #[derive(Debug, Clone, Serialize)]
-pub struct GateSection {
+pub(crate) struct GateSection {
     /// The acknowledgment the vote ran under (`--ack` / `LANES_ACK`), as given.
-    pub ack: Option<String>,
-    pub base: Option<Base>,
+    pub(crate) ack: Option<String>,
+    pub(crate) base: Option<Base>,
     /// The patch's new or changed tests, run after the vote in its own tree (never counted).
-    pub candidates: Option<Candidates>,
-    pub interpreter: InterpreterInfo,
+    pub(crate) candidates: Option<Candidates>,
+    pub(crate) interpreter: InterpreterInfo,
     /// Each lane's run, by lane name.
-    pub lanes: BTreeMap<String, LaneRun>,
-    pub plugins: Plugins,
-    pub problems: Vec<Problem>,
+    pub(crate) lanes: BTreeMap<String, LaneRun>,
+    pub(crate) plugins: Plugins,
+    pub(crate) problems: Vec<Problem>,
     /// The hypothesis seed of every run, and where it came from.
-    pub seed: Seed,
+    pub(crate) seed: Seed,
     /// Every path the patch changed, with its class and the rule that decided it.
-    pub surface: Vec<Entry>,
-    pub tool: String,
+    pub(crate) surface: Vec<Entry>,
+    pub(crate) tool: String,
     /// Whose tests voted: `working-tree` (no --base), `base-test-surface`, or `patch`
     /// (acknowledged).
-    pub voting_tree: String,
+    pub(crate) voting_tree: String,
+}
+
+impl GateSection {
+    /// The gate's part of the printed verdict: whose tests voted, the acknowledgment, the seed and
+    /// the test surface the patch changed.
+    pub(crate) fn markdown(&self) -> String {
+        use lane_core::render::markdown::cell;
+        let mut out = String::new();
+        let voting = match self.voting_tree.as_str() {
+            "base-test-surface" => "the base's test surface voted on the patch's code",
+            "patch" => "the patch's own test surface voted (acknowledged)",
+            _ => "the working tree's tests voted (no --base)",
+        };
+        out.push_str(&format!("\n### lane-gate: {voting}\n\n"));
+        if let Some(base) = &self.base {
+            out.push_str(&format!(
+                "Base: `{}` (merge base `{}`).\n",
+                cell(&base.reference),
+                &base.merge_base[..base.merge_base.len().min(12)]
+            ));
+        }
+        if let Some(text) = &self.ack {
+            out.push_str(&format!("Acknowledged: {}\n", cell(text)));
+        }
+        match self.seed.value {
+            Some(n) => out.push_str(&format!("Hypothesis seed: {n} ({}).\n", self.seed.from)),
+            None => out.push_str("Hypothesis seed: none (hypothesis is not loaded).\n"),
+        }
+        let surface: Vec<&Entry> = self
+            .surface
+            .iter()
+            .filter(|e| e.class == Class::TestSurface)
+            .collect();
+        if !surface.is_empty() {
+            const SHOWN: usize = 50;
+            out.push_str(&format!(
+                "\nTest surface the patch changed ({}):\n\n| path | change | why |\n|---|---|---|\n",
+                surface.len()
+            ));
+            for e in surface.iter().take(SHOWN) {
+                out.push_str(&format!(
+                    "| `{}` | {} | {} |\n",
+                    cell(&e.path),
+                    e.change.as_str(),
+                    cell(&e.reason)
+                ));
+            }
+            if surface.len() > SHOWN {
+                out.push_str(&format!(
+                    "\n… and {} more (evidence.json)\n",
+                    surface.len() - SHOWN
+                ));
+            }
+        }
+        if let Some(c) = &self.candidates {
+            out.push_str("\nCandidates (the patch's new or changed tests, not counted):\n\n");
+            out.push_str(
+                "| file | passed | failed | errors | skipped |\n|---|---:|---:|---:|---:|\n",
+            );
+            for f in &c.files {
+                out.push_str(&format!(
+                    "| `{}` | {} | {} | {} | {} |\n",
+                    cell(&f.file),
+                    f.passed,
+                    f.failed,
+                    f.errors,
+                    f.skipped
+                ));
+            }
+        }
+        out
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Base {
-    pub commit: String,
-    pub head: String,
-    pub merge_base: String,
+pub(crate) struct Base {
+    pub(crate) commit: String,
+    pub(crate) head: String,
+    pub(crate) merge_base: String,
     /// `--base` as given.
     #[serde(rename = "ref")]
-    pub reference: String,
+    pub(crate) reference: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct InterpreterInfo {
-    pub hypothesis: Option<String>,
-    pub implementation: String,
-    pub pytest: Option<String>,
-    pub version: String,
+pub(crate) struct InterpreterInfo {
+    pub(crate) hypothesis: Option<String>,
+    pub(crate) implementation: String,
+    pub(crate) pytest: Option<String>,
+    pub(crate) version: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct LaneRun {
+pub(crate) struct LaneRun {
     /// pytest's exit status; null when it was killed.
-    pub exit: Option<i32>,
+    pub(crate) exit: Option<i32>,
     /// The report in the out folder, when pytest wrote one.
-    pub report: Option<String>,
-    pub timed_out: bool,
+    pub(crate) report: Option<String>,
+    pub(crate) timed_out: bool,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct Plugins {
-    pub loaded: Vec<Plugin>,
-    pub not_loaded: Vec<Plugin>,
+pub(crate) struct Plugins {
+    pub(crate) loaded: Vec<Plugin>,
+    pub(crate) not_loaded: Vec<Plugin>,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Seed {
-    pub from: String,
-    pub value: Option<u64>,
+pub(crate) struct Seed {
+    pub(crate) from: String,
+    pub(crate) value: Option<u64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Candidates {
-    pub exit: Option<i32>,
-    pub files: Vec<CandidateFile>,
-    pub timed_out: bool,
+pub(crate) struct Candidates {
+    pub(crate) exit: Option<i32>,
+    pub(crate) files: Vec<CandidateFile>,
+    pub(crate) timed_out: bool,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct CandidateFile {
-    pub errors: u64,
-    pub failed: u64,
-    pub file: String,
-    pub passed: u64,
-    pub skipped: u64,
+pub(crate) struct CandidateFile {
+    pub(crate) errors: u64,
+    pub(crate) failed: u64,
+    pub(crate) file: String,
+    pub(crate) passed: u64,
+    pub(crate) skipped: u64,
+}
+
+/// Replaces the problems of the section `name` of `doc`, when it has that section (as an
+/// object).
+pub(crate) fn set_problems(
+    doc: &mut Document,
+    name: &str,
+    problems: &[Problem],
+) -> Result<(), GateError> {
+    let Some(mut section) = doc.section(name) else {
+        return Ok(());
+    };
+    if let Some(obj) = section.as_object_mut() {
+        obj.insert(
+            "problems".into(),
+            serde_json::to_value(problems).map_err(|source| GateError::Encode {
+                what: "problems".into(),
+                source,
+            })?,
+        );
+    }
+    doc.set_section(name, &section);
+    Ok(())
 }

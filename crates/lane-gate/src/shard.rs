@@ -1,4 +1,4 @@
-//! The vote across CI shards (issue 21).
+//! The vote across CI shards (docs/ci.md).
 //!
 //! - **The run manifest.** Before the runs the gate writes the `run` section (what the runs
 //!   answer besides the scan: the checkout's tracked files as a git tree id, the base, the date, the
@@ -31,22 +31,21 @@ use std::collections::{BTreeMap, BinaryHeap};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use lane_core::cli::Format;
+use jiff::civil::Date;
 use lane_core::manifest::{self, Manifest};
 use lane_core::scan::{Lane, ScanSection, ScanTest};
-use lane_core::{Document, Problem, Rule, Status};
-use lane_tally::{Decision, Report};
+use lane_core::{Document, Problem, Status};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
+use crate::gate::Places;
 use crate::pytest::Setup;
-use crate::section::{self, GateSection};
-use crate::{Args, GateError, TOOL, from_tool};
+use crate::section::GateSection;
+use crate::{Args, GateError, TOOL};
 
 /// The plugin module's name (a name no project uses: it is first on `sys.path`).
-pub const PLUGIN_MODULE: &str = "_lanes_gate_shard";
+pub(crate) const PLUGIN_MODULE: &str = "_lanes_gate_shard";
 /// The file in each out folder that records the shard and its reports.
-pub const MANIFEST_FILE: &str = "manifest.json";
+pub(crate) const MANIFEST_FILE: &str = "manifest.json";
 /// The largest timings file read.
 const TIMINGS_MAX_BYTES: u64 = 64 << 20;
 
@@ -74,47 +73,47 @@ def pytest_collection_modifyitems(config, items):
 /// The `run` section: what the runs answer besides the scan.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RunSection {
+pub(crate) struct RunSection {
     /// The base commit (`--base`).
-    pub base: Option<String>,
-    pub problems: Vec<Problem>,
+    pub(crate) base: Option<String>,
+    pub(crate) problems: Vec<Problem>,
     /// The user's pytest arguments (after `--`).
-    pub pytest_args: Vec<String>,
+    pub(crate) pytest_args: Vec<String>,
     /// The hypothesis seed of every run.
-    pub seed: Option<u64>,
+    pub(crate) seed: Option<u64>,
     /// The pinned date.
-    pub today: String,
-    pub tool: String,
+    pub(crate) today: String,
+    pub(crate) tool: String,
     /// git's tree id of the checkout's tracked files as they are on disk (committed or
     /// modified; untracked files, such as out folders, are not part of it), or null outside a
     /// git work tree.
-    pub tree: Option<String>,
+    pub(crate) tree: Option<String>,
 }
 
 /// One lane in `manifest.json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ManifestLane {
-    pub exit: Option<i32>,
+pub(crate) struct ManifestLane {
+    pub(crate) exit: Option<i32>,
     /// The report's file name in the out folder, when pytest wrote one.
-    pub report: Option<String>,
-    pub sha256: Option<String>,
+    pub(crate) report: Option<String>,
+    pub(crate) sha256: Option<String>,
 }
 
 /// `manifest.json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ManifestFile {
-    pub evidence: String,
-    pub lanes: BTreeMap<String, ManifestLane>,
-    pub of: u32,
-    pub shard: u32,
-    pub tool: String,
-    pub version: u32,
+pub(crate) struct ManifestFile {
+    pub(crate) evidence: String,
+    pub(crate) lanes: BTreeMap<String, ManifestLane>,
+    pub(crate) of: u32,
+    pub(crate) shard: u32,
+    pub(crate) tool: String,
+    pub(crate) version: u32,
 }
 
 /// `--shard K/N` as clap reads it.
-pub fn parse_shard_arg(text: &str) -> Result<(u32, u32), String> {
+pub(crate) fn parse_shard_arg(text: &str) -> Result<(u32, u32), String> {
     manifest::parse_shard(text).ok_or_else(|| {
         format!(
             "expected K/N with 1 <= K <= N <= {} (e.g. 2/7), found '{text}'",
@@ -124,11 +123,11 @@ pub fn parse_shard_arg(text: &str) -> Result<(u32, u32), String> {
 }
 
 /// Per test id, its weight (microseconds).
-pub type Timings = BTreeMap<String, u64>;
+pub(crate) type Timings = BTreeMap<String, u64>;
 
 /// Reads a timings file: a JSON object of test ids (pytest node ids; parametrized ids are
 /// summed into their test) to seconds, as pytest-split's `.test_durations` holds them.
-pub fn read_timings(path: &Path) -> Result<Timings, GateError> {
+pub(crate) fn read_timings(path: &Path) -> Result<Timings, GateError> {
     let name = path.display().to_string();
     let bytes = lane_core::io::read_file_capped(path, TIMINGS_MAX_BYTES, "a timings file")?;
     let map: BTreeMap<String, serde_json::Value> = serde_json::from_slice(&bytes)
@@ -139,7 +138,7 @@ pub fn read_timings(path: &Path) -> Result<Timings, GateError> {
             .as_f64()
             .filter(|s| s.is_finite() && *s >= 0.0 && *s < 1e9)
             .ok_or_else(|| {
-                GateError::new(format!(
+                GateError::Usage(format!(
                     "{name}: {id}: expected a duration in seconds (a number >= 0), found {value}"
                 ))
             })?;
@@ -153,7 +152,7 @@ pub fn read_timings(path: &Path) -> Result<Timings, GateError> {
 /// heaviest first (ties by id), each to the least loaded shard (ties to the lowest index).
 /// A test the timings do not know weighs the mean of those they know in the lane (1 without
 /// timings). Only ids and the timings decide: the same on every machine.
-pub fn split(tests: &[ScanTest], lane: Lane, n: u32, timings: Option<&Timings>) -> Vec<u32> {
+pub(crate) fn split(tests: &[ScanTest], lane: Lane, n: u32, timings: Option<&Timings>) -> Vec<u32> {
     let mut shard_of = vec![0u32; tests.len()];
     let members: Vec<usize> = (0..tests.len())
         .filter(|&i| tests[i].lane == Some(lane))
@@ -219,9 +218,7 @@ fn tree_id(cwd: &Path, tmp: &Path) -> Result<Option<String>, GateError> {
         if let Some(index) = index {
             cmd.env("GIT_INDEX_FILE", index);
         }
-        let out = cmd
-            .output()
-            .map_err(|e| GateError::new(format!("cannot run git: {e}")))?;
+        let out = cmd.output().map_err(GateError::GitStart)?;
         Ok(out
             .status
             .success()
@@ -236,8 +233,7 @@ fn tree_id(cwd: &Path, tmp: &Path) -> Result<Option<String>, GateError> {
         None,
     )? && Path::new(&own).is_file()
     {
-        std::fs::copy(&own, &index)
-            .map_err(|e| GateError::new(format!("cannot copy git's index: {e}")))?;
+        std::fs::copy(&own, &index).map_err(|e| GateError::io("cannot copy git's index", e))?;
     }
     let top = PathBuf::from(top);
     let add = Command::new("git")
@@ -249,96 +245,113 @@ fn tree_id(cwd: &Path, tmp: &Path) -> Result<Option<String>, GateError> {
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .output()
-        .map_err(|e| GateError::new(format!("cannot run git: {e}")))?;
+        .map_err(GateError::GitStart)?;
     if !add.status.success() {
-        return Err(GateError::new(format!(
+        return Err(GateError::Git(format!(
             "git add -u (into a temporary index, for the run manifest) failed: {}",
             String::from_utf8_lossy(&add.stderr).trim()
         )));
     }
     match git(&["write-tree"], Some(&index))? {
         Some(tree) => Ok(Some(tree)),
-        None => Err(GateError::new(
-            "git write-tree (for the run manifest) failed",
+        None => Err(GateError::Git(
+            "git write-tree (for the run manifest) failed".into(),
         )),
     }
 }
 
+/// What the run manifest records besides the scan and the checkout.
+#[derive(Debug, Clone)]
+pub(crate) struct RunKey {
+    /// The base commit (`--base`).
+    pub(crate) base: Option<String>,
+    /// The hypothesis seed of every run.
+    pub(crate) seed: Option<u64>,
+    /// The pinned date.
+    pub(crate) today: Date,
+}
+
 /// What every lane run of one gate shares for the manifest and the split.
-pub struct Plan {
-    pub digest: String,
-    pub shard: u32,
-    pub of: u32,
+#[derive(Debug)]
+pub(crate) struct Plan {
+    pub(crate) digest: String,
+    pub(crate) shard: u32,
+    pub(crate) of: u32,
     /// Per lane, the ids of the scanned tests assigned to other shards (with `--shard`).
     others: Option<Vec<String>>,
     dir: PathBuf,
 }
 
+/// The durations of `--timings`, refused when the file lies inside the checkout.
+fn timings(args: &Args, cwd: &Path) -> Result<Option<Timings>, GateError> {
+    let Some(path) = &args.timings else {
+        return Ok(None);
+    };
+    if inside_checkout(path, cwd) {
+        return Err(GateError::Usage(format!(
+            "--timings {}: the file lies inside the checkout, which the patch controls; give \
+             durations from outside it (a previous run's artifact or cache)",
+            path.display()
+        )));
+    }
+    read_timings(path).map(Some)
+}
+
+/// The ids of the scanned tests of every lane that shard `shard` of `of` does not run, sorted.
+fn others(
+    doc: &Document,
+    shard: u32,
+    of: u32,
+    timings: Option<&Timings>,
+) -> Result<Vec<String>, GateError> {
+    let scan: ScanSection = doc
+        .section_as(ScanSection::NAME, "<evidence>")?
+        .ok_or_else(|| GateError::Shard("the evidence has no scan section".into()))?;
+    let mut others = Vec::new();
+    for lane in Lane::ALL {
+        for (t, k) in scan.tests.iter().zip(split(&scan.tests, lane, of, timings)) {
+            if k != 0 && k != shard {
+                others.push(t.id.clone());
+            }
+        }
+    }
+    others.sort();
+    others.dedup();
+    Ok(others)
+}
+
 impl Plan {
     /// Writes the `run` section into `doc`, takes its digest and, with `--shard`, splits every
-    /// lane.
-    pub fn prepare(
+    /// lane and writes the plugin that deselects the other shards' tests.
+    pub(crate) fn prepare(
         args: &Args,
         doc: &mut Document,
-        gate: &GateSection,
-        cwd: &Path,
-        out: &Path,
-        tmp: &Path,
+        key: RunKey,
+        places: &Places,
     ) -> Result<Plan, GateError> {
-        crate::tree::remove(&out.join(MANIFEST_FILE))?;
-        let today = lane_core::clock::today(args.today.as_deref())?;
+        crate::tree::remove(&places.out.join(MANIFEST_FILE))?;
         let run = RunSection {
-            base: gate.base.as_ref().map(|b| b.commit.clone()),
+            base: key.base,
             problems: Vec::new(),
             pytest_args: args.pytest_args.clone(),
-            seed: gate.seed.value,
-            today: today.to_string(),
+            seed: key.seed,
+            today: key.today.to_string(),
             tool: TOOL.into(),
-            tree: tree_id(cwd, tmp)?,
+            tree: tree_id(&places.cwd, &places.tmp)?,
         };
         doc.set_section(manifest::RUN_SECTION, &run);
         let digest = manifest::evidence_digest(doc)?;
         let (shard, of) = args.shard.unwrap_or((1, 1));
-        let dir = tmp.join("shard-plugin");
+        let dir = places.tmp.join("shard-plugin");
         let others = match args.shard {
             None => None,
             Some(_) => {
-                let timings = match &args.timings {
-                    Some(path) => {
-                        if inside_checkout(path, cwd) {
-                            return Err(GateError::new(format!(
-                                "--timings {}: the file lies inside the checkout, which the patch \
-                                 controls; give durations from outside it (a previous run's \
-                                 artifact or cache)",
-                                path.display()
-                            )));
-                        }
-                        Some(read_timings(path)?)
-                    }
-                    None => None,
-                };
-                let scan: ScanSection = doc
-                    .section_as(ScanSection::NAME, "<evidence>")?
-                    .ok_or_else(|| GateError::new("the evidence has no scan section"))?;
-                let mut others = Vec::new();
-                for lane in Lane::ALL {
-                    for (t, k) in
-                        scan.tests
-                            .iter()
-                            .zip(split(&scan.tests, lane, of, timings.as_ref()))
-                    {
-                        if k != 0 && k != shard {
-                            others.push(t.id.clone());
-                        }
-                    }
-                }
-                others.sort();
-                others.dedup();
+                let timings = timings(args, &places.cwd)?;
+                let others = others(doc, shard, of, timings.as_ref())?;
                 let mut text = others.join("\n");
                 text.push('\n');
-                std::fs::create_dir_all(&dir).map_err(|e| {
-                    GateError::new(format!("cannot create a temporary folder: {e}"))
-                })?;
+                std::fs::create_dir_all(&dir)
+                    .map_err(|e| GateError::io("cannot create a temporary folder", e))?;
                 write(&dir.join("others.txt"), text.as_bytes())?;
                 write(&dir.join(format!("{PLUGIN_MODULE}.py")), PLUGIN.as_bytes())?;
                 Some(others)
@@ -353,19 +366,24 @@ impl Plan {
         })
     }
 
-    /// Whether this gate runs one shard of several (it then writes no verdict).
-    pub fn is_shard(&self) -> bool {
-        self.others.is_some()
-    }
-
-    /// The selection for one lane's run and the setup it runs with.
-    pub fn select(&self, lane: Lane, setup: &Setup) -> (Vec<String>, Setup) {
-        let m = Manifest {
+    /// The run manifest of `lane`'s report.
+    pub(crate) fn manifest(&self, lane: Lane) -> Manifest {
+        Manifest {
             lane,
             shard: self.shard,
             of: self.of,
             evidence: self.digest.clone(),
-        };
+        }
+    }
+
+    /// Whether this gate runs one shard of several (it then writes no verdict).
+    pub(crate) fn is_shard(&self) -> bool {
+        self.others.is_some()
+    }
+
+    /// The selection for one lane's run and the setup it runs with.
+    pub(crate) fn select(&self, lane: Lane, setup: &Setup) -> (Vec<String>, Setup) {
+        let m = self.manifest(lane);
         let mut select = vec![
             "-m".to_string(),
             lane.to_string(),
@@ -382,7 +400,7 @@ impl Plan {
     }
 
     /// Writes `manifest.json` into `out`: the digest, the shard, each lane's report digest.
-    pub fn write_manifest(&self, out: &Path, gate: &GateSection) -> Result<(), GateError> {
+    pub(crate) fn write_manifest(&self, out: &Path, gate: &GateSection) -> Result<(), GateError> {
         let mut lanes = BTreeMap::new();
         for lane in Lane::ALL {
             let file = format!("{lane}.xml");
@@ -406,15 +424,17 @@ impl Plan {
             tool: TOOL.into(),
             version: 1,
         };
-        let mut bytes = serde_json::to_vec_pretty(&m)
-            .map_err(|e| GateError::new(format!("cannot write {MANIFEST_FILE}: {e}")))?;
+        let mut bytes = serde_json::to_vec_pretty(&m).map_err(|source| GateError::Encode {
+            what: MANIFEST_FILE.into(),
+            source,
+        })?;
         bytes.push(b'\n');
         write(&out.join(MANIFEST_FILE), &bytes)
     }
 
     /// What a shard job prints: which shard ran, what each lane's report holds, and that the
     /// verdict comes from `--collect`.
-    pub fn shard_summary(&self, gate: &GateSection, ids: usize) -> String {
+    pub(crate) fn shard_summary(&self, gate: &GateSection, ids: usize) -> String {
         let mut s = format!(
             "{TOOL}: shard {}/{} ran ({} scanned tests belong to other shards); evidence {}\n",
             self.shard,
@@ -436,7 +456,7 @@ impl Plan {
         s
     }
 
-    pub fn others_count(&self) -> usize {
+    pub(crate) fn others_count(&self) -> usize {
         self.others.as_ref().map_or(0, Vec::len)
     }
 }
@@ -445,285 +465,22 @@ fn write(path: &Path, bytes: &[u8]) -> Result<(), GateError> {
     lane_core::io::atomic_write(path, bytes).map_err(GateError::from)
 }
 
-fn sha256_file(path: &Path) -> Result<String, GateError> {
-    let mut file = lane_core::io::open_regular(path)
-        .map_err(|e| GateError::new(format!("cannot read {}: {e}", path.display())))?;
-    let mut h = Sha256::new();
-    let mut buf = vec![0u8; 1 << 16];
-    loop {
-        use std::io::Read;
-        let n = file
-            .read(&mut buf)
-            .map_err(|e| GateError::new(format!("cannot read {}: {e}", path.display())))?;
-        if n == 0 {
-            break;
-        }
-        h.update(&buf[..n]);
-    }
-    Ok(lane_core::hex::encode(&h.finalize()))
-}
-
-/// One shard's out folder as `--collect` reads it.
-struct Folder {
-    name: String,
-    doc: Document,
-    digest: String,
-    manifest: ManifestFile,
-    base: Option<PathBuf>,
-}
-
-fn read_folder(dir: &Path) -> Result<Folder, GateError> {
-    let name = dir.to_string_lossy().trim_end_matches('/').to_string();
-    let evidence = dir.join("evidence.json");
-    if !evidence.is_file() {
-        return Err(GateError::new(format!(
-            "{name}: no evidence.json: not the out folder of a lane-gate --shard run"
-        )));
-    }
-    let doc = Document::parse(
-        &lane_core::io::read_file_capped(
-            &evidence,
-            lane_core::io::DOCUMENT_MAX_BYTES,
-            "an evidence document",
-        )?,
-        &format!("{name}/evidence.json"),
-    )?;
-    let mpath = dir.join(MANIFEST_FILE);
-    if !mpath.is_file() {
-        return Err(GateError::new(format!(
-            "{name}: no {MANIFEST_FILE}: not the out folder of a lane-gate --shard run"
-        )));
-    }
-    let mname = format!("{name}/{MANIFEST_FILE}");
-    let manifest: ManifestFile = serde_json::from_slice(&lane_core::io::read_file_capped(
-        &mpath,
-        1 << 20,
-        "a shard manifest",
-    )?)
-    .map_err(|e| GateError::from(lane_core::Error::json(&mname, &e)))?;
-    if manifest.version != 1
-        || manifest::parse_shard(&format!("{}/{}", manifest.shard, manifest.of)).is_none()
-    {
-        return Err(GateError::new(format!(
-            "{mname}: expected version 1 and a shard K of N with 1 <= K <= N"
-        )));
-    }
-    let base = Some(dir.join("base-evidence.json")).filter(|p| p.is_file());
-    Ok(Folder {
-        name,
-        doc,
-        digest: String::new(),
-        manifest,
-        base,
-    })
-}
-
-/// Reads the shards' out folders on every core (in the order given) and digests their
-/// documents. The shards of one run carry the same scan: a document whose digested fields are
-/// the text of an earlier folder's takes that digest instead of computing it again.
-fn read_folders(dirs: &[PathBuf]) -> Result<Vec<Folder>, GateError> {
-    use rayon::prelude::*;
-    // Collected whole, then the first failure in the order given: the same error every run.
-    let read: Vec<Result<Folder, GateError>> = dirs.par_iter().map(|d| read_folder(d)).collect();
-    let mut folders: Vec<Folder> = read.into_iter().collect::<Result<_, _>>()?;
-    for i in 0..folders.len() {
-        let (done, rest) = folders.split_at_mut(i);
-        let f = &mut rest[0];
-        f.digest = match done
-            .iter()
-            .find(|g| manifest::same_digest_input(&g.doc, &f.doc))
-        {
-            Some(g) => g.digest.clone(),
-            None => manifest::evidence_digest(&f.doc)?,
-        };
-    }
-    Ok(folders)
-}
-
-/// `lane-gate --collect DIR...`: checks every shard's out folder and votes over their reports.
-pub fn collect(args: &Args) -> Result<Status, GateError> {
-    let cwd = std::env::current_dir()
-        .map_err(|e| GateError::new(format!("cannot read the current folder: {e}")))?;
-    let out = lane_scan::config::normalize(&cwd.join(&args.out));
-    let folders = read_folders(&args.collect)?;
-    for d in &args.collect {
-        if lane_scan::config::normalize(&cwd.join(d)) == out {
-            return Err(GateError::new(format!(
-                "--out {} is one of the collected folders: give the vote its own out folder",
-                args.out.display()
-            )));
-        }
-    }
-    // The document most folders answer (ties: the first given) is the one the vote reads.
-    let mut votes: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
-    for (i, f) in folders.iter().enumerate() {
-        let e = votes.entry(f.digest.as_str()).or_insert((0, i));
-        e.0 += 1;
-    }
-    let chosen = votes
-        .values()
-        .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)))
-        .map(|&(_, i)| i)
-        .ok_or_else(|| GateError::new("--collect needs at least one folder"))?;
-    let reference = &folders[chosen];
-    let mut doc = reference.doc.clone();
-    let mut extra: Vec<Problem> = Vec::new();
-    let mut gate_problems: Vec<Problem> = Vec::new();
-    let mut reports: Vec<Report> = Vec::new();
-    for f in &folders {
-        if f.manifest.evidence != f.digest {
-            extra.push(
-                Problem::new(
-                    Rule::StaleReport,
-                    format!(
-                        "{}: {MANIFEST_FILE} names evidence {}, but the folder's evidence.json \
-                         is {}: the folder mixes two runs",
-                        f.name,
-                        &f.manifest.evidence[..f.manifest.evidence.len().min(12)],
-                        &f.digest[..12]
-                    ),
-                )
-                .file(format!("{}/{MANIFEST_FILE}", f.name)),
-            );
-        }
-        if f.digest == reference.digest {
-            gate_problems.extend(f.doc.problems_of(section::SECTION, &f.name)?);
-        }
-        for lane in Lane::ALL {
-            let file = format!("{lane}.xml");
-            let path = Path::new(&f.name).join(&file);
-            if !cwd.join(&path).is_file() {
-                continue;
-            }
-            let recorded = f
-                .manifest
-                .lanes
-                .get(lane.as_str())
-                .and_then(|l| l.sha256.clone());
-            let actual = sha256_file(&cwd.join(&path))?;
-            if recorded.as_deref() != Some(actual.as_str()) {
-                extra.push(
-                    Problem::new(
-                        Rule::StaleReport,
-                        format!(
-                            "{}: the report is not the one its shard's gate wrote ({MANIFEST_FILE} \
-                             records {}): replaced or left over from another run",
-                            path.display(),
-                            recorded.as_deref().map_or("no report", |r| &r[..12])
-                        ),
-                    )
-                    .file(path.to_string_lossy().into_owned()),
-                );
-            }
-            reports.push(Report {
-                lane,
-                path: path.to_string_lossy().into_owned(),
-            });
-        }
-    }
-    // Every shard's own gate problems (timeouts, contradicted exits, bytes that moved).
-    if let Some(mut gate) = doc.section(section::SECTION) {
-        lane_core::problem::normalize(&mut gate_problems);
-        if let Some(obj) = gate.as_object_mut() {
-            obj.insert(
-                "problems".into(),
-                serde_json::to_value(&gate_problems)
-                    .map_err(|e| GateError::new(format!("cannot write problems: {e}")))?,
-            );
-        }
-        doc.set_section(section::SECTION, &gate);
-    }
-    let ack = args.ack.clone().or_else(|| {
-        std::env::var("LANES_ACK")
-            .ok()
-            .filter(|v| !v.trim().is_empty())
-    });
-    if let Some(text) = &ack {
-        crate::ack::acknowledge_document(&mut doc, text)?;
-    }
-    let base = match &reference.base {
-        Some(p) => Some(Document::parse(
-            &lane_core::io::read_file(p)?,
-            &p.display().to_string(),
-        )?),
-        None => None,
-    };
-    let options = lane_tally::Options {
-        reports,
-        rootdir: cwd.clone(),
-        base,
-        reason: ack.clone(),
-    };
-    let mut tally = lane_tally::vote::tally(&doc, &options).map_err(from_tool("lane-tally"))?;
-    if !extra.is_empty() {
-        tally.problems.extend(extra.iter().cloned());
-        lane_core::problem::normalize(&mut tally.problems);
-        tally.reasons.extend(extra);
-        lane_core::problem::normalize(&mut tally.reasons);
-        tally.decision = Decision::Reject;
-    }
-    if let Some(text) = &ack {
-        crate::ack::acknowledge_tally(&mut tally, text);
-    }
-    std::fs::create_dir_all(&out)
-        .map_err(|e| GateError::new(format!("cannot create {}: {e}", args.out.display())))?;
-    let mut markdown =
-        lane_tally::markdown_verdict(&doc, &tally).map_err(from_tool("lane-tally"))?;
-    markdown.push_str(&shards_markdown(&tally));
-    doc.set_section(lane_tally::vote::SECTION, &tally);
-    let verdict = doc.to_bytes();
-    write(&out.join("verdict.json"), &verdict)?;
-    write(&out.join("verdict.md"), markdown.as_bytes())?;
-    let shown = crate::gate::shown_problems(&doc, &tally)?;
-    let sarif = lane_core::render::sarif::log(TOOL, &shown);
-    write(&out.join("verdict.sarif"), sarif.as_bytes())?;
-    let printed = match args.format {
-        Format::Markdown => markdown.into_bytes(),
-        Format::Json => verdict,
-        Format::Github => lane_core::render::github::annotations(&shown).into_bytes(),
-        Format::Sarif => sarif.into_bytes(),
-    };
-    lane_core::io::write_stdout(&printed)?;
-    Ok(match tally.decision {
-        Decision::Approve => Status::Clean,
-        Decision::Reject => Status::Findings,
-    })
-}
-
-/// The shards table of the collected verdict.
-fn shards_markdown(tally: &lane_tally::TallySection) -> String {
-    use lane_core::render::markdown::cell;
-    if tally.shards.is_empty() {
-        return String::new();
-    }
-    let mut s = String::from(
-        "\n### lane-gate: shards\n\n| lane | shard | report | cases | passed | failed | errors | skipped |\n|---|---:|---|---:|---:|---:|---:|---:|\n",
-    );
-    for c in &tally.shards {
-        s.push_str(&format!(
-            "| {} | {}/{} | `{}` | {} | {} | {} | {} | {} |\n",
-            c.lane,
-            c.shard,
-            c.of,
-            cell(&c.report),
-            c.cases,
-            c.passed,
-            c.failed,
-            c.errors,
-            c.skipped
-        ));
-    }
-    s
+/// The SHA-256 of a report as the manifest records it.
+pub(crate) fn sha256_file(path: &Path) -> Result<String, GateError> {
+    lane_core::io::sha256_file(path)
+        .map(|(digest, _)| digest)
+        .map_err(|e| GateError::io(format!("cannot read {}", path.display()), e))
 }
 
 /// `lane-gate --shard K/N --list`: the test ids of shard K per lane, from `--evidence FILE`
 /// (a document with a scan section) or a scan of the current folder.
-pub fn list(args: &Args) -> Result<Status, GateError> {
+pub(crate) fn list(args: &Args) -> Result<Status, GateError> {
     let (shard, of) = args.shard.unwrap_or((1, 1));
     let Some(path) = &args.evidence else {
-        return Err(GateError::new(
+        return Err(GateError::Usage(
             "--list needs --evidence FILE (an evidence document with a scan section, e.g. a \
-             previous run's out/lanes/evidence.json)",
+             previous run's out/lanes/evidence.json)"
+                .into(),
         ));
     };
     let doc = Document::parse(
@@ -736,7 +493,7 @@ pub fn list(args: &Args) -> Result<Status, GateError> {
     )?;
     let scan: ScanSection = doc
         .section_as(ScanSection::NAME, &path.display().to_string())?
-        .ok_or_else(|| GateError::new(format!("{}: no scan section", path.display())))?;
+        .ok_or_else(|| GateError::Shard(format!("{}: no scan section", path.display())))?;
     let timings = match &args.timings {
         Some(p) => Some(read_timings(p)?),
         None => None,

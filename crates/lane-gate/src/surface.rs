@@ -11,7 +11,7 @@ use serde::Serialize;
 /// Which side of the vote a path is on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Class {
+pub(crate) enum Class {
     Product,
     TestSurface,
 }
@@ -19,7 +19,7 @@ pub enum Class {
 /// What the patch did to a path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Change {
+pub(crate) enum Change {
     Added,
     Changed,
     Removed,
@@ -30,7 +30,7 @@ pub enum Change {
 }
 
 impl Change {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Change::Added => "added",
             Change::Changed => "changed",
@@ -43,35 +43,35 @@ impl Change {
 
 /// One changed path with its class and the rule that decided it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub struct Entry {
-    pub class: Class,
-    pub change: Change,
+pub(crate) struct Entry {
+    pub(crate) class: Class,
+    pub(crate) change: Change,
     /// For a renamed path: its name in the base.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub from: Option<String>,
-    pub path: String,
-    pub reason: String,
+    pub(crate) from: Option<String>,
+    pub(crate) path: String,
+    pub(crate) reason: String,
 }
 
 /// What the classification knows about the base and the patch (paths rootdir-relative,
 /// `/`-separated).
 #[derive(Debug, Clone, Default)]
-pub struct Facts {
+pub(crate) struct Facts {
     /// Every file of the base.
-    pub base_files: BTreeSet<String>,
+    pub(crate) base_files: BTreeSet<String>,
     /// Every file of the patch's tree (tracked and untracked).
-    pub head_files: BTreeSet<String>,
+    pub(crate) head_files: BTreeSet<String>,
     /// pytest's `python_files` patterns of the base and the patch.
-    pub python_files: Vec<String>,
+    pub(crate) python_files: Vec<String>,
     /// Folders of `testpaths` (base and patch), without a trailing `/`.
-    pub testpaths: Vec<String>,
+    pub(crate) testpaths: Vec<String>,
     /// Folders on the tests' import path: the rootdir (`""`), `pythonpath` entries and each
     /// test module's first folder above its packages.
-    pub import_dirs: BTreeSet<String>,
+    pub(crate) import_dirs: BTreeSet<String>,
     /// Paths locked in `lanes.lock` and capsules of `freeze_ledger.json` (base and patch).
-    pub locked: BTreeSet<String>,
+    pub(crate) locked: BTreeSet<String>,
     /// Module files the configuration loads as plugins (`-p NAME` in addopts).
-    pub plugin_modules: BTreeSet<String>,
+    pub(crate) plugin_modules: BTreeSet<String>,
 }
 
 /// Folder names that hold tests by convention.
@@ -103,7 +103,7 @@ const MANIFESTS: &[&str] = &[
 ];
 
 /// `python_files` when the configuration sets none.
-pub const DEFAULT_PYTHON_FILES: &[&str] = &["test_*.py", "*_test.py"];
+pub(crate) const DEFAULT_PYTHON_FILES: &[&str] = &["test_*.py", "*_test.py"];
 
 fn file_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
@@ -123,7 +123,7 @@ fn is_under(path: &str, dir: &str) -> bool {
 /// A dependency manifest by its name: requirements and constraints files (also under a
 /// `requirements/` folder), lock files of pip-tools, Pipenv, Poetry, uv and PDM, setup.py,
 /// noxfile.py, conda environments.
-pub fn is_manifest(path: &str) -> bool {
+pub(crate) fn is_manifest(path: &str) -> bool {
     let name = file_name(path);
     let lower = name.to_ascii_lowercase();
     MANIFESTS.contains(&name)
@@ -134,7 +134,7 @@ pub fn is_manifest(path: &str) -> bool {
 }
 
 /// Whether `name` matches one of pytest's `python_files` patterns.
-pub fn is_test_module_name(name: &str, python_files: &[String]) -> bool {
+pub(crate) fn is_test_module_name(name: &str, python_files: &[String]) -> bool {
     if !name.ends_with(".py") {
         return false;
     }
@@ -223,7 +223,7 @@ impl Facts {
 }
 
 /// How a `pyproject.toml` change is judged: its tables compared between base and patch.
-pub fn classify_pyproject(base: Option<&str>, head: Option<&str>) -> (Class, String) {
+pub(crate) fn classify_pyproject(base: Option<&str>, head: Option<&str>) -> (Class, String) {
     let parse = |text: Option<&str>| -> Result<toml::Table, ()> {
         match text {
             None => Ok(toml::Table::new()),
@@ -310,7 +310,7 @@ pub fn classify_pyproject(base: Option<&str>, head: Option<&str>) -> (Class, Str
 
 /// Classifies one rootdir-relative path the patch changes. `symlink`: the path is a symbolic
 /// link on either side. A `pyproject.toml` is judged by [`classify_pyproject`] instead.
-pub fn classify(path: &str, symlink: bool, facts: &Facts) -> (Class, String) {
+pub(crate) fn classify(path: &str, symlink: bool, facts: &Facts) -> (Class, String) {
     let ts = |why: String| (Class::TestSurface, why);
     let name = file_name(path);
     if path
@@ -418,166 +418,168 @@ mod tests {
         }
     }
 
+    /// Each path, whether it is a symlink, its class, and why.
+    const CLASSIFIED: &[(&str, bool, Class, &str)] = &[
+        ("invoice.py", false, Class::Product, "product"),
+        ("pkg/core.py", false, Class::Product, "product"),
+        ("pkg/new_module.py", false, Class::Product, "product"),
+        ("README.md", false, Class::Product, "product"),
+        (
+            "tests/test_invoice_merge.py",
+            false,
+            Class::TestSurface,
+            "test folder",
+        ),
+        (
+            "tests/fixtures/statement_v3.txt",
+            false,
+            Class::TestSurface,
+            "test folder",
+        ),
+        (
+            "tests/helpers/util.py",
+            false,
+            Class::TestSurface,
+            "test folder",
+        ),
+        (
+            "checks/anything.txt",
+            false,
+            Class::TestSurface,
+            "test folder checks",
+        ),
+        ("conftest.py", false, Class::TestSurface, "conftest"),
+        ("pkg/conftest.py", false, Class::TestSurface, "conftest"),
+        (
+            "pytest.ini",
+            false,
+            Class::TestSurface,
+            "pytest configuration",
+        ),
+        (
+            "setup.cfg",
+            false,
+            Class::TestSurface,
+            "pytest configuration",
+        ),
+        ("tox.ini", false, Class::TestSurface, "pytest configuration"),
+        ("lanes.lock", false, Class::TestSurface, "the lock"),
+        (
+            "data/golden.bin.sha256",
+            false,
+            Class::TestSurface,
+            "sidecar",
+        ),
+        ("freeze_ledger.json", false, Class::TestSurface, "ledger"),
+        ("data/golden.bin", false, Class::TestSurface, "locked"),
+        ("requirements.txt", false, Class::TestSurface, "manifest"),
+        (
+            "requirements/dev.txt",
+            false,
+            Class::TestSurface,
+            "manifest",
+        ),
+        ("dev-requirements.in", false, Class::TestSurface, "manifest"),
+        ("constraints.txt", false, Class::TestSurface, "manifest"),
+        ("poetry.lock", false, Class::TestSurface, "manifest"),
+        ("uv.lock", false, Class::TestSurface, "manifest"),
+        ("setup.py", false, Class::TestSurface, "manifest"),
+        ("rig_plugin.py", false, Class::TestSurface, "plugin"),
+        ("evil.pth", false, Class::TestSurface, ".pth"),
+        ("pkg/inner.pth", false, Class::TestSurface, ".pth"),
+        (
+            "rig-1.0.dist-info/entry_points.txt",
+            false,
+            Class::TestSurface,
+            "dist-info",
+        ),
+        (
+            "rig.egg-info/PKG-INFO",
+            false,
+            Class::TestSurface,
+            "egg-info",
+        ),
+        ("sitecustomize.py", false, Class::TestSurface, "start-up"),
+        (
+            "pkg/usercustomize.py",
+            false,
+            Class::TestSurface,
+            "start-up",
+        ),
+        (
+            "pluggy.py",
+            false,
+            Class::TestSurface,
+            "new top-level module",
+        ),
+        (
+            "pluggy/__init__.py",
+            false,
+            Class::TestSurface,
+            "new top-level package",
+        ),
+        (
+            "src/attrs.py",
+            false,
+            Class::TestSurface,
+            "new module on src",
+        ),
+        (
+            "src/lib/test_more.py",
+            false,
+            Class::TestSurface,
+            "test module",
+        ),
+        (
+            "src/lib/inline_helper.py",
+            false,
+            Class::TestSurface,
+            "helper beside",
+        ),
+        (
+            "lib_test.py",
+            false,
+            Class::TestSurface,
+            "test module *_test.py",
+        ),
+        ("pkg/link.py", true, Class::TestSurface, "symlink"),
+        (
+            "tests.py",
+            false,
+            Class::TestSurface,
+            "new root module beside the base's tests/ folder",
+        ),
+        (
+            "pkg.py",
+            false,
+            Class::TestSurface,
+            "new root module beside the base's pkg/ package",
+        ),
+        (
+            "__pycache__/invoice.cpython-312.pyc",
+            false,
+            Class::TestSurface,
+            "committed bytecode",
+        ),
+        (
+            "pkg/__pycache__/core.cpython-312.pyc",
+            false,
+            Class::TestSurface,
+            "committed bytecode in a package",
+        ),
+        (
+            "pluggy.pyc",
+            false,
+            Class::TestSurface,
+            "sourceless bytecode",
+        ),
+        ("pkg/../x.py", false, Class::TestSurface, "unplaceable"),
+    ];
+
     #[test]
     fn classification_table() {
         let f = facts();
-        let cases: &[(&str, bool, Class, &str)] = &[
-            ("invoice.py", false, Class::Product, "product"),
-            ("pkg/core.py", false, Class::Product, "product"),
-            ("pkg/new_module.py", false, Class::Product, "product"),
-            ("README.md", false, Class::Product, "product"),
-            (
-                "tests/test_invoice_merge.py",
-                false,
-                Class::TestSurface,
-                "test folder",
-            ),
-            (
-                "tests/fixtures/statement_v3.txt",
-                false,
-                Class::TestSurface,
-                "test folder",
-            ),
-            (
-                "tests/helpers/util.py",
-                false,
-                Class::TestSurface,
-                "test folder",
-            ),
-            (
-                "checks/anything.txt",
-                false,
-                Class::TestSurface,
-                "test folder checks",
-            ),
-            ("conftest.py", false, Class::TestSurface, "conftest"),
-            ("pkg/conftest.py", false, Class::TestSurface, "conftest"),
-            (
-                "pytest.ini",
-                false,
-                Class::TestSurface,
-                "pytest configuration",
-            ),
-            (
-                "setup.cfg",
-                false,
-                Class::TestSurface,
-                "pytest configuration",
-            ),
-            ("tox.ini", false, Class::TestSurface, "pytest configuration"),
-            ("lanes.lock", false, Class::TestSurface, "the lock"),
-            (
-                "data/golden.bin.sha256",
-                false,
-                Class::TestSurface,
-                "sidecar",
-            ),
-            ("freeze_ledger.json", false, Class::TestSurface, "ledger"),
-            ("data/golden.bin", false, Class::TestSurface, "locked"),
-            ("requirements.txt", false, Class::TestSurface, "manifest"),
-            (
-                "requirements/dev.txt",
-                false,
-                Class::TestSurface,
-                "manifest",
-            ),
-            ("dev-requirements.in", false, Class::TestSurface, "manifest"),
-            ("constraints.txt", false, Class::TestSurface, "manifest"),
-            ("poetry.lock", false, Class::TestSurface, "manifest"),
-            ("uv.lock", false, Class::TestSurface, "manifest"),
-            ("setup.py", false, Class::TestSurface, "manifest"),
-            ("rig_plugin.py", false, Class::TestSurface, "plugin"),
-            ("evil.pth", false, Class::TestSurface, ".pth"),
-            ("pkg/inner.pth", false, Class::TestSurface, ".pth"),
-            (
-                "rig-1.0.dist-info/entry_points.txt",
-                false,
-                Class::TestSurface,
-                "dist-info",
-            ),
-            (
-                "rig.egg-info/PKG-INFO",
-                false,
-                Class::TestSurface,
-                "egg-info",
-            ),
-            ("sitecustomize.py", false, Class::TestSurface, "start-up"),
-            (
-                "pkg/usercustomize.py",
-                false,
-                Class::TestSurface,
-                "start-up",
-            ),
-            (
-                "pluggy.py",
-                false,
-                Class::TestSurface,
-                "new top-level module",
-            ),
-            (
-                "pluggy/__init__.py",
-                false,
-                Class::TestSurface,
-                "new top-level package",
-            ),
-            (
-                "src/attrs.py",
-                false,
-                Class::TestSurface,
-                "new module on src",
-            ),
-            (
-                "src/lib/test_more.py",
-                false,
-                Class::TestSurface,
-                "test module",
-            ),
-            (
-                "src/lib/inline_helper.py",
-                false,
-                Class::TestSurface,
-                "helper beside",
-            ),
-            (
-                "lib_test.py",
-                false,
-                Class::TestSurface,
-                "test module *_test.py",
-            ),
-            ("pkg/link.py", true, Class::TestSurface, "symlink"),
-            (
-                "tests.py",
-                false,
-                Class::TestSurface,
-                "new root module beside the base's tests/ folder",
-            ),
-            (
-                "pkg.py",
-                false,
-                Class::TestSurface,
-                "new root module beside the base's pkg/ package",
-            ),
-            (
-                "__pycache__/invoice.cpython-312.pyc",
-                false,
-                Class::TestSurface,
-                "committed bytecode",
-            ),
-            (
-                "pkg/__pycache__/core.cpython-312.pyc",
-                false,
-                Class::TestSurface,
-                "committed bytecode in a package",
-            ),
-            (
-                "pluggy.pyc",
-                false,
-                Class::TestSurface,
-                "sourceless bytecode",
-            ),
-            ("pkg/../x.py", false, Class::TestSurface, "unplaceable"),
-        ];
-        for (path, symlink, class, what) in cases {
+        for (path, symlink, class, what) in CLASSIFIED {
             let (got, why) = classify(path, *symlink, &f);
             assert_eq!(got, *class, "{path} ({what}): {why}");
         }

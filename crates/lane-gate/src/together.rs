@@ -1,4 +1,4 @@
-//! The three lanes in one pytest process (issue 22): one interpreter start, one plugin load,
+//! The three lanes in one pytest process: one interpreter start, one plugin load,
 //! one collection, instead of one of each per lane.
 //!
 //! - **What runs.** The selection is `-m "merge or witness or freeze"`; a plugin module the gate
@@ -40,11 +40,11 @@ use crate::GateError;
 use crate::pytest::{Ended, Setup};
 
 /// The plugin module's name (first on `sys.path`, a name no project uses).
-pub const PLUGIN_MODULE: &str = "_lanes_gate_lanes";
+pub(crate) const PLUGIN_MODULE: &str = "_lanes_gate_lanes";
 /// The selection of the one run: every lane.
-pub const SELECT_ALL: &str = "merge or witness or freeze";
+pub(crate) const SELECT_ALL: &str = "merge or witness or freeze";
 /// Set to `1`, the gate runs one pytest process per lane.
-pub const SEPARATE_ENV: &str = "LANES_GATE_SEPARATE";
+pub(crate) const SEPARATE_ENV: &str = "LANES_GATE_SEPARATE";
 /// The largest combined report split here (a larger one runs one process per lane).
 const REPORT_MAX_BYTES: u64 = 4 << 30;
 /// The largest item list read.
@@ -128,12 +128,12 @@ def pytest_runtestloop(session):
 "#;
 
 /// Whether the caller asked for one process per lane.
-pub fn separate_requested() -> bool {
+pub(crate) fn separate_requested() -> bool {
     std::env::var(SEPARATE_ENV).is_ok_and(|v| v == "1")
 }
 
 /// The plugin's folder and the files it writes.
-pub struct Together {
+pub(crate) struct Together {
     dir: PathBuf,
     items: PathBuf,
     progress: PathBuf,
@@ -150,22 +150,22 @@ struct Item {
 
 /// What the one run gave: each lane's report (in `reports`) and the exit status it stands for.
 #[derive(Debug)]
-pub struct Split {
-    pub lanes: BTreeMap<Lane, SplitLane>,
+pub(crate) struct Split {
+    pub(crate) lanes: BTreeMap<Lane, SplitLane>,
 }
 
 #[derive(Debug, Clone)]
-pub struct SplitLane {
-    pub report: PathBuf,
-    pub code: i32,
+pub(crate) struct SplitLane {
+    pub(crate) report: PathBuf,
+    pub(crate) code: i32,
 }
 
 impl Together {
     /// Writes the plugin and its settings under `tmp`.
-    pub fn prepare(tmp: &Path) -> Result<Together, GateError> {
+    pub(crate) fn prepare(tmp: &Path) -> Result<Together, GateError> {
         let dir = tmp.join("lanes-plugin");
         std::fs::create_dir_all(&dir)
-            .map_err(|e| GateError::new(format!("cannot create a temporary folder: {e}")))?;
+            .map_err(|e| GateError::io("cannot create a temporary folder", e))?;
         let items = tmp.join("lanes-items.jsonl");
         let progress = tmp.join("lanes-progress.txt");
         let run = serde_json::json!({
@@ -183,7 +183,7 @@ impl Together {
 
     /// The one run's selection and setup, from the merge lane's (`-m merge` becomes every
     /// lane; the plugin is loaded first on `sys.path`).
-    pub fn select(&self, merge_select: &[String], setup: &Setup) -> (Vec<String>, Setup) {
+    pub(crate) fn select(&self, merge_select: &[String], setup: &Setup) -> (Vec<String>, Setup) {
         let mut select: Vec<String> = merge_select.to_vec();
         if let Some(i) = select.iter().position(|a| a == "-m")
             && i + 1 < select.len()
@@ -200,7 +200,7 @@ impl Together {
     /// Runs the one process; a lane whose clock (the first lane's from the start, each later
     /// one's from when the plugin announced it, as the gate saw it) passes `timeout` ends the
     /// run (`timed_out`).
-    pub fn run(
+    pub(crate) fn run(
         &self,
         setup: &Setup,
         tree: &Path,
@@ -233,7 +233,7 @@ impl Together {
 
     /// Splits the one report into one per lane under `reports`, or says why it cannot (the
     /// gate then runs one process per lane).
-    pub fn split(
+    pub(crate) fn split(
         &self,
         combined: &Path,
         ended: Ended,

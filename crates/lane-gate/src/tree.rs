@@ -21,7 +21,7 @@ const SKIPPED_DIRS: &[&str] = &[
 ];
 
 fn io(path: &Path, what: &str, e: std::io::Error) -> GateError {
-    GateError::new(format!("{what} {}: {e}", path.display()))
+    GateError::io(format!("{what} {}", path.display()), e)
 }
 
 /// Whether the walk leaves `entry` out of the copy.
@@ -46,7 +46,7 @@ fn skipped(entry: &walkdir::DirEntry, out: Option<&Path>) -> bool {
 
 /// Copies `src` into `dest` (which exists); returns the rootdir-relative files copied. `out`
 /// (absolute) is the gate's out folder, left out.
-pub fn copy_tree(
+pub(crate) fn copy_tree(
     src: &Path,
     dest: &Path,
     out: Option<&Path>,
@@ -59,11 +59,13 @@ pub fn copy_tree(
         .filter_entry(|e| !skipped(e, out));
     for entry in walk {
         let entry = entry.map_err(|e| {
-            GateError::new(format!(
-                "cannot read the working tree at {}: {e}",
-                e.path()
-                    .map_or_else(|| src.display().to_string(), |p| p.display().to_string())
-            ))
+            let at = e
+                .path()
+                .map_or_else(|| src.display().to_string(), |p| p.display().to_string());
+            GateError::io(
+                format!("cannot read the working tree at {at}"),
+                std::io::Error::from(e),
+            )
         })?;
         if entry.depth() == 0 {
             continue;
@@ -71,15 +73,15 @@ pub fn copy_tree(
         let rel = entry
             .path()
             .strip_prefix(src)
-            .map_err(|_| GateError::new("a walked path left the working tree"))?;
+            .map_err(|_| GateError::Checkout("a walked path left the working tree".into()))?;
         let rel_text = rel.to_str().ok_or_else(|| {
-            GateError::new(format!(
+            GateError::Checkout(format!(
                 "the path {} is not UTF-8; the gate cannot classify it",
                 rel.display()
             ))
         })?;
         if rel_text.contains('\n') || rel_text.contains('\r') {
-            return Err(GateError::new(format!(
+            return Err(GateError::Checkout(format!(
                 "the path {rel_text:?} has a line break in its name; the gate cannot carry it \
                  through the tools (rename it)"
             )));
@@ -104,7 +106,7 @@ pub fn copy_tree(
 }
 
 /// Removes whatever is at `path` (a file, a link or a folder); nothing there is fine.
-pub fn remove(path: &Path) -> Result<(), GateError> {
+pub(crate) fn remove(path: &Path) -> Result<(), GateError> {
     match std::fs::symlink_metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(io(path, "cannot read", e)),
@@ -116,7 +118,7 @@ pub fn remove(path: &Path) -> Result<(), GateError> {
 }
 
 /// Puts `rel` back as the base had it (or removes it when the base had none).
-pub fn restore(
+pub(crate) fn restore(
     root: &Path,
     rel: &str,
     base: Option<&TreeFile>,
@@ -134,7 +136,7 @@ pub fn restore(
     match file.mode.as_str() {
         "120000" => {
             let link = String::from_utf8(bytes).map_err(|_| {
-                GateError::new(format!("{rel}: the base's link target is not UTF-8"))
+                GateError::Checkout(format!("{rel}: the base's link target is not UTF-8"))
             })?;
             std::os::unix::fs::symlink(link, &target)
                 .map_err(|e| io(&target, "cannot create the link", e))
@@ -145,7 +147,7 @@ pub fn restore(
             std::fs::set_permissions(&target, std::fs::Permissions::from_mode(mode))
                 .map_err(|e| io(&target, "cannot set the mode of", e))
         }
-        other => Err(GateError::new(format!(
+        other => Err(GateError::Checkout(format!(
             "{rel}: the base has it as a git object of mode {other} (a submodule?), which the \
              gate cannot read"
         ))),

@@ -21,11 +21,6 @@ const NOT_YET_MOVED: &[&str] = &[
     "fix-freeze-candidate",
     "fix-merge",
     "fix-owner",
-    "test-surface-changed",
-    "lane-timeout",
-    "plugin-not-loaded",
-    "candidate-failed",
-    "report-contradicts-exit",
 ];
 
 /// Source files that name rules as data (the catalogue, the lane-rights table the detectors

@@ -1,0 +1,176 @@
+//! The checks after the lanes ran: the lock verified again in the vote tree (bytes that moved
+//! while pytest ran), and every watched file's stamp compared with the one taken before the
+//! runs (a file written and put back).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use lane_core::scan::ScanSection;
+use lane_core::{Document, Problem};
+
+use super::classify::locked_paths;
+use super::evidence::verify_lock;
+use crate::GateError;
+use crate::rules::{self, GateFacts};
+
+/// What identifies one state of a file: size, inode, and change time (which no process can set
+/// back).
+type Stamp = (u64, u64, i64, i64);
+
+fn stamp(path: &Path) -> Option<Stamp> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::symlink_metadata(path).ok()?;
+    Some((m.size(), m.ino(), m.ctime(), m.ctime_nsec()))
+}
+
+/// The lock, the ledger and every file they name, with their stamps before the runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Watched {
+    root: PathBuf,
+    stamps: BTreeMap<String, Stamp>,
+}
+
+impl Watched {
+    /// The stamps of the watched files of `root` now.
+    pub(crate) fn before(root: &Path) -> Watched {
+        let mut paths: BTreeSet<String> = ["lanes.lock", "freeze_ledger.json"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        locked_paths(root, &mut paths);
+        Watched {
+            root: root.to_path_buf(),
+            stamps: paths
+                .into_iter()
+                .filter_map(|p| stamp(&root.join(&p)).map(|s| (p, s)))
+                .collect(),
+        }
+    }
+
+    /// The watched files whose stamp is not the one taken before (written, replaced or
+    /// removed since), in order.
+    pub(crate) fn written(&self) -> Vec<String> {
+        self.stamps
+            .iter()
+            .filter(|(path, before)| stamp(&self.root.join(path)).as_ref() != Some(before))
+            .map(|(path, _)| path.clone())
+            .collect()
+    }
+}
+
+/// The problems the runs left behind: the lock's errors that were not there before the runs
+/// (lane-lock verify again, each message saying so), and every watched file written meanwhile.
+pub(crate) fn check(
+    doc: &Document,
+    vote_root: &Path,
+    watched: &Watched,
+) -> Result<Vec<Problem>, GateError> {
+    let lock_before = doc.problems_of("lock", "<evidence>")?;
+    let mut scan_only = Document::empty();
+    if let Some(scan) = doc.section(ScanSection::NAME) {
+        scan_only.set_section(ScanSection::NAME, &scan);
+    }
+    let root = std::fs::canonicalize(vote_root)
+        .map_err(|e| GateError::io(format!("cannot enter {}", vote_root.display()), e))?;
+    let (_, after) = verify_lock(&root, scan_only, "lane-lock (after the runs)")?;
+    let mut problems: Vec<Problem> = after
+        .into_iter()
+        .filter(|p| p.is_error() && !lock_before.contains(p))
+        .map(|mut p| {
+            p.message = format!("after the pytest runs: {}", p.message);
+            p
+        })
+        .collect();
+    problems.extend(rules::check(&GateFacts::Written(&watched.written())));
+    Ok(problems)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LOCK: &str = "{\"version\":1,\"files\":[{\"path\":\"g.txt\",\"sha256\":\
+        \"ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb\",\
+        \"bytes\":1,\"locked_on\":\"2026-01-01\"}]}";
+
+    /// A tree whose lock locks `g.txt` (holding "a").
+    fn locked_tree() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("lanes.lock"), LOCK).unwrap();
+        std::fs::write(dir.path().join("g.txt"), "a").unwrap();
+        dir
+    }
+
+    /// What a test might do while pytest runs: write `g.txt` (later than the stamps taken),
+    /// then put `back` in it.
+    fn write_g(root: &Path, back: &str) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::write(root.join("g.txt"), "b").unwrap();
+        std::fs::write(root.join("g.txt"), back).unwrap();
+    }
+
+    /// The evidence of `root` before the runs: its lock verified.
+    fn evidence_of(root: &Path) -> Document {
+        let (doc, _) = verify_lock(root, Document::empty(), "lane-lock").unwrap();
+        doc
+    }
+
+    #[test]
+    fn a_watched_file_written_and_restored_changes_its_stamp() {
+        let dir = locked_tree();
+        let root = dir.path();
+        let before = Watched::before(root);
+        assert_eq!(
+            before.stamps.keys().cloned().collect::<Vec<_>>(),
+            ["g.txt", "lanes.lock"]
+        );
+        assert_eq!(Watched::before(root), before);
+        assert!(before.written().is_empty());
+        write_g(root, "a");
+        assert_eq!(before.written(), ["g.txt"]);
+    }
+
+    #[test]
+    fn a_file_written_during_the_run_is_digest_moved_even_when_put_back() {
+        let dir = locked_tree();
+        let root = dir.path();
+        let doc = evidence_of(root);
+        let watched = Watched::before(root);
+        assert!(check(&doc, root, &watched).unwrap().is_empty());
+        write_g(root, "a");
+        let problems = check(&doc, root, &watched).unwrap();
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert_eq!(problems[0].rule, "digest-moved");
+        assert_eq!(problems[0].file.as_deref(), Some("g.txt"));
+        assert!(
+            problems[0].message.starts_with("written while pytest ran"),
+            "{}",
+            problems[0].message
+        );
+    }
+
+    #[test]
+    fn bytes_left_changed_are_digest_moved_after_the_runs() {
+        let dir = locked_tree();
+        let root = dir.path();
+        let doc = evidence_of(root);
+        let watched = Watched::before(root);
+        write_g(root, "z");
+        let problems = check(&doc, root, &watched).unwrap();
+        let messages: Vec<&str> = problems.iter().map(|p| p.message.as_str()).collect();
+        assert_eq!(problems.len(), 2, "{messages:?}");
+        assert!(
+            problems.iter().all(|p| p.rule == "digest-moved"),
+            "{messages:?}"
+        );
+        assert!(
+            messages
+                .iter()
+                .any(|m| m.starts_with("after the pytest runs: g.txt: digest moved")),
+            "{messages:?}"
+        );
+        // an error already in the evidence is not reported again
+        let problems = check(&evidence_of(root), root, &Watched::before(root)).unwrap();
+        assert!(problems.is_empty(), "{problems:?}");
+    }
+}

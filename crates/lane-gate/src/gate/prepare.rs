@@ -1,0 +1,215 @@
+//! The first step: the arguments checked, the out folder emptied of an earlier run's files, a
+//! temporary folder, and the interpreter the lanes run in (its version and installed plugins).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use jiff::civil::Date;
+
+use crate::python::{Interpreter, Plugin};
+use crate::section::{self, Seed};
+use crate::{Args, GateError, tree};
+
+/// Files a run leaves in the out folder; an earlier run's are removed first, so a gate that
+/// stops never leaves a verdict behind.
+const OUT_FILES: &[&str] = &[
+    "evidence.json",
+    "base-evidence.json",
+    "verdict.json",
+    "verdict.md",
+    "pytest-status",
+    "merge.xml",
+    "witness.xml",
+    "freeze.xml",
+    "merge.log",
+    "witness.log",
+    "freeze.log",
+    "candidates.xml",
+    "candidates.log",
+];
+
+/// lanes' own pytest plugin (a distribution name, normalized).
+pub(crate) const LANES_PLUGIN: &str = "pytest-lanes-gate";
+
+/// The folders a run works in.
+#[derive(Debug, Clone)]
+pub(crate) struct Places {
+    /// The checkout: the folder the gate was started in (its rootdir).
+    pub(crate) cwd: PathBuf,
+    /// The out folder, absolute.
+    pub(crate) out: PathBuf,
+    /// The out folder as given, for the names the tally and the messages show.
+    pub(crate) out_given: PathBuf,
+    /// The run's temporary folder (removed when [`Prepared`] is dropped).
+    pub(crate) tmp: PathBuf,
+}
+
+impl Places {
+    /// A file of the out folder as the tally and the messages name it: under the folder as
+    /// given.
+    pub(crate) fn out_name(&self, file: &str) -> String {
+        let base = self.out_given.to_string_lossy();
+        format!("{}/{file}", base.trim_end_matches('/'))
+    }
+}
+
+/// The interpreter the lanes run in, and what is installed in it.
+#[derive(Debug, Clone)]
+pub(crate) struct Python {
+    /// `--python` as given (default `python`): what pytest is started with.
+    pub(crate) command: PathBuf,
+    pub(crate) interp: Interpreter,
+    /// Installed distributions (normalized name -> version).
+    pub(crate) dists: BTreeMap<String, String>,
+    /// Every pytest plugin an installed distribution declares.
+    pub(crate) plugins: Vec<Plugin>,
+}
+
+/// What every later step starts from.
+pub(crate) struct Prepared {
+    pub(crate) today: Date,
+    /// The acknowledgment from outside the patch (`--ack`, `LANES_ACK`).
+    pub(crate) ack: Option<String>,
+    pub(crate) places: Places,
+    pub(crate) python: Python,
+    /// How every tree is scanned (the folder aside): for the interpreter that runs.
+    pub(crate) scan: lane_scan::Options,
+    /// The seed before the base is known (`--seed`, `LANES_SEED`, else 0).
+    pub(crate) seed: Seed,
+    /// Held so the temporary folder lives as long as the run.
+    _tmp: tempfile::TempDir,
+}
+
+impl Prepared {
+    /// The interpreter as the `gate` section records it.
+    pub(crate) fn interpreter_info(&self) -> section::InterpreterInfo {
+        let p = &self.python;
+        section::InterpreterInfo {
+            hypothesis: p.dists.get("hypothesis").cloned(),
+            implementation: p.interp.implementation.clone(),
+            pytest: p.dists.get("pytest").cloned(),
+            version: format!(
+                "{}.{}.{}",
+                p.interp.version.0, p.interp.version.1, p.interp.version.2
+            ),
+        }
+    }
+}
+
+/// Checks the arguments, empties the out folder of an earlier run's files, makes the temporary
+/// folder and asks the interpreter, in that order (the first failure is the one reported).
+pub(crate) fn prepare(args: &Args) -> Result<Prepared, GateError> {
+    let today = lane_core::clock::today(args.today.as_deref())?;
+    let ack = acknowledgment(args)?;
+    crate::pytest::check_user_args(&args.pytest_args)?;
+    if args.lane_timeout == 0 {
+        return Err(GateError::Usage(
+            "--lane-timeout must be at least 1 second".into(),
+        ));
+    }
+    let cwd =
+        std::env::current_dir().map_err(|e| GateError::io("cannot read the current folder", e))?;
+    let out = out_folder(&cwd, &args.out)?;
+    let tmp_dir = tempfile::Builder::new()
+        .prefix("lane-gate.")
+        .tempdir()
+        .map_err(|e| GateError::io("cannot create a temporary folder", e))?;
+    let python = interpreter(args.python.clone())?;
+    // Always loaded when installed (choose_plugins), so it registers the lane markers.
+    let markers_plugin = python
+        .plugins
+        .iter()
+        .any(|p| p.distribution == LANES_PLUGIN);
+    // lane-scan decides sys.version_info / sys.platform conditions for the interpreter that runs.
+    let scan = lane_scan::Options {
+        target: lane_scan::probe_target(Some(&python.interp.command)),
+        python: Some(python.interp.command.clone()),
+        markers_plugin,
+        ..Default::default()
+    };
+    Ok(Prepared {
+        today,
+        seed: seed(args, None)?,
+        ack,
+        places: Places {
+            cwd,
+            out,
+            out_given: args.out.clone(),
+            tmp: tmp_dir.path().to_path_buf(),
+        },
+        python,
+        scan,
+        _tmp: tmp_dir,
+    })
+}
+
+/// The out folder, made and emptied of an earlier run's files.
+fn out_folder(cwd: &Path, given: &Path) -> Result<PathBuf, GateError> {
+    let out = lane_scan::config::normalize(&cwd.join(given));
+    std::fs::create_dir_all(&out)
+        .map_err(|e| GateError::io(format!("cannot create {}", given.display()), e))?;
+    for f in OUT_FILES {
+        tree::remove(&out.join(f))?;
+    }
+    Ok(out)
+}
+
+/// The interpreter (`--python`, default `python` on PATH) and what is installed in it.
+pub(crate) fn interpreter(given: Option<PathBuf>) -> Result<Python, GateError> {
+    let command = given.unwrap_or_else(|| PathBuf::from("python"));
+    let interp = Interpreter::probe(&command)?;
+    let (dists, plugins) = interp.installed()?;
+    Ok(Python {
+        command,
+        interp,
+        dists,
+        plugins,
+    })
+}
+
+fn non_empty_env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+/// What the CI gave: the acknowledgment, from `--ack` / `--reason` or `LANES_ACK`.
+fn acknowledgment(args: &Args) -> Result<Option<String>, GateError> {
+    let ack = args.ack.clone().or_else(|| non_empty_env("LANES_ACK"));
+    if ack.as_deref().is_some_and(|t| t.trim().is_empty()) {
+        return Err(GateError::Usage(
+            "--ack needs a text saying who acknowledged what (e.g. the PR label and its author)"
+                .into(),
+        ));
+    }
+    Ok(ack)
+}
+
+/// The hypothesis seed of every run: `--seed`, `LANES_SEED`, the merge base's commit id, or 0.
+pub(crate) fn seed(args: &Args, merge_base: Option<&str>) -> Result<Seed, GateError> {
+    if let Some(n) = args.seed {
+        return Ok(Seed {
+            from: "--seed".into(),
+            value: Some(n),
+        });
+    }
+    if let Some(text) = non_empty_env("LANES_SEED") {
+        let n = text.trim().parse::<u64>().map_err(|_| {
+            GateError::Usage(format!(
+                "LANES_SEED: expected a whole number, found '{text}'"
+            ))
+        })?;
+        return Ok(Seed {
+            from: "LANES_SEED".into(),
+            value: Some(n),
+        });
+    }
+    Ok(match merge_base {
+        Some(mb) => Seed {
+            from: "the merge base's commit id".into(),
+            value: Some(u64::from_str_radix(&mb[..mb.len().min(8)], 16).unwrap_or(0)),
+        },
+        None => Seed {
+            from: "default".into(),
+            value: Some(0),
+        },
+    })
+}
