@@ -7,7 +7,7 @@ VPY := $(VENV)/bin/python
 BIN := target/release
 TOOLS := lane-scan lane-lock freeze-ledger lane-tally lane-gate
 
-# Profile-guided optimization (issue 22): on x86-64 Linux every cargo build below (the release
+# Profile-guided optimization: on x86-64 Linux every cargo build below (the release
 # binaries, the tests' builds, the wheel's) reads pgo/lanes.profdata, which scripts/pgo-profile
 # writes (`make pgo-profile`). A function changed since the profile was written is compiled
 # without it, never wrongly. The records are named by symbols that carry the compiler's version
