@@ -7,7 +7,7 @@ VPY := $(VENV)/bin/python
 BIN := target/release
 TOOLS := lane-scan lane-lock freeze-ledger lane-tally lane-gate
 
-# Profile-guided optimization (issue 22): on x86-64 Linux every cargo build below (the release
+# Profile-guided optimization: on x86-64 Linux every cargo build below (the release
 # binaries, the tests' builds, the wheel's) reads pgo/lanes.profdata, which scripts/pgo-profile
 # writes (`make pgo-profile`). A function changed since the profile was written is compiled
 # without it, never wrongly. The records are named by symbols that carry the compiler's version
@@ -35,7 +35,7 @@ export RUSTFLAGS
 endif
 endif
 
-.PHONY: all build venv test test-rust test-e2e demo demo-patch docs install wheel pgo-profile rustflags clean
+.PHONY: all build venv test lint test-rust test-e2e demo demo-patch docs install wheel pgo-profile rustflags clean
 
 all: build
 
@@ -55,7 +55,14 @@ $(VENV)/.installed: requirements-dev.txt $(PLUGIN)/pyproject.toml $(PLUGIN)/pyte
 		--no-index -w target/wheels $(PLUGIN)
 	touch $@
 
-test: venv build test-rust test-e2e
+test: venv build lint test-rust test-e2e
+
+# The house's own rules: clippy clean (warnings are errors), no production function over 100
+# lines (clippy.toml; test code is exempt), and names a reader can look up (scripts/check-names).
+lint:
+	$(CARGO) clippy --workspace --all-targets --quiet -- -D warnings
+	$(CARGO) clippy --workspace --lib --bins --quiet -- -D warnings -D clippy::too_many_lines
+	scripts/check-names
 
 test-rust:
 	LANES_PYTHON=$(CURDIR)/$(VPY) $(CARGO) test --workspace --release

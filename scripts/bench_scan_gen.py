@@ -11,7 +11,7 @@ aliases, marks imported from a helper module of the tree (relative and absolute)
 classes, class pytestmark, same-module base classes and parametrize. Every test is in exactly one
 lane and carries its attachments (an `owner:` docstring line; `locked_on=` on witness marks).
 
-Shape `short` (issue 22: many short tests, 22 per file by default): each module has a few
+Shape `short` (many short tests, 22 per file by default): each module has a few
 functions, most with several stacked `@pytest.mark.parametrize` over lists of values (one name,
 several names with tuples, `pytest.param` with ids and marks), and test classes whose
 `pytestmark` (a list) gives the lane; the owner is in the module docstring. Every test is in

@@ -1,4 +1,4 @@
-"""Putting a real suite under the gate (issue 19): three projects' own test suites, downloaded
+"""Putting a real suite under the gate: three projects' own test suites, downloaded
 as pinned sdists (cached under target/adopt-sdists, so a rerun is offline), go through the
 README's steps — `lane-scan --fix`, a ledger ticket written with `freeze-ledger add` for each
 freeze candidate --fix lists, then `lane-gate` approves with no other edit — while the
@@ -220,7 +220,7 @@ def test_a_real_suite_goes_under_the_gate_with_lane_scan_fix(suite: Suite, tmp_p
     assert "merge-failed" in rejected.stdout
 
 
-# ---- The README's "Put your project under the gate" section, replayed (issue 19) ----
+# ---- The README's "Put your project under the gate" section, replayed ----
 
 SECTION_START = "## Put your project under the gate"
 SECTION_END = "\n## "

@@ -1,4 +1,4 @@
-"""pytest-asyncio, the real plugin, against lane-scan (issue 18 (fid5)).
+"""pytest-asyncio, the real plugin, against lane-scan.
 
 lane-scan models pytest-asyncio's modes (crates/lane-scan/src/asyncio.rs): in `auto` mode the
 plugin marks every `async def` test `asyncio` as it collects it, and an async generator test

@@ -315,7 +315,7 @@ CASES = [
 ]
 
 
-# The edit locks beside the lock and the ledger (issue 17): an edit that is refused still
+# The edit locks beside the lock and the ledger: an edit that is refused still
 # took the lock, whose file stays (empty) by design; nothing else may appear.
 EDIT_LOCKS = {"lanes.lock.lock", "freeze_ledger.json.lock"}
 

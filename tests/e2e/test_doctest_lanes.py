@@ -1,4 +1,4 @@
-"""Module doctests under the gate (issue 18 (doc)): a tiny project with `--doctest-modules` and
+"""Module doctests under the gate: a tiny project with `--doctest-modules` and
 `lanes_doctest_lane = merge`, in real git, run by real pytest with pytest-lanes-gate installed
 (it marks every doctest item with the configured lane), judged by lane-scan, lane-tally and
 lane-gate as any test of that lane."""

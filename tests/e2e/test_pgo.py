@@ -1,4 +1,4 @@
-"""The release build's profile (issue 22): on x86-64 Linux the Makefile hands pgo/lanes.profdata
+"""The release build's profile: on x86-64 Linux the Makefile hands pgo/lanes.profdata
 to cargo, once; the committed file is an indexed LLVM profile of the five tools, written for this
 Cargo.lock, whose records name functions the release binaries have; and a profile written with
 another rustc or Cargo.lock is named in a warning."""

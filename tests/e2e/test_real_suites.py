@@ -1,4 +1,4 @@
-"""Issue 16: the lane-scan rules a cheating patch meets run clean on real test suites nobody
+"""The lane-scan rules a cheating patch meets run clean on real test suites nobody
 tuned them for. Each pinned sdist (with its tests) is scanned with every test module marked
 merge (a `pytestmark` appended at the end, so no line moves) and every product file judged
 (`--all-product`, what lane-gate does without --base): no error of those rules may appear but
@@ -33,7 +33,7 @@ SUITES = [
     ("colorama", "0.4.6", 45),         # product code registers an atexit handler
 ]
 
-# The rules of issue 16 that lane-scan reports.
+# The rules against cheating patches that lane-scan reports.
 RULES = {"test-redefined", "coding-cookie", "unsafe-addopts", "swallowed-failure", "tautology",
          "test-aware-code"}
 
@@ -75,7 +75,7 @@ def unpacked(archive: Path, into: Path) -> Path:
 
 
 @pytest.mark.parametrize("name,version,least", SUITES, ids=[s[0] for s in SUITES])
-def test_issue_16_rules_run_clean_on_a_real_suite(tmp_path: Path, name: str, version: str,
+def test_cheating_patch_rules_run_clean_on_a_real_suite(tmp_path: Path, name: str, version: str,
                                                    least: int):
     root = unpacked(sdist(name, version), tmp_path)
     modules = sorted(p for p in root.rglob("*.py")

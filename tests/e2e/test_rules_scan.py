@@ -1,4 +1,4 @@
-"""Issue 16, lane-scan: the test that is checked is the test that runs, and a voter that cannot
+"""lane-scan's rules against cheating patches: the test that is checked is the test that runs, and a voter that cannot
 fail does not vote. Each case is a copy of examples/invoice with a cheating patch, gated by the
 real lane-gate (real pytest, real git): without --base, and with --base --ack where the patch's
 own tree votes. Each names the rule that must decide, in the printed verdict."""

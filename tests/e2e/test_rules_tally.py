@@ -1,4 +1,4 @@
-"""Issue 16, the lane-tally and lane-lock rules a cheating patch meets: real git, real pytest,
+"""The lane-tally and lane-lock rules a cheating patch meets: real git, real pytest,
 copies of examples/invoice. Each case commits the cheating patch on top of the example and runs
 `lane-gate` without --base and/or with --base (and --ack, where the patch's own tree votes)."""
 

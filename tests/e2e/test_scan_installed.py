@@ -1,4 +1,4 @@
-"""Issue 18 (2): test classes deriving from classes of an installed package, checked against
+"""Test classes deriving from classes of an installed package, checked against
 real pytest. A venv is made with the real `venv` module; a small library is written into its
 site-packages, and a .pth file there lets its interpreter import the dev venv's pytest. pytest
 (run by that interpreter, through collect_plugin) and `lane-scan --python` must agree."""

@@ -82,7 +82,7 @@ def where(test: dict) -> str:
 def empty_set_mark(want: dict, got: dict) -> set[str]:
     """The mark pytest's empty parameter set gave a test, when lane-scan states it: every item
     pytest made for the test is the empty set's `[NOTSET]` item, and lane-scan's `empty_params`
-    names the mark such an item carries (issue 18 (fid5)). Nothing else is forgiven."""
+    names the mark such an item carries. Nothing else is forgiven."""
     stated = (got.get("empty_params") or {}).get("mark")
     if want.get("empty_set") and stated in ("skip", "xfail"):
         return {stated}

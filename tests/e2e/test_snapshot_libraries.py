@@ -1,4 +1,4 @@
-"""Snapshot libraries' files under the gate, end to end (issue 19), for the layouts
+"""Snapshot libraries' files under the gate, end to end, for the layouts
 test_snapshots.py (syrupy's amber file) does not cover: pytest-regressions' data folder, by
 test name and with `--with-test-class-names` in addopts (the library then names a class's
 files `<Class>_<test>`), syrupy's single-file layout, and pytest-snapshot's folders (its

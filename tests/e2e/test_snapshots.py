@@ -1,4 +1,4 @@
-"""Snapshot libraries are witnesses (issue 19): real syrupy writes its snapshot file with real
+"""Snapshot libraries are witnesses: real syrupy writes its snapshot file with real
 pytest, lane-scan gives the witness test that file as a fixture, lane-lock locks it, and
 lane-gate rejects a patch that rewrites the snapshot without a lock edit."""
 

@@ -254,7 +254,7 @@ def test_broken_merge_property_rejects(suite: Path, extra: tuple[str, ...]):
     reason = next(r for r in section["reasons"] if r["rule"] == "merge-failed")
     assert reason["file"] == "tests/test_props.py" and reason["line"] >= 1
     assert "test_round_trip (failed) at tests/test_props.py:" in reason["message"]
-    # Issue 19: the failing line and the first lines of pytest's message. xunit1 names the
+    # The failing line and the first lines of pytest's message. xunit1 names the
     # test's own line (its file and line attributes); the others, the traceback's last line
     # inside the checkout: the assert.
     at, _, message = reason["message"].partition(" at tests/test_props.py:")[2].partition(": ")

@@ -426,19 +426,9 @@ pub(crate) fn pretty_at<T: Serialize + ?Sized>(
     Ok(value.serialize(&mut ser)?)
 }
 
-/// Appends `n` in decimal (as serde_json writes an unsigned number).
-pub fn push_u64(out: &mut Vec<u8>, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[at..]);
+/// Appends `n` in decimal (as serde_json writes an unsigned number, with the same `itoa`).
+pub fn push_u64(out: &mut Vec<u8>, n: u64) {
+    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
 }
 
 /// Appends `s` as a JSON string, the bytes serde_json writes: a string with nothing to

@@ -3,6 +3,15 @@
 //! time grows with the lines times the changed lines and whose trace with the square of the
 //! changed lines: a file the fixes change in many places ([`unified_cut`]) is compared piece
 //! by piece, between places where the two files are known to line up.
+//!
+//! Why not the `similar` crate (3.2, measured when this was weighed): its Myers is the
+//! linear-space middle-snake variant, which breaks ties between equally short scripts
+//! differently. Of 1,568 insert-only edits of the repository's Python files (the edits `--fix`
+//! makes), 257 diffs placed an inserted line that equals its neighbour (a blank line, a second
+//! decorator) on the other side of it: the same change, other bytes, and `--diff`'s output is
+//! pinned by its tests and by users' saved patches. On one 20,000-test file with a decorator
+//! inserted above each test, the cut comparison here takes 19 ms and `similar` 305 ms for the
+//! same bytes.
 
 /// One step of the edit script.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,4 +1,4 @@
-"""Issue 18 (2): collect_ignore and collect_ignore_glob, read statically."""
+"""collect_ignore and collect_ignore_glob, read statically."""
 
 import sys
 

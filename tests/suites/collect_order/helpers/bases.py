@@ -1,4 +1,4 @@
-"""Bases the suite's test classes derive from (issue 18: collection as pytest does it)."""
+"""Bases the suite's test classes derive from (collection as pytest does it)."""
 
 import pytest
 

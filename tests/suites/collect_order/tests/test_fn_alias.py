@@ -1,4 +1,4 @@
-"""Issue 18 (2): a plain re-binding of a function is a test under the new name, with the
+"""A plain re-binding of a function is a test under the new name, with the
 function's marks."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""Parameter sets computed at run time (issue 18 (fid5)): when one comes out empty, pytest gives
+"""Parameter sets computed at run time: when one comes out empty, pytest gives
 the test a single `[NOTSET]` item carrying empty_parameter_set_mark's skip; lane-scan cannot know
 the set is empty, and says the test's sets are computed and what an empty one gets."""
 import pytest

@@ -1,4 +1,4 @@
-"""Module-level names built from what lane-scan decides (issue 18 (fid4))."""
+"""Module-level names built from what lane-scan decides."""
 import platform
 import sys
 

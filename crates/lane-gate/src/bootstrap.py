@@ -1,0 +1,375 @@
+"""lane-gate's bootstrap: the first code of every pytest run the gate starts (DESIGN §9.6).
+
+It runs before ``import pytest`` and before any project module, in ``python -P``, and sets up
+what the vote relies on while the code on trial runs in the same interpreter:
+
+- the **outcome channel**: each test report as pytest makes it, and the run's exit status,
+  written as JSON lines to a pipe whose descriptor comes from the gate on stdin (neither the
+  environment nor ``argv`` names it); stdin is then ``/dev/null``;
+- the **origins** of the project's modules: a finder first on ``sys.meta_path`` records, for
+  every module of the project's top-level names, where the rest of the import system loads it
+  from (the loader's origin, not ``__file__``), and compiles every such Python source from its
+  bytes (a ``__pycache__`` is never read for product code);
+- the **tracer** (coverage.py's measurement core), limited to the product files the patch
+  changed, with one context per test (``v`` + id for a voter, ``n`` + id otherwise), saved to a
+  data file outside the tree;
+- a **snapshot** of the identities the run depends on (built-ins, the import system's hooks, the
+  file callables of ``io``, ``os`` and ``pathlib``, pytest's runner and report entry points,
+  hypothesis's strategies and settings), compared before each test and at the end.
+
+The gate reads the channel from outside the process and judges it (report-contradicts-stream,
+foreign-product-code, unexercised-change, tracer-tampered, runtime-tampered). Nothing here
+decides the vote.
+
+Configuration, one JSON line on stdin: ``path`` (folders put first on ``sys.path``, and on
+``PYTHONPATH`` for children), ``channel`` (the descriptor), ``product`` (top-level module names
+of the project), ``trace`` (null, or ``files``, ``data_file`` and ``voters``: test ids that vote).
+pytest's arguments are ``sys.argv[1:]``.
+"""
+
+import sys
+
+# References taken before any other code runs: what product code later does to the modules
+# does not reach them.
+import builtins as _builtins
+import io as _io
+import json as _json
+import os as _os
+
+_write = _os.write
+_getpid = _os.getpid
+_gettrace = sys.gettrace
+_dumps = _json.dumps
+_compile = compile
+_isinstance = isinstance
+_id = id
+_getattr = getattr
+_type = type
+
+
+def _read_config():
+    line = sys.stdin.buffer.readline()
+    null = _os.open(_os.devnull, _os.O_RDONLY)
+    _os.dup2(null, 0)
+    _os.close(null)
+    return _json.loads(line)
+
+
+CONFIG = _read_config()
+CHANNEL = CONFIG["channel"]
+PID = _getpid()
+
+
+def send(record):
+    """One JSON line on the channel (a short record is written in one piece)."""
+    data = (_dumps(record, separators=(",", ":")) + "\n").encode()
+    view = memoryview(data)
+    while view:
+        n = _write(CHANNEL, view)
+        view = view[n:]
+
+
+# ---- sys.path, as the gate's earlier bootstrap did -----------------------------------------
+_path = [d for d in CONFIG.get("path", []) if d]
+sys.path[0:0] = _path
+if _path:
+    _os.environ["PYTHONPATH"] = _os.pathsep.join(_path)
+if sys.pycache_prefix:
+    # A module of the interpreter's own installation (standard library, site-packages) that is
+    # not under the tree reads its classic __pycache__ (no cold compile of pytest and hypothesis
+    # on every run); everything else reads bytecode only from the fresh prefix.
+    import _frozen_importlib_external as _be
+
+    def _warm():
+        real, join = _os.path.realpath, _os.path.join
+        tree = join(real(_os.getcwd()), "")
+        roots = {join(real(d), "") for d in (sys.prefix, sys.base_prefix, sys.exec_prefix,
+                                              sys.base_exec_prefix) if d}
+        roots = tuple(r for r in roots if not r.startswith(tree))
+        cached = _be.cache_from_source
+
+        def cache_from_source(path, debug_override=None, *, optimization=None):
+            pyc = cached(path, debug_override, optimization=optimization)
+            source = real(_os.fspath(path))
+            if source.startswith(roots) and not source.startswith(tree):
+                head = _os.path.dirname(_os.fspath(path))
+                return join(head, "__pycache__", _os.path.basename(pyc))
+            return pyc
+
+        _be.cache_from_source = cache_from_source
+
+    _warm()
+    del _warm, _be
+
+
+# ---- origins of the project's modules --------------------------------------------------------
+import importlib.machinery as _machinery  # noqa: E402
+
+_PRODUCT = frozenset(CONFIG.get("product", []))
+_SourceFileLoader = _machinery.SourceFileLoader
+_ExtensionFileLoader = _machinery.ExtensionFileLoader
+_SourcelessFileLoader = _machinery.SourcelessFileLoader
+
+
+class _SourceOnly(_SourceFileLoader):
+    """Loads a product module from its source bytes, never from a bytecode cache."""
+
+    def get_code(self, fullname):
+        path = self.get_filename(fullname)
+        return _compile(self.get_data(path), path, "exec", dont_inherit=True)
+
+
+def _kind(loader, origin):
+    if _isinstance(loader, _SourceFileLoader) and origin and origin.endswith(".py"):
+        return "source"
+    if _isinstance(loader, _ExtensionFileLoader):
+        return "extension"
+    if _isinstance(loader, _SourcelessFileLoader):
+        return "sourceless"
+    if origin is None:
+        return "namespace"
+    return "other"
+
+
+class _ProductFinder:
+    """First on sys.meta_path: finds a product module as the finders after it would, records
+    where it loads from, and loads its source without bytecode."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname.partition(".")[0] not in _PRODUCT:
+            return None
+        spec = None
+        after = False
+        for finder in list(sys.meta_path):
+            if finder is self:
+                after = True
+                continue
+            find = _getattr(finder, "find_spec", None) if after else None
+            if find is None:
+                continue
+            spec = find(fullname, path, target)
+            if spec is not None:
+                break
+        if spec is None:
+            return None
+        kind = _kind(spec.loader, spec.origin)
+        send({"k": "origin", "module": fullname, "origin": spec.origin, "kind": kind,
+              "loader": _type(spec.loader).__module__ + "." + _type(spec.loader).__qualname__})
+        if kind == "source":
+            spec.loader = _SourceOnly(fullname, spec.origin)
+            spec.cached = None
+        return spec
+
+
+_FINDER = _ProductFinder()
+sys.meta_path.insert(0, _FINDER)
+
+
+# ---- the tracer --------------------------------------------------------------------------
+_TRACE = CONFIG.get("trace")
+_COV = None
+_TRACER = None
+if _TRACE:
+    try:
+        import coverage as _coverage
+    except ImportError as e:
+        send({"k": "fatal", "what": "coverage", "detail": str(e)})
+        raise SystemExit(3)
+    _COV = _coverage.Coverage(data_file=_TRACE["data_file"], config_file=False, branch=True,
+                              include=_TRACE["files"], auto_data=False)
+    _COV.start()
+    _TRACER = _gettrace()
+_VOTERS = frozenset(_TRACE["voters"]) if _TRACE else frozenset()
+
+
+# ---- pytest, hypothesis, and the snapshot --------------------------------------------------
+import pathlib as _pathlib  # noqa: E402
+
+import pytest  # noqa: E402
+
+import _pytest.reports as _reports  # noqa: E402
+import _pytest.runner as _runner  # noqa: E402
+
+_WATCHED_CALLABLES = {
+    "io": (_io, ("open", "open_code", "FileIO", "BufferedReader", "TextIOWrapper")),
+    "os": (_os, ("open", "read", "write", "stat", "lstat", "fstat", "listdir", "scandir",
+                 "replace", "rename", "remove", "unlink", "fspath", "getcwd", "_exit",
+                 "dup2", "close")),
+    "pathlib.Path": (_pathlib.Path, ("open", "read_text", "read_bytes", "write_text",
+                                     "write_bytes", "exists", "is_file", "stat")),
+    "_pytest.runner": (_runner, ("pytest_runtest_protocol", "runtestprotocol", "call_and_report",
+                                 "CallInfo")),
+    "_pytest.reports": (_reports, ("TestReport", "CollectReport")),
+    "pytest": (pytest, ("main", "fail", "skip", "xfail", "raises", "approx")),
+}
+
+
+def _snapshot():
+    snap = {}
+    for name, value in vars(_builtins).items():
+        snap["builtins." + name] = _id(value)
+    for where, (obj, names) in _WATCHED_CALLABLES.items():
+        for name in names:
+            snap[where + "." + name] = _id(_getattr(obj, name, None))
+    snap["sys.meta_path"] = tuple(_id(f) for f in sys.meta_path if f is not _FINDER)
+    snap["sys.path_hooks"] = tuple(_id(h) for h in sys.path_hooks)
+    if _HYPOTHESIS:
+        strategies, settings = _HYPOTHESIS
+        for name, value in vars(strategies).items():
+            if not name.startswith("_"):
+                snap["hypothesis.strategies." + name] = _id(value)
+        for name in ("_profiles", "load_profile", "register_profile", "get_profile"):
+            snap["hypothesis.settings." + name] = _id(_getattr(settings, name, None))
+    return snap
+
+
+#: hypothesis's strategies module and settings class, once imported by the snapshot.
+_HYPOTHESIS = ()
+
+
+def _watch_hypothesis(run):
+    """Imports hypothesis (when installed) for the snapshot, and has `settings.load_profile`
+    say when the project's code calls it: a profile is the base's tests' business (a conftest
+    may load one), never the product's."""
+    global _HYPOTHESIS
+    try:
+        import hypothesis.strategies as strategies
+        from hypothesis import settings
+    except ImportError:
+        return
+    load = settings.load_profile
+
+    def load_profile(name):
+        caller = sys._getframe(1).f_globals.get("__name__", "")
+        if _isinstance(caller, str) and caller.partition(".")[0] in _PRODUCT:
+            run.tampered("hypothesis.settings.load_profile", "called from " + caller)
+        return load(name)
+
+    # The settings class refuses assignment through its metaclass; the gate is not the project.
+    _type.__setattr__(settings, "load_profile", staticmethod(load_profile))
+    _HYPOTHESIS = (strategies, settings)
+
+
+def _from_product(obj):
+    """Whether `obj` (a finder, a hook) was made by the project's code: its class or function is
+    defined in a module of the project's top-level names."""
+    if _isinstance(obj, _type) or _getattr(obj, "__code__", None) is not None:
+        module = _getattr(obj, "__module__", None)
+    else:
+        module = _getattr(_type(obj), "__module__", None)
+    return _isinstance(module, str) and module.partition(".")[0] in _PRODUCT
+
+
+def _hooks(before, now, key, live):
+    """What changed in an import-system list: a hook removed, one put in front of the gate's
+    finder, or one the project's code added (a library's own finder, six's, is not judged)."""
+    changed = []
+    old = before.get(key, ())
+    new = now.get(key, ())
+    if any(i not in new for i in old):
+        changed.append(key + " (a hook was removed)")
+    if key == "sys.meta_path":
+        if sys.meta_path.count(_FINDER) != 1:
+            changed.append("sys.meta_path (the gate's finder was removed)")
+        else:
+            ahead = sys.meta_path[: sys.meta_path.index(_FINDER)]
+            if any(_id(f) not in old for f in ahead):
+                changed.append("sys.meta_path (a finder was put in front of the gate's)")
+    added = [h for h in live if h is not _FINDER and _id(h) not in old]
+    if any(_from_product(h) for h in added):
+        changed.append(key + " (the project's code added a hook)")
+    return changed
+
+
+#: Names the interpreter itself rebinds: `_` (the last expression value a doctest printed).
+_REBOUND = frozenset({"builtins._"})
+
+
+def _changes(before, now):
+    """Built-ins may gain names (gettext installs `_`); they may not lose or change one. Every
+    other watched callable must stay the object it was."""
+    changed = []
+    for key, value in before.items():
+        if key in ("sys.meta_path", "sys.path_hooks") or key in _REBOUND:
+            continue
+        if now.get(key, None) != value:
+            changed.append(key)
+    changed += _hooks(before, now, "sys.meta_path", sys.meta_path)
+    changed += _hooks(before, now, "sys.path_hooks", sys.path_hooks)
+    return sorted(changed)
+
+
+class _Run:
+    """The bootstrap's own plugin: integrity before each test, one channel record per report."""
+
+    def __init__(self):
+        self.snapshot = None
+        self.where = "the collection"
+
+    def tampered(self, what, how):
+        send({"k": "tamper", "where": self.where, "what": [what + " (" + how + ")"]})
+
+    def check(self, where):
+        if _TRACER is not None and _gettrace() is not _TRACER:
+            send({"k": "tracer", "where": where})
+        if self.snapshot is None:
+            return
+        changed = _changes(self.snapshot, _snapshot())
+        if changed:
+            send({"k": "tamper", "where": where, "what": changed})
+            # Report a change once, where it was first seen.
+            self.snapshot = _snapshot()
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_load_initial_conftests(self, early_config, parser, args):
+        # Taken once pytest, its import hook and the named plugins are loaded, before the first
+        # conftest.py is imported: no code of the project has run yet.
+        _watch_hypothesis(self)
+        self.snapshot = _snapshot()
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item, nextitem):
+        test = _test_id(item)
+        self.check(test)
+        self.where = test
+        if _COV is not None:
+            _COV.switch_context(("v" if test in _VOTERS else "n") + test)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logreport(self, report):
+        send({"k": "report", "id": report.nodeid, "when": report.when,
+              "outcome": report.outcome, "xfail": bool(_getattr(report, "wasxfail", None))})
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collectreport(self, report):
+        if report.outcome != "passed":
+            send({"k": "collect", "id": report.nodeid, "outcome": report.outcome})
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session, exitstatus):
+        self.check("the end of the session")
+        send({"k": "session", "status": int(exitstatus)})
+
+
+def _test_id(item):
+    nodeid = item.nodeid
+    original = _getattr(item, "originalname", None)
+    if original and nodeid.endswith(item.name):
+        return nodeid[: len(nodeid) - len(item.name)] + original
+    return nodeid
+
+
+def main():
+    run = _Run()
+    send({"k": "start", "pid": PID})
+    status = pytest.main(plugins=[run])
+    if _COV is not None:
+        if _gettrace() is not _TRACER:
+            send({"k": "tracer", "where": "the end of the run"})
+        _COV.stop()
+        _COV.save()
+    send({"k": "end", "status": int(status)})
+    raise SystemExit(int(status))
+
+
+main()
