@@ -8,10 +8,11 @@ use std::path::{Path, PathBuf};
 
 use lane_core::manifest;
 use lane_core::scan::Lane;
-use lane_core::{Document, Problem, Rule, Status};
+use lane_core::{Document, Problem, Status};
 use lane_tally::{Report, TallySection};
 
 use crate::publish::{self, Verdict};
+use crate::rules::{self, GateFacts, ShardFolderFacts};
 use crate::shard::{MANIFEST_FILE, ManifestFile, sha256_file};
 use crate::{Args, GateError, section, tally};
 
@@ -117,53 +118,31 @@ struct Gathered {
     stale: Vec<Problem>,
 }
 
-/// A folder whose manifest names other evidence than its own.
-fn mixed_runs(f: &Folder) -> Option<Problem> {
-    (f.manifest.evidence != f.digest).then(|| {
-        Problem::new(
-            Rule::StaleReport,
-            format!(
-                "{}: {MANIFEST_FILE} names evidence {}, but the folder's evidence.json is {}: \
-                 the folder mixes two runs",
-                f.name,
-                &f.manifest.evidence[..f.manifest.evidence.len().min(12)],
-                &f.digest[..12]
-            ),
-        )
-        .file(format!("{}/{MANIFEST_FILE}", f.name))
-    })
-}
-
-/// A report that is not the one its shard's gate wrote (its manifest's digest differs).
-fn replaced(f: &Folder, lane: Lane, path: &Path, cwd: &Path) -> Result<Option<Problem>, GateError> {
+/// The digest a folder's manifest records for a lane report, and the report's own.
+fn report_digests(
+    f: &Folder,
+    lane: Lane,
+    path: &Path,
+    cwd: &Path,
+) -> Result<(Option<String>, String), GateError> {
     let recorded = f
         .manifest
         .lanes
         .get(lane.as_str())
         .and_then(|l| l.sha256.clone());
-    let actual = sha256_file(&cwd.join(path))?;
-    if recorded.as_deref() == Some(actual.as_str()) {
-        return Ok(None);
-    }
-    Ok(Some(
-        Problem::new(
-            Rule::StaleReport,
-            format!(
-                "{}: the report is not the one its shard's gate wrote ({MANIFEST_FILE} records \
-                 {}): replaced or left over from another run",
-                path.display(),
-                recorded.as_deref().map_or("no report", |r| &r[..12])
-            ),
-        )
-        .file(path.to_string_lossy().into_owned()),
-    ))
+    Ok((recorded, sha256_file(&cwd.join(path))?))
 }
 
 /// Every folder's reports and checks.
 fn gather(folders: &[Folder], reference: &Folder, cwd: &Path) -> Result<Gathered, GateError> {
     let mut g = Gathered::default();
     for f in folders {
-        g.stale.extend(mixed_runs(f));
+        let mut facts = ShardFolderFacts {
+            name: f.name.clone(),
+            named_evidence: f.manifest.evidence.clone(),
+            evidence: f.digest.clone(),
+            reports: Vec::new(),
+        };
         if f.digest == reference.digest {
             g.gate_problems
                 .extend(f.doc.problems_of(section::SECTION, &f.name)?);
@@ -173,12 +152,16 @@ fn gather(folders: &[Folder], reference: &Folder, cwd: &Path) -> Result<Gathered
             if !cwd.join(&path).is_file() {
                 continue;
             }
-            g.stale.extend(replaced(f, lane, &path, cwd)?);
+            let (recorded, actual) = report_digests(f, lane, &path, cwd)?;
+            let shown = path.to_string_lossy().into_owned();
+            facts.reports.push((shown, recorded, actual));
             g.reports.push(Report {
                 lane,
                 path: path.to_string_lossy().into_owned(),
             });
         }
+        g.stale
+            .extend(rules::check(&GateFacts::ShardFolder(&facts)));
     }
     Ok(g)
 }

@@ -248,7 +248,7 @@ impl Together {
         };
         let bytes = lane_core::io::read_file_capped(combined, REPORT_MAX_BYTES, "the report")
             .map_err(|e| format!("no report: {e}"))?;
-        let doc = parse(&bytes)?;
+        let doc = lane_tally::junit::layout(&bytes).map_err(|e| e.to_string())?;
         let failed = doc.cases.iter().filter(|c| c.failed).count();
         match code {
             1 if failed == 0 => return Err("exited 1 but the report has no failure".into()),
@@ -285,7 +285,7 @@ impl Together {
         let mut out = BTreeMap::new();
         for (lane, manifest) in manifests {
             let lane = *lane;
-            let cases: Vec<&CaseSpan> = doc
+            let cases: Vec<&lane_tally::junit::CaseSpan> = doc
                 .cases
                 .iter()
                 .filter(|c| {
@@ -307,7 +307,8 @@ impl Together {
             text.extend_from_slice(b"<testsuite name=\"");
             text.extend_from_slice(escape_attr(&manifest.suite_name()).as_bytes());
             text.extend_from_slice(b"\"");
-            let count = |f: fn(&CaseSpan) -> bool| cases.iter().filter(|c| f(c)).count();
+            let count =
+                |f: fn(&lane_tally::junit::CaseSpan) -> bool| cases.iter().filter(|c| f(c)).count();
             for (name, value) in &doc.suite_attrs {
                 let v = match name.as_str() {
                     "name" => continue,
@@ -345,227 +346,6 @@ impl Together {
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), GateError> {
     lane_core::io::atomic_write(path, bytes).map_err(GateError::from)
-}
-
-/// One `<testcase>` of the combined report: where its bytes are and what it says.
-#[derive(Debug)]
-struct CaseSpan {
-    start: usize,
-    end: usize,
-    classname: String,
-    name: String,
-    file: String,
-    failure: bool,
-    error: bool,
-    skipped: bool,
-    failed: bool,
-}
-
-/// The combined report as pytest's junitxml writes it: `<?xml ...?><testsuites ...><testsuite
-/// ...>[<properties>...</properties>]<testcase .../>...</testsuite></testsuites>`.
-#[derive(Debug)]
-struct Combined {
-    /// Where `<testsuite` starts (everything before it is copied as it is).
-    suite_start: usize,
-    suite_attrs: Vec<(String, String)>,
-    suite_properties: Option<(usize, usize)>,
-    cases: Vec<CaseSpan>,
-    /// Where `</testsuites>` starts (copied as it is to the end).
-    tail: usize,
-}
-
-/// One tag: its name, attributes, whether it closes itself, whether it is an end tag, and the
-/// byte after it.
-struct Tag {
-    name: String,
-    attrs: Vec<(String, String)>,
-    empty: bool,
-    end: bool,
-    after: usize,
-}
-
-fn tag_at(bytes: &[u8], at: usize) -> Result<Tag, String> {
-    let bad = |what: &str| format!("byte {at}: {what}");
-    if bytes.get(at) != Some(&b'<') {
-        return Err(bad("expected a tag"));
-    }
-    let close = bytes[at..]
-        .iter()
-        .position(|&b| b == b'>')
-        .ok_or_else(|| bad("a tag that does not end"))?
-        + at;
-    let inner = std::str::from_utf8(&bytes[at + 1..close]).map_err(|_| bad("not UTF-8"))?;
-    let (end, inner) = match inner.strip_prefix('/') {
-        Some(rest) => (true, rest),
-        None => (false, inner),
-    };
-    let (empty, inner) = match inner.strip_suffix('/') {
-        Some(rest) => (true, rest),
-        None => (false, inner),
-    };
-    let name_len = inner
-        .find(|c: char| c.is_ascii_whitespace())
-        .unwrap_or(inner.len());
-    let name = inner[..name_len].to_string();
-    let mut rest = inner[name_len..].trim_start();
-    let mut attrs = Vec::new();
-    while !rest.is_empty() {
-        let eq = rest
-            .find('=')
-            .ok_or_else(|| bad("an attribute without a value"))?;
-        let key = rest[..eq].trim().to_string();
-        let value_part = rest[eq + 1..].trim_start();
-        let quote = value_part
-            .chars()
-            .next()
-            .filter(|c| *c == '"' || *c == '\'')
-            .ok_or_else(|| bad("an unquoted attribute"))?;
-        let stop = value_part[1..]
-            .find(quote)
-            .ok_or_else(|| bad("an attribute that does not end"))?;
-        attrs.push((
-            key,
-            unescape(&value_part[1..1 + stop]).ok_or_else(|| bad("a bad entity"))?,
-        ));
-        rest = value_part[stop + 2..].trim_start();
-    }
-    if name.is_empty() || (end && (empty || !attrs.is_empty())) {
-        return Err(bad("a malformed tag"));
-    }
-    Ok(Tag {
-        name,
-        attrs,
-        empty,
-        end,
-        after: close + 1,
-    })
-}
-
-fn attr<'a>(attrs: &'a [(String, String)], key: &str) -> Option<&'a str> {
-    attrs
-        .iter()
-        .find(|(k, _)| k == key)
-        .map(|(_, v)| v.as_str())
-}
-
-fn parse(bytes: &[u8]) -> Result<Combined, String> {
-    const DECL: &[u8] = b"<?xml version=\"1.0\" encoding=\"utf-8\"?>";
-    if !bytes.starts_with(DECL) {
-        return Err("a report that does not start as pytest writes it".into());
-    }
-    let root = tag_at(bytes, DECL.len())?;
-    if root.name != "testsuites" || root.empty || root.end {
-        return Err("a report without a <testsuites> root".into());
-    }
-    let suite_start = root.after;
-    let suite = tag_at(bytes, suite_start)?;
-    if suite.name != "testsuite" || suite.end {
-        return Err("a report without one <testsuite>".into());
-    }
-    let mut doc = Combined {
-        suite_start,
-        suite_attrs: suite.attrs,
-        suite_properties: None,
-        cases: Vec::new(),
-        tail: suite.after,
-    };
-    let mut at = suite.after;
-    if !suite.empty {
-        loop {
-            let tag = tag_at(bytes, at)?;
-            match (tag.name.as_str(), tag.end) {
-                ("testsuite", true) => {
-                    at = tag.after;
-                    break;
-                }
-                ("properties", false) if doc.cases.is_empty() && doc.suite_properties.is_none() => {
-                    let end = find(bytes, at, b"</properties>")
-                        .ok_or("suite properties that do not end")?
-                        + b"</properties>".len();
-                    doc.suite_properties = Some((at, if tag.empty { tag.after } else { end }));
-                    at = if tag.empty { tag.after } else { end };
-                }
-                ("testcase", false) => {
-                    let end = if tag.empty {
-                        tag.after
-                    } else {
-                        find(bytes, tag.after, b"</testcase>").ok_or("a case that does not end")?
-                            + b"</testcase>".len()
-                    };
-                    let body = &bytes[tag.after..end];
-                    let has = |name: &[u8]| body.windows(name.len()).any(|w| w == name);
-                    let failure = has(b"<failure");
-                    let error = has(b"<error");
-                    // pytest's own counting: a failure or an error fails the run.
-                    doc.cases.push(CaseSpan {
-                        start: at,
-                        end,
-                        classname: attr(&tag.attrs, "classname").unwrap_or("").to_string(),
-                        name: attr(&tag.attrs, "name")
-                            .ok_or("a case without a name")?
-                            .to_string(),
-                        file: attr(&tag.attrs, "file").unwrap_or("").to_string(),
-                        failure,
-                        error,
-                        skipped: has(b"<skipped"),
-                        failed: failure || error,
-                    });
-                    at = end;
-                }
-                _ => return Err(format!("byte {at}: an unexpected <{}>", tag.name)),
-            }
-        }
-    }
-    // (`<testsuite .../>` is written back as an open and a close tag.)
-    doc.tail = at;
-    let end = tag_at(bytes, at)?;
-    if end.name != "testsuites"
-        || !end.end
-        || bytes[end.after..].iter().any(|b| !b.is_ascii_whitespace())
-    {
-        return Err("a report that does not end with </testsuites>".into());
-    }
-    Ok(doc)
-}
-
-fn find(bytes: &[u8], from: usize, what: &[u8]) -> Option<usize> {
-    bytes[from..]
-        .windows(what.len())
-        .position(|w| w == what)
-        .map(|p| p + from)
-}
-
-/// XML's five entities and character references.
-fn unescape(text: &str) -> Option<String> {
-    if !text.contains('&') {
-        return Some(text.to_string());
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(i) = rest.find('&') {
-        out.push_str(&rest[..i]);
-        let semi = rest[i..].find(';')? + i;
-        let entity = &rest[i + 1..semi];
-        let c = match entity {
-            "amp" => '&',
-            "lt" => '<',
-            "gt" => '>',
-            "quot" => '"',
-            "apos" => '\'',
-            _ => {
-                let n = if let Some(hex) = entity.strip_prefix("#x") {
-                    u32::from_str_radix(hex, 16).ok()?
-                } else {
-                    entity.strip_prefix('#')?.parse().ok()?
-                };
-                char::from_u32(n)?
-            }
-        };
-        out.push(c);
-        rest = &rest[semi + 1..];
-    }
-    out.push_str(rest);
-    Some(out)
 }
 
 fn escape_attr(text: &str) -> String {

@@ -12,11 +12,14 @@ use crate::python::Plugin;
 use crate::section::CandidateFile;
 use crate::surface::Entry;
 
+pub(crate) use stale_report::ShardFolderFacts;
+
 mod candidate_failed;
 mod digest_moved;
 mod lane_timeout;
 mod plugin_not_loaded;
 mod report_contradicts_exit;
+mod stale_report;
 mod test_surface_changed;
 
 /// The gate's facts, by the scope a detector judges.
@@ -39,6 +42,8 @@ pub(crate) enum GateFacts<'a> {
     Written(&'a [String]),
     /// The run of the patch's new or changed tests.
     Candidates(&'a CandidateFacts<'a>),
+    /// A shard's out folder, as `--collect` read it.
+    ShardFolder(&'a ShardFolderFacts),
 }
 
 /// How one lane's pytest run ended and what its report says.
@@ -76,19 +81,14 @@ const DETECTORS: &[Detector<Gate>] = &[
     lane_timeout::DETECTOR,
     report_contradicts_exit::DETECTOR,
     candidate_failed::DETECTOR,
+    digest_moved::DETECTOR,
+    stale_report::DETECTOR,
 ];
-
-/// Detectors that run but are not registered yet: lane-gate's own `digest-moved` (files
-/// written while pytest ran). The registry test asks the rule's own tool, lane-lock, to
-/// declare a rule before another tool does; once lane-lock's table declares `digest-moved`,
-/// this line moves into [`DETECTORS`] and the rule leaves the test's `NOT_YET_MOVED`.
-const AWAITING_OWN_TOOL: &[Detector<Gate>] = &[digest_moved::DETECTOR];
 
 /// The problems every detector finds in `facts`.
 pub(crate) fn check(facts: &GateFacts<'_>) -> Vec<Problem> {
     let mut problems = Vec::new();
     lane_core::detector::run_all(DETECTORS, facts, &mut problems);
-    lane_core::detector::run_all(AWAITING_OWN_TOOL, facts, &mut problems);
     problems
 }
 

@@ -1,4 +1,4 @@
-//! `lane-scan --fix` / `--diff` (issue 19): a codemod that puts an existing pytest suite under
+//! `lane-scan --fix` / `--diff`: a codemod that puts an existing pytest suite under
 //! the gate. It registers the lane markers in the config file pytest already reads and gives
 //! every unmarked test a lane by the `fix-*` rules of the catalogue (`--explain` prints each):
 //!
@@ -23,16 +23,21 @@
 //! and a second run finds nothing to do. A file that does not parse is left untouched.
 
 pub mod diff;
+mod edits;
 pub mod markers;
+mod owners;
+mod place;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use lane_core::scan::{Lane, ScanTest};
 use lane_core::{Error, Rule};
-use lane_python::layout::{self, Def, ImportNext, Layout};
+use lane_python::layout::Def;
 
 use crate::rules::{NoVote, NoVoteAt};
+
+use self::edits::{Files, apply, import_pytest, line_up};
 
 /// Fixture names that hold snapshot files: syrupy and pytest-snapshot's `snapshot` (and
 /// syrupy's extension fixtures named `snapshot_*`); pytest-regressions' are matched by their
@@ -40,10 +45,6 @@ use crate::rules::{NoVote, NoVoteAt};
 pub const SNAPSHOT_FIXTURES: &[&str] = &["snapshot"];
 /// The suffix of pytest-regressions' fixtures.
 pub const REGRESSION_SUFFIX: &str = "_regression";
-
-/// Loads a file's source and layout into the edits (false: it cannot be read or parsed, and
-/// is left untouched).
-type Loader<'l> = dyn FnMut(&str, &mut BTreeMap<String, FileEdit>, &mut FixOutcome) -> bool + 'l;
 
 /// The config change: root-relative path, old text (None: created), new text, the marker
 /// names registered.
@@ -82,22 +83,15 @@ enum Decision {
     FreezeCandidate,
 }
 
-/// One inserted text: at a byte offset; among equal offsets, in the order pushed.
-struct Insert {
-    at: usize,
-    text: String,
-}
-
-/// A test file being edited.
-struct FileEdit {
-    source: String,
-    layout: Layout,
-    inserts: Vec<Insert>,
-    /// The lane marks put on functions, as (offset, text): a function collected as several
-    /// tests is marked once.
-    function_marks: HashSet<(usize, String)>,
-    /// `pytest.mark.*` is written into it.
-    needs_pytest: bool,
+/// What the decisions of one run came to: the report's lines, the lane each test has after the
+/// fix (for owners), the tests a placed mark reaches by the rule that decided their lane, and
+/// every freeze candidate listed (marked or not).
+#[derive(Default)]
+struct Decided<'s> {
+    lines: Vec<String>,
+    lane_after: Vec<(&'s ScanTest, Option<Lane>)>,
+    given: BTreeMap<&'static str, usize>,
+    candidates: usize,
 }
 
 /// Runs the fixes.
@@ -110,180 +104,176 @@ pub fn fix(options: &FixOptions) -> Result<FixOutcome, Error> {
             check_line(flag, v)?;
         }
     }
-    let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
+    let cwd = match &options.scan.dir {
+        Some(dir) => std::path::absolute(dir).map_err(|e| Error::io(dir, e))?,
+        None => std::env::current_dir().map_err(|e| Error::io(".", e))?,
+    };
     let scan = crate::scan(&options.scan)?;
     let config = crate::config::load(&options.scan.paths, options.scan.rootdir.as_deref(), &cwd)?;
     let root = config.rootdir.clone();
     let mut out = FixOutcome::default();
-    let mut lines: Vec<String> = Vec::new();
+    let parse_errors = || {
+        scan.section
+            .problems
+            .iter()
+            .filter(|p| crate::rules::is_parse_error(p))
+    };
+    let unparsable: BTreeSet<String> = parse_errors().filter_map(|p| p.file.clone()).collect();
+    out.unparsable
+        .extend(parse_errors().map(|p| p.message.clone()));
+    let mut files = Files::new(root.clone(), unparsable);
 
-    let unparsable: BTreeSet<String> = scan
-        .section
-        .problems
-        .iter()
-        .filter(|p| crate::rules::is_parse_error(p))
-        .filter_map(|p| p.file.clone())
-        .collect();
-    for p in scan
-        .section
-        .problems
-        .iter()
-        .filter(|p| crate::rules::is_parse_error(p))
-    {
-        out.unparsable.push(p.message.clone());
-    }
-
-    let mut files: BTreeMap<String, FileEdit> = BTreeMap::new();
-    let mut broken: BTreeSet<String> = unparsable.clone();
-    let mut load =
-        |rel: &str, files: &mut BTreeMap<String, FileEdit>, out: &mut FixOutcome| -> bool {
-            if broken.contains(rel) {
-                return false;
-            }
-            if files.contains_key(rel) {
-                return true;
-            }
-            let source = match std::fs::read(root.join(rel)).map(String::from_utf8) {
-                Ok(Ok(s)) => s,
-                _ => {
-                    out.unparsable
-                        .push(format!("{rel}: cannot be read as UTF-8"));
-                    broken.insert(rel.to_string());
-                    return false;
-                }
-            };
-            match layout::read(&source) {
-                Ok(layout) => {
-                    files.insert(
-                        rel.to_string(),
-                        FileEdit {
-                            source,
-                            layout,
-                            inserts: Vec::new(),
-                            function_marks: HashSet::new(),
-                            needs_pytest: false,
-                        },
-                    );
-                    true
-                }
-                Err(e) => {
-                    out.unparsable
-                        .push(format!("{rel}:{}:{}: {}", e.line, e.column, e.message));
-                    broken.insert(rel.to_string());
-                    false
-                }
-            }
-        };
-
+    let mut decided = Decided::default();
     // Tests by the file they are collected from.
     let mut by_file: BTreeMap<&str, Vec<&ScanTest>> = BTreeMap::new();
     for t in scan.runs.iter().flatten() {
         by_file.entry(t.file.as_str()).or_default().push(t);
     }
-    // The lane each test has after the fix (for owners).
-    let mut lane_after: Vec<(&ScanTest, Option<Lane>)> = Vec::new();
-    // Tests a placed mark reaches, by the rule that decided their lane; and every freeze
-    // candidate listed (marked or not).
-    let mut given: BTreeMap<&'static str, usize> = BTreeMap::new();
-    let mut candidates = 0usize;
     for (file, tests) in &by_file {
-        let unmarked: Vec<&ScanTest> = tests
-            .iter()
-            .copied()
-            .filter(|t| t.lanes.is_empty())
-            .collect();
-        for t in tests.iter().filter(|t| !t.lanes.is_empty()) {
-            lane_after.push((t, t.lane));
-        }
-        if unmarked.is_empty() {
-            continue;
-        }
-        if !load(file, &mut files, &mut out) {
-            continue;
-        }
-        // Each unmarked test's decision, from the file that defines it.
-        let mut decided: Vec<(&ScanTest, Decision)> = Vec::new();
-        for t in &unmarked {
-            let def_file = t.defining_file();
-            let def = if load(def_file, &mut files, &mut out) {
-                files[def_file].layout.function_at(t.line).cloned()
-            } else {
-                None
-            };
-            let d = decide(t, scan.no_vote.get(&t.id), def.as_ref());
-            decided.push((t, d));
-        }
-        let lane_of = |d: Decision| match d {
-            Decision::Lane(l, _) => Some(l),
-            Decision::FreezeCandidate if options.mark_freeze => Some(Lane::Freeze),
-            Decision::FreezeCandidate => None,
-        };
-        let placements = place(tests, &decided, &lane_of, &files[*file].layout);
-        // Which of the decided tests a placed mark reaches: only they are given a lane.
-        let marked = apply_placements(
+        decide_file(
+            options,
+            &scan.no_vote,
             file,
-            &placements,
+            tests,
             &mut files,
-            &mut lines,
-            &decided,
-            &lane_of,
+            &mut decided,
         );
-        for ((t, d), marked) in decided.iter().zip(&marked) {
-            let rule = match d {
-                Decision::Lane(_, r) => *r,
-                Decision::FreezeCandidate => Rule::FixFreezeCandidate,
-            };
-            if *marked {
-                *given.entry(rule.id()).or_default() += 1;
-            }
-            lane_after.push((t, if *marked { lane_of(*d) } else { None }));
-            let no_vote = scan.no_vote.get(&t.id);
-            let params = no_vote.map_or(&[][..], |n| &n.params[..]);
-            if let (Decision::Lane(lane, _), false) = (d, params.is_empty()) {
-                candidates += 1;
-                let given = if *marked {
-                    format!("given {lane} as its other parameters vote")
-                } else {
-                    "given no lane".to_string()
-                };
-                lines.push(format!(
-                    "{}:{}: {} is a freeze candidate ({}) for a parameter set only (pytest.param(..., marks=...): {}): not marked freeze, {given}; move that parameter to a test of its own and write its ticket with `freeze-ledger add TEST_ID ...`, or fix it so it passes",
-                    t.defining_file(),
-                    t.line,
-                    t.id,
-                    Rule::FixFreezeCandidate.id(),
-                    reasons(params),
-                ));
-            }
-            if let Decision::FreezeCandidate = d {
-                candidates += 1;
-                let action = if *marked {
-                    "marked freeze; write its ticket"
-                } else {
-                    "not marked: if it is a known failure, write its ticket"
-                };
-                let why = reasons(no_vote.map_or(&[][..], |n| &n.whole[..]));
-                lines.push(format!(
-                    "{}:{}: {} is a freeze candidate ({}: {why}): {action} with `freeze-ledger add {} ...`, or fix it so it passes",
-                    t.defining_file(),
-                    t.line,
-                    t.id,
-                    Rule::FixFreezeCandidate.id(),
-                    t.id
-                ));
-            }
+    }
+    let lacking = owners::lacking(&decided.lane_after);
+    owners::owners(options, &lacking, &mut files, &mut decided.lines);
+    let changed = write_changes(
+        options,
+        &config,
+        &root,
+        &mut files,
+        &mut decided.lines,
+        &mut out,
+    )?;
+    out.unparsable.append(&mut files.unparsable);
+    out.report = report(options, decided, changed, out.unparsable.len());
+    out.unparsable.sort();
+    out.unparsable.dedup();
+    Ok(out)
+}
+
+/// Decides the lanes of one collected file's unmarked tests and places their marks.
+fn decide_file<'s>(
+    options: &FixOptions,
+    no_votes: &'s BTreeMap<String, NoVote>,
+    file: &str,
+    tests: &[&'s ScanTest],
+    files: &mut Files,
+    decided: &mut Decided<'s>,
+) {
+    let unmarked: Vec<&ScanTest> = tests
+        .iter()
+        .copied()
+        .filter(|t| t.lanes.is_empty())
+        .collect();
+    for t in tests.iter().filter(|t| !t.lanes.is_empty()) {
+        decided.lane_after.push((t, t.lane));
+    }
+    if unmarked.is_empty() || !files.load(file) {
+        return;
+    }
+    // Each unmarked test's decision, from the file that defines it.
+    let mut decisions: Vec<(&ScanTest, Decision)> = Vec::new();
+    for t in &unmarked {
+        let def_file = t.defining_file();
+        let def = if files.load(def_file) {
+            files.edits[def_file].layout.function_at(t.line).cloned()
+        } else {
+            None
+        };
+        decisions.push((t, decide(t, no_votes.get(&t.id), def.as_ref())));
+    }
+    let lane_of = |d: Decision| match d {
+        Decision::Lane(l, _) => Some(l),
+        Decision::FreezeCandidate if options.mark_freeze => Some(Lane::Freeze),
+        Decision::FreezeCandidate => None,
+    };
+    let placements = place::place(tests, &decisions, &lane_of, &files.edits[file].layout);
+    // Which of the decided tests a placed mark reaches: only they are given a lane.
+    let marked = place::Placer::new(file, &decisions, &lane_of).apply(
+        &placements,
+        &mut files.edits,
+        &mut decided.lines,
+    );
+    for ((t, d), marked) in decisions.iter().zip(&marked) {
+        let rule = match d {
+            Decision::Lane(_, r) => *r,
+            Decision::FreezeCandidate => Rule::FixFreezeCandidate,
+        };
+        if *marked {
+            *decided.given.entry(rule.id()).or_default() += 1;
+        }
+        decided
+            .lane_after
+            .push((t, if *marked { lane_of(*d) } else { None }));
+        if let Some(line) = candidate_line(t, *d, *marked, no_votes.get(&t.id)) {
+            decided.candidates += 1;
+            decided.lines.push(line);
         }
     }
+}
 
-    let lacking = lacking(&lane_after);
-    owners(
-        options, &lacking, &mut files, &mut lines, &mut out, &mut load,
-    );
+/// The report line of a freeze candidate: a test the lane rules refuse as a voter, or one whose
+/// parameter set alone is skipped or expected to fail.
+fn candidate_line(
+    t: &ScanTest,
+    d: Decision,
+    marked: bool,
+    no_vote: Option<&NoVote>,
+) -> Option<String> {
+    let params = no_vote.map_or(&[][..], |n| &n.params[..]);
+    match d {
+        Decision::Lane(lane, _) if !params.is_empty() => {
+            let given = if marked {
+                format!("given {lane} as its other parameters vote")
+            } else {
+                "given no lane".to_string()
+            };
+            Some(format!(
+                "{}:{}: {} is a freeze candidate ({}) for a parameter set only (pytest.param(..., marks=...): {}): not marked freeze, {given}; move that parameter to a test of its own and write its ticket with `freeze-ledger add TEST_ID ...`, or fix it so it passes",
+                t.defining_file(),
+                t.line,
+                t.id,
+                Rule::FixFreezeCandidate.id(),
+                reasons(params),
+            ))
+        }
+        Decision::Lane(..) => None,
+        Decision::FreezeCandidate => {
+            let action = if marked {
+                "marked freeze; write its ticket"
+            } else {
+                "not marked: if it is a known failure, write its ticket"
+            };
+            let why = reasons(no_vote.map_or(&[][..], |n| &n.whole[..]));
+            Some(format!(
+                "{}:{}: {} is a freeze candidate ({}: {why}): {action} with `freeze-ledger add {} ...`, or fix it so it passes",
+                t.defining_file(),
+                t.line,
+                t.id,
+                Rule::FixFreezeCandidate.id(),
+                t.id
+            ))
+        }
+    }
+}
 
-    // Register the markers.
-    let config_change = register_markers(&config, &root)?;
+/// Registers the markers and writes (`--fix`) or diffs (`--diff`) every changed file; the
+/// number of files changed.
+fn write_changes(
+    options: &FixOptions,
+    config: &crate::config::Config,
+    root: &Path,
+    files: &mut Files,
+    lines: &mut Vec<String>,
+    out: &mut FixOutcome,
+) -> Result<usize, Error> {
     let mut changed = 0usize;
-    if let Some((rel, old, new, missing)) = &config_change {
+    if let Some((rel, old, new, missing)) = &register_markers(config, root)? {
         lines.push(format!(
             "{rel}: registers the marker{} {} ({})",
             if missing.len() == 1 { "" } else { "s" },
@@ -297,7 +287,7 @@ pub fn fix(options: &FixOptions) -> Result<FixOutcome, Error> {
         }
         changed += 1;
     }
-    for (rel, edit) in &mut files {
+    for (rel, edit) in &mut files.edits {
         if edit.inserts.is_empty() {
             continue;
         }
@@ -318,7 +308,18 @@ pub fn fix(options: &FixOptions) -> Result<FixOutcome, Error> {
         }
         changed += 1;
     }
-    // By file, then line number (a line without one first), then text.
+    Ok(changed)
+}
+
+/// The report: one line per decision, by file, then line number (a line without one first),
+/// then text; then the summary line.
+fn report(options: &FixOptions, decided: Decided<'_>, changed: usize, unparsable: usize) -> String {
+    let Decided {
+        mut lines,
+        given,
+        candidates,
+        ..
+    } = decided;
     lines.sort_by_cached_key(|l| {
         let mut parts = l.splitn(3, ':');
         let file = parts.next().unwrap_or("").to_string();
@@ -346,16 +347,13 @@ pub fn fix(options: &FixOptions) -> Result<FixOutcome, Error> {
             format!(" ({frozen} of them freeze, without a ticket)")
         },
         plural(candidates),
-        if out.unparsable.is_empty() {
+        if unparsable == 0 {
             String::new()
         } else {
-            format!(", {} file{} left untouched (not parsable)", out.unparsable.len(), plural(out.unparsable.len()))
+            format!(", {unparsable} file{} left untouched (not parsable)", plural(unparsable))
         }
     ));
-    out.report = report;
-    out.unparsable.sort();
-    out.unparsable.dedup();
-    Ok(out)
+    report
 }
 
 fn plural(n: usize) -> &'static str {
@@ -375,19 +373,6 @@ fn check_line(flag: &str, value: &str) -> Result<(), Error> {
         )));
     }
     Ok(())
-}
-
-/// The outermost class in a test's id: the part after the file, when more parts follow it.
-fn outer_class(t: &ScanTest) -> Option<&str> {
-    let mut parts = t.id.split("::").skip(1);
-    let first = parts.next()?;
-    parts.next()?;
-    Some(first)
-}
-
-/// A test's definition: its defining file and the line of its name.
-fn def_key(t: &ScanTest) -> (&str, u64) {
-    (t.defining_file(), t.line)
 }
 
 /// The rule that gives an unmarked test its lane. `no_vote`: why the scan's lane rules refuse
@@ -420,466 +405,6 @@ fn reasons(at: &[NoVoteAt]) -> String {
         .map(|r| format!("{} at {}:{}", r.what, r.file, r.line))
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// Where a lane mark goes.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum Place {
-    Module(Lane),
-    /// The outermost class, by name.
-    Class(String, Lane),
-    /// A test function, by the line of its name, in its defining file.
-    Function(String, u64, Lane),
-    /// A test defined in another file under a class that is not uniform: not placed.
-    Nowhere(String),
-    /// A test function (defining file, line, id without parameters) collected as several
-    /// tests that need different lanes (a base class's test inherited by a freeze class and a
-    /// class that is not uniform): one decorator would give some of them a wrong or second
-    /// lane, so none is placed and it is listed for a human.
-    Mixed(String, u64, String),
-}
-
-/// Where the marks of one collected file's unmarked tests go.
-fn place(
-    tests: &[&ScanTest],
-    decided: &[(&ScanTest, Decision)],
-    lane_of: &dyn Fn(Decision) -> Option<Lane>,
-    layout: &Layout,
-) -> Vec<Place> {
-    let lanes: Vec<Option<Lane>> = decided.iter().map(|(_, d)| lane_of(*d)).collect();
-    let all_unmarked = decided.len() == tests.len();
-    if all_unmarked
-        && !layout.has_pytestmark
-        && let Some(Some(first)) = lanes.first()
-        && lanes.iter().all(|l| *l == Some(*first))
-    {
-        return vec![Place::Module(*first)];
-    }
-    // What each test's check asks of the file's other tests, counted once (a file of
-    // thousands of tests stays linear): the tests of each outermost class, the lanes its
-    // unmarked tests get, the items of each definition and how many get each lane.
-    let mut members: HashMap<&str, usize> = HashMap::new();
-    let mut items: HashMap<(&str, u64), usize> = HashMap::new();
-    for x in tests {
-        if let Some(outer) = outer_class(x) {
-            *members.entry(outer).or_default() += 1;
-        }
-        *items.entry(def_key(x)).or_default() += 1;
-    }
-    // Per outermost class: how many of its tests are decided here, and the lane all of them
-    // get (None once two differ or one gets none).
-    let mut class_lane: HashMap<&str, (usize, Option<Lane>)> = HashMap::new();
-    let mut agreeing: HashMap<((&str, u64), Lane), usize> = HashMap::new();
-    for ((x, _), l) in decided.iter().zip(&lanes) {
-        if let Some(outer) = outer_class(x) {
-            let (count, all) = class_lane.entry(outer).or_insert((0, *l));
-            *count += 1;
-            if *all != *l {
-                *all = None;
-            }
-        }
-        if let Some(l) = l {
-            *agreeing.entry((def_key(x), *l)).or_default() += 1;
-        }
-    }
-    let classes_in_file: HashSet<&str> = layout
-        .defs
-        .iter()
-        .filter(|d| d.is_class && d.qual.len() == 1)
-        .map(|d| d.qual[0].as_str())
-        .collect();
-    let mut places = Vec::new();
-    let mut done_classes: BTreeSet<String> = BTreeSet::new();
-    let mut mixed: HashSet<Place> = HashSet::new();
-    for ((t, _), lane) in decided.iter().zip(&lanes) {
-        let Some(lane) = lane else { continue };
-        if let Some(outer) = outer_class(t) {
-            // Every test of the class is decided here and gets this lane.
-            let uniform = class_lane.get(outer).is_some_and(|(count, all)| {
-                *all == Some(*lane) && members.get(outer) == Some(count)
-            });
-            if classes_in_file.contains(outer) && uniform {
-                if done_classes.insert(outer.to_string()) {
-                    places.push(Place::Class(outer.to_string(), *lane));
-                }
-                continue;
-            }
-        }
-        // Every item of this function (same defining file and line) collected here: one
-        // decorator reaches them all, so it is placed only if they all get this lane.
-        let key = def_key(t);
-        if agreeing.get(&(key, *lane)) != items.get(&key) {
-            let id = t.id.split('[').next().unwrap_or(&t.id).to_string();
-            let place = Place::Mixed(t.defining_file().to_string(), t.line, id);
-            if mixed.insert(place.clone()) {
-                places.push(place);
-            }
-            continue;
-        }
-        match &t.defined_in {
-            None => places.push(Place::Function(t.file.clone(), t.line, *lane)),
-            Some(_) if outer_class(t).is_none() => places.push(Place::Function(
-                t.defining_file().to_string(),
-                t.line,
-                *lane,
-            )),
-            Some(_) => places.push(Place::Nowhere(t.id.clone())),
-        }
-    }
-    places
-}
-
-/// Turns placements into inserts and report lines.
-fn apply_placements(
-    file: &str,
-    places: &[Place],
-    files: &mut BTreeMap<String, FileEdit>,
-    lines: &mut Vec<String>,
-    decided: &[(&ScanTest, Decision)],
-    lane_of: &dyn Fn(Decision) -> Option<Lane>,
-) -> Vec<bool> {
-    // The decided tests of each definition and of each outermost class, found once: a mark
-    // placed looks only at the tests it can reach (a file of thousands of tests stays linear).
-    let mut by_def: HashMap<(&str, u64), Vec<usize>> = HashMap::new();
-    let mut by_class: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (k, (t, _)) in decided.iter().enumerate() {
-        by_def.entry(def_key(t)).or_default().push(k);
-        if let Some(outer) = outer_class(t) {
-            by_class.entry(outer).or_default().push(k);
-        }
-    }
-    fn of_def<'m, 'k>(
-        by_def: &'m HashMap<(&'k str, u64), Vec<usize>>,
-        file: &'k str,
-        line: u64,
-    ) -> &'m [usize] {
-        by_def.get(&(file, line)).map_or(&[], Vec::as_slice)
-    }
-    // A class's tests: those whose id starts `FILE::CLASS::`.
-    let of_class = |prefix: &str, name: &str| -> Vec<usize> {
-        by_class.get(name).map_or_else(Vec::new, |ks| {
-            ks.iter()
-                .copied()
-                .filter(|&k| decided[k].0.id.starts_with(prefix))
-                .collect()
-        })
-    };
-    // Which decided tests a placed mark reaches.
-    let mut marked = vec![false; decided.len()];
-    let mut mark = |reached: &[usize]| {
-        for &k in reached {
-            if lane_of(decided[k].1).is_some() {
-                marked[k] = true;
-            }
-        }
-    };
-    let rules_of = |reached: &[usize]| -> String {
-        let mut rules: BTreeMap<&str, usize> = BTreeMap::new();
-        for &k in reached {
-            let r = match decided[k].1 {
-                Decision::Lane(_, r) => r,
-                Decision::FreezeCandidate => Rule::FixFreezeCandidate,
-            };
-            *rules.entry(r.id()).or_default() += 1;
-        }
-        rules
-            .iter()
-            .map(|(r, n)| format!("{r}: {n}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    for p in places {
-        match p {
-            Place::Module(lane) => {
-                let Some(edit) = files.get_mut(file) else { continue };
-                let text = format!("pytestmark = pytest.mark.{}\n", lane.as_str());
-                module_mark(edit, text);
-                let all: Vec<usize> = (0..decided.len()).collect();
-                mark(&all);
-                lines.push(format!(
-                    "{file}: pytestmark = pytest.mark.{} ({})",
-                    lane.as_str(),
-                    rules_of(&all)
-                ));
-            }
-            Place::Class(name, lane) => {
-                let Some(edit) = files.get_mut(file) else { continue };
-                let Some(def) = edit
-                    .layout
-                    .defs
-                    .iter()
-                    .find(|d| d.is_class && d.qual.len() == 1 && &d.qual[0] == name)
-                    .cloned()
-                else {
-                    continue;
-                };
-                edit.inserts.push(Insert {
-                    at: def.start,
-                    text: format!("{}@pytest.mark.{}\n", def.indent, lane.as_str()),
-                });
-                edit.needs_pytest = true;
-                let reached = of_class(&format!("{file}::{name}::"), name);
-                mark(&reached);
-                lines.push(format!(
-                    "{file}:{}: class {name}: @pytest.mark.{} ({})",
-                    def.line,
-                    lane.as_str(),
-                    rules_of(&reached)
-                ));
-            }
-            Place::Function(def_file, line, lane) => {
-                let Some(edit) = files.get_mut(def_file.as_str()) else { continue };
-                let Some(def) = edit.layout.function_at(*line).cloned() else {
-                    continue;
-                };
-                let text = format!("{}@pytest.mark.{}\n", def.indent, lane.as_str());
-                mark(of_def(&by_def, def_file, *line));
-                if !edit.function_marks.insert((def.start, text.clone())) {
-                    continue;
-                }
-                edit.inserts.push(Insert { at: def.start, text });
-                edit.needs_pytest = true;
-                let name = def.qual.join("::");
-                lines.push(format!(
-                    "{def_file}:{line}: {name}: @pytest.mark.{} ({})",
-                    lane.as_str(),
-                    rules_of(of_def(&by_def, def_file, *line))
-                ));
-            }
-            Place::Nowhere(id) => lines.push(format!(
-                "{file}: {id}: not marked: it is defined in another file and its class here is not uniform; mark it by hand"
-            )),
-            Place::Mixed(def_file, line, id) => lines.push(format!(
-                "{def_file}:{line}: {id}: not marked: its definition is collected as several tests that need different lanes ({}), and one decorator would reach them all; mark it by hand",
-                rules_of(of_def(&by_def, def_file, *line))
-            )),
-        }
-    }
-    marked
-}
-
-/// Inserts a module's `pytestmark` after its imports (or where `import pytest` goes).
-fn module_mark(edit: &mut FileEdit, text: String) {
-    edit.needs_pytest = true;
-    match edit.layout.after_imports {
-        Some(at) => edit.inserts.push(Insert {
-            at,
-            text: format!("\n{text}"),
-        }),
-        None => {
-            let (at, next) = import_place(edit);
-            let gap = match next {
-                Some(ImportNext::Definition) => "\n\n",
-                Some(_) => "\n",
-                None => "",
-            };
-            // `import pytest` goes first at the same offset (pushed in `import_pytest`, which
-            // runs later: it is put in front).
-            edit.inserts.push(Insert {
-                at,
-                text: format!("{text}{gap}"),
-            });
-            edit.layout.after_imports = None;
-        }
-    }
-}
-
-/// Where `import pytest` goes and what follows it; at the end of the file when nothing does.
-fn import_place(edit: &FileEdit) -> (usize, Option<ImportNext>) {
-    match edit.layout.import_at {
-        Some((at, next)) => (at, Some(next)),
-        None => (edit.source.len(), None),
-    }
-}
-
-/// Adds `import pytest` after the docstring and `__future__` imports (before any insert at
-/// the same offset).
-fn import_pytest(edit: &mut FileEdit) {
-    let (at, next) = import_place(edit);
-    let mut text = String::new();
-    if next.is_none() && !edit.source.is_empty() && !edit.source.ends_with('\n') {
-        text.push('\n');
-    }
-    if next.is_none() && !edit.source.is_empty() {
-        text.push('\n');
-    }
-    text.push_str("import pytest\n");
-    let module_mark_here = edit.layout.after_imports.is_none()
-        && edit
-            .inserts
-            .iter()
-            .any(|i| i.at == at && i.text.starts_with("pytestmark"));
-    match next {
-        Some(ImportNext::Import) => {}
-        _ if module_mark_here => text.push('\n'),
-        Some(ImportNext::Definition) => text.push_str("\n\n"),
-        Some(ImportNext::Other) => text.push('\n'),
-        None => {}
-    }
-    // In front of every insert at the same offset, after a new docstring.
-    let pos = edit
-        .inserts
-        .iter()
-        .position(|i| i.at == at && !i.text.starts_with("\"\"\""))
-        .unwrap_or(edit.inserts.len());
-    edit.inserts.insert(pos, Insert { at, text });
-}
-
-/// Where `source` and the text [`apply`] makes of it with `inserts` (sorted by offset) line
-/// up: the start of each line an insert falls in, paired with where that line starts after
-/// the inserts before it. The diff compares the lines between two such places alone.
-fn line_up(source: &str, inserts: &[Insert]) -> Vec<(usize, usize)> {
-    let mut cuts: Vec<(usize, usize)> = Vec::new();
-    let (mut before, mut counted) = (0, 0);
-    for insert in inserts {
-        let line = source[..insert.at].rfind('\n').map_or(0, |nl| nl + 1);
-        while counted < inserts.len() && inserts[counted].at < line {
-            before += inserts[counted].text.len();
-            counted += 1;
-        }
-        if cuts.last().is_none_or(|&(at, _)| at < line) {
-            cuts.push((line, line + before));
-        }
-    }
-    cuts
-}
-
-/// `source` with the inserts applied (stable by offset).
-fn apply(source: &str, inserts: &mut [Insert]) -> String {
-    inserts.sort_by_key(|i| i.at);
-    let mut out =
-        String::with_capacity(source.len() + inserts.iter().map(|i| i.text.len()).sum::<usize>());
-    let mut at = 0;
-    for i in inserts.iter() {
-        out.push_str(&source[at..i.at]);
-        out.push_str(&i.text);
-        at = i.at;
-    }
-    out.push_str(&source[at..]);
-    out
-}
-
-/// What the merge tests of one module lack: an owner (human-written tests), a `shrinking:`
-/// note (hypothesis properties).
-#[derive(Debug, Default)]
-struct Lacking {
-    owner: usize,
-    shrinking: usize,
-}
-
-/// The defining modules of merge tests that lack an owner or a shrinking note.
-fn lacking(lane_after: &[(&ScanTest, Option<Lane>)]) -> BTreeMap<String, Lacking> {
-    let mut modules: BTreeMap<String, Lacking> = BTreeMap::new();
-    for (t, lane) in lane_after {
-        if *lane != Some(Lane::Merge) {
-            continue;
-        }
-        let property = t.marks.iter().any(|m| m == "hypothesis");
-        if property && t.attachments.shrinking.is_none() {
-            modules
-                .entry(t.defining_file().to_string())
-                .or_default()
-                .shrinking += 1;
-        } else if !property && t.attachments.owner.is_none() {
-            modules
-                .entry(t.defining_file().to_string())
-                .or_default()
-                .owner += 1;
-        }
-    }
-    modules
-}
-
-/// fix-owner (and fix-property's `shrinking:` note): writes `--owner TEAM` / `--shrinking
-/// NOTE` into the docstring of each module whose merge tests lack them, or lists the module.
-fn owners(
-    options: &FixOptions,
-    modules: &BTreeMap<String, Lacking>,
-    files: &mut BTreeMap<String, FileEdit>,
-    lines: &mut Vec<String>,
-    out: &mut FixOutcome,
-    load: &mut Loader,
-) {
-    for (module, lacks) in modules {
-        let mut fields: Vec<String> = Vec::new();
-        let mut what: Vec<String> = Vec::new();
-        let wants = [
-            (
-                lacks.owner,
-                "merge test",
-                "an owner",
-                "owner",
-                options.owner.as_deref(),
-                Rule::FixOwner,
-                "add an `owner:` line to its docstring or a CODEOWNERS entry, or run lane-scan --fix --owner TEAM",
-            ),
-            (
-                lacks.shrinking,
-                "merge property",
-                "a shrinking note",
-                "shrinking",
-                options.shrinking.as_deref(),
-                Rule::FixProperty,
-                "add a `shrinking:` line (how hypothesis shrinks its failures) to its docstring, or run lane-scan --fix --shrinking NOTE",
-            ),
-        ];
-        for (n, noun, lack, key, value, rule, how) in wants {
-            if n == 0 {
-                continue;
-            }
-            let noun = match (noun, n) {
-                ("merge property", 1) => noun.to_string(),
-                ("merge property", _) => "merge properties".to_string(),
-                (noun, n) => format!("{noun}{}", plural(n)),
-            };
-            let tests = format!("{n} {noun} without {lack}");
-            match value {
-                Some(v) => {
-                    fields.push(format!("{key}: {v}"));
-                    what.push(format!("{key}: {v} for {tests} ({})", rule.id()));
-                }
-                None => lines.push(format!("{module}: {tests} ({}): {how}", rule.id())),
-            }
-        }
-        if fields.is_empty() || !load(module, files, out) {
-            continue;
-        }
-        let Some(edit) = files.get_mut(module) else {
-            continue;
-        };
-        let what = what.join("; ");
-        match edit.layout.docstring.clone() {
-            Some(doc) if doc.triple => {
-                let close = doc.end - 3;
-                let before = &edit.source[..close];
-                let last_line_start = before.rfind('\n').map_or(0, |i| i + 1);
-                let own_line = last_line_start > 0
-                    && before[last_line_start..]
-                        .chars()
-                        .all(|c| c == ' ' || c == '\t');
-                let body: String = fields.iter().map(|f| format!("{f}\n")).collect();
-                let (at, text) = if own_line {
-                    (last_line_start, format!("\n{body}"))
-                } else {
-                    (close, format!("\n\n{body}"))
-                };
-                edit.inserts.push(Insert { at, text });
-                lines.push(format!("{module}: written into its docstring: {what}"));
-            }
-            Some(_) => lines.push(format!(
-                "{module}: its docstring is not triple-quoted; add by hand: {what}"
-            )),
-            None => {
-                let at = edit.layout.first_stmt.unwrap_or(0);
-                let text = match &fields[..] {
-                    [one] => format!("\"\"\"{one}\"\"\"\n\n"),
-                    many => format!("\"\"\"{}\n\"\"\"\n\n", many.join("\n")),
-                };
-                edit.inserts.insert(0, Insert { at, text });
-                lines.push(format!("{module}: written into a new docstring: {what}"));
-            }
-        }
-    }
 }
 
 /// The config file's text with the missing lane markers registered: (root-relative path, old
@@ -939,6 +464,7 @@ fn register_markers(
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
+    use super::edits::Insert;
     use super::*;
 
     /// `old` with the unified diff `patch` applied, as `patch` would do it; panics where a

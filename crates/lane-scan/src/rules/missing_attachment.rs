@@ -6,9 +6,9 @@ use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
 
 use super::facts::{BadWitnessArg, TestFacts};
-use super::lanes::{Needs, rights};
 use super::{DoctestFacts, Scan, ScanFacts};
 use crate::pytest::doctest::LANE_KEY;
+use lane_core::rights::{Needs, of as rights};
 
 pub(crate) const DETECTOR: Detector<Scan> = Detector {
     rules: &[Rule::MissingAttachment],

@@ -13,7 +13,6 @@ mod empty_parameter_set;
 pub(crate) mod facts;
 mod lane_budget;
 mod lane_count;
-pub(crate) mod lanes;
 pub(crate) mod markers;
 mod missing_attachment;
 mod missing_fixture;
@@ -88,6 +87,7 @@ pub(crate) const DETECTORS: &[Detector<Scan>] = &[
     missing_attachment::DETECTOR,
     missing_fixture::DETECTOR,
     tautology::DETECTOR,
+    no_assertion::DETECTOR,
     swallowed_failure::DETECTOR,
     weakened_search::DETECTOR,
     doctest_changed::DETECTOR,
@@ -102,20 +102,13 @@ pub(crate) const DETECTORS: &[Detector<Scan>] = &[
     unresolved_collect_ignore::DETECTOR,
     test_aware_code::DETECTOR,
     markers::DETECTOR,
+    lane_budget::DETECTOR,
     unsafe_addopts::DETECTOR,
 ];
-
-/// Detectors in their final shape that join [`DETECTORS`] once lane-tally stops naming their
-/// rules itself: `empty-merge-lane` and `freeze-over-budget` are reported by lane-tally's own
-/// detector too, and lane-tally reads `no-assertion` from the scan's problems by its
-/// `Rule` variant, which the registry test allows only in a rule file that declares it. Until
-/// then the rules stay on the registry's not-yet-moved list; they run all the same.
-const PENDING: &[Detector<Scan>] = &[no_assertion::DETECTOR, lane_budget::DETECTOR];
 
 /// Runs every detector on `facts`.
 pub(crate) fn judge(facts: &ScanFacts<'_>, problems: &mut Vec<Problem>) {
     lane_core::detector::run_all(DETECTORS, facts, problems);
-    lane_core::detector::run_all(PENDING, facts, problems);
 }
 
 /// Why an unmarked test cannot vote, as the scan's own rules judge it: `lane-scan --fix`
@@ -333,7 +326,8 @@ impl TestFacts<'_> {
     /// The test's lane, when the lane rights say its assertions must be able to fail
     /// (tautology, no-assertion, swallowed-failure judge only those).
     fn lane_of_real_assertions(&self) -> Option<Lane> {
-        self.lane.filter(|&l| lanes::rights(l).real_assertions)
+        self.lane
+            .filter(|&l| lane_core::rights::of(l).real_assertions)
     }
 
     /// A problem of this test at `file:line`.

@@ -7,9 +7,9 @@ use lane_core::scan::{Counts, Lane};
 use lane_core::{Problem, Rule};
 
 use super::facts::{Effect, TestFacts};
-use super::lanes::{RIGHTS, rights};
 use super::{Scan, ScanFacts, SuiteFacts};
 use crate::pytest::collect::EmptySetMark;
+use lane_core::rights::{RIGHTS, of as rights};
 
 pub(crate) const DETECTOR: Detector<Scan> = Detector {
     rules: &[Rule::XfailInVotingLane, Rule::RetryInVotingLane],
