@@ -12,29 +12,12 @@ use serde::Serialize;
 
 use crate::GateError;
 
-/// Prints the version and the site-packages folders. Runs isolated (-I: no environment, no
-/// user site, no current folder) and without `site` (-S), so nothing from the tree or the
-/// installed packages runs; a virtual environment is found from its pyvenv.cfg.
-const PROBE: &str = r#"
-import json, os, sys, sysconfig
-prefix = None
-for d in (os.path.dirname(sys.executable), os.path.dirname(os.path.dirname(sys.executable))):
-    if os.path.isfile(os.path.join(d, "pyvenv.cfg")):
-        prefix = d
-        break
-dirs = []
-for vars in ([{"base": prefix, "platbase": prefix}] if prefix else []) + [None]:
-    paths = sysconfig.get_paths(vars=vars) if vars else sysconfig.get_paths()
-    for key in ("purelib", "platlib"):
-        if paths[key] not in dirs:
-            dirs.append(paths[key])
-print(json.dumps({"version": list(sys.version_info[:3]), "implementation": sys.implementation.name, "site": dirs}))
-"#;
-
 /// What the probe found.
 #[derive(Debug, Clone)]
 pub(crate) struct Interpreter {
     pub(crate) command: PathBuf,
+    /// What lane-scan decides version and platform conditions for.
+    pub(crate) target: lane_python::Target,
     pub(crate) version: (u64, u64, u64),
     pub(crate) implementation: String,
     pub(crate) site: Vec<PathBuf>,
@@ -84,39 +67,30 @@ pub(crate) fn requirement_name(line: &str) -> Option<String> {
 }
 
 impl Interpreter {
+    /// lane-python's probe of `command` (`python -I -S`: nothing of the project or the
+    /// installed packages runs), which must be CPython 3.11 or newer.
     pub(crate) fn probe(command: &Path) -> Result<Interpreter, GateError> {
-        let out = Command::new(command)
-            .args(["-I", "-S", "-c", PROBE])
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| {
-                GateError::Interpreter(format!("cannot run {} (--python): {e}", command.display()))
-            })?;
-        if !out.status.success() {
-            return Err(GateError::Interpreter(format!(
-                "{} (--python) could not report its version and site-packages: {}",
-                command.display(),
-                String::from_utf8_lossy(&out.stderr).trim()
-            )));
-        }
-        #[derive(serde::Deserialize)]
-        struct Probe {
-            version: Vec<u64>,
-            implementation: String,
-            site: Vec<PathBuf>,
-        }
-        let probe: Probe = serde_json::from_slice(&out.stdout).map_err(|e| {
-            GateError::Interpreter(format!(
-                "{} (--python) printed something other than the probe's JSON: {e}",
-                command.display()
-            ))
+        use lane_python::ProbeError;
+        let shown = command.display();
+        let probed = lane_python::Interpreter::probe(command).map_err(|e| {
+            GateError::Interpreter(match e {
+                ProbeError::Spawn { source, .. } => {
+                    format!("cannot run {shown} (--python): {source}")
+                }
+                ProbeError::Failed { stderr, .. } => format!(
+                    "{shown} (--python) could not report its version and site-packages: {stderr}"
+                ),
+                ProbeError::Garbled { .. } => {
+                    format!("{shown} (--python) printed something other than the probe's answer")
+                }
+            })
         })?;
-        let v = |i: usize| probe.version.get(i).copied().unwrap_or(0);
         let interp = Interpreter {
             command: command.to_path_buf(),
-            version: (v(0), v(1), v(2)),
-            implementation: probe.implementation,
-            site: probe.site,
+            target: probed.target(),
+            version: probed.version,
+            implementation: probed.implementation,
+            site: probed.sysconfig_site.unwrap_or_default(),
         };
         if interp.implementation != "cpython" || interp.version < (3, 11, 0) {
             return Err(GateError::Interpreter(format!(

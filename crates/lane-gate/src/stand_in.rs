@@ -1,5 +1,5 @@
 //! A stand-in for the interpreter and pytest, for the steps' unit tests: a shell script that
-//! answers the interpreter probe (CPython 3.12, site-packages a folder beside it) and, run as
+//! answers lane-python's interpreter probe (CPython 3.12, site-packages a folder beside it) and, run as
 //! pytest, logs the selection it got, sleeps if told to, writes the canned report of that
 //! selection to `--junitxml` (its suite named as `-o junit_suite_name=` asks, as pytest does)
 //! and exits with its canned status.
@@ -12,7 +12,9 @@ use crate::gate::Places;
 const SCRIPT: &str = r#"#!/bin/sh
 here=$(dirname "$0")
 if [ "$1" = "-I" ] && [ "$2" = "-S" ]; then
-    printf '{"version": [3, 12, 1], "implementation": "cpython", "site": ["%s/site"]}\n' "$here"
+    # lane-python's probe answer: fields ended by NUL (version, platform, implementation,
+    # executable, prefix, platlibdir, how many site folders, the folders, sys.path).
+    printf '%s\000' 3 12 1 linux cpython "$here/python" "$here" lib 1 "$here/site"
     exit 0
 fi
 lane=""; report=""; suite="pytest"; prev=""

@@ -122,7 +122,7 @@ pub(crate) fn prepare(args: &Args) -> Result<Prepared, GateError> {
         .any(|p| p.distribution == LANES_PLUGIN);
     // lane-scan decides sys.version_info / sys.platform conditions for the interpreter that runs.
     let scan = lane_scan::Options {
-        target: lane_scan::probe_target(Some(&python.interp.command)),
+        target: Some(python.interp.target.clone()),
         python: Some(python.interp.command.clone()),
         markers_plugin,
         ..Default::default()
