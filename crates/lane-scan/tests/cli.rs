@@ -354,7 +354,18 @@ fn symlink_loop_does_not_hang() {
 
 #[test]
 fn bad_config_and_missing_path_exit_two() {
-    let cases: [(&str, &str, &str); 2] = [
+    let cases: [(&str, &str, &str); 4] = [
+        // pytest splits "args" values with Python's shlex and cannot start on one it refuses.
+        (
+            "pytest.ini",
+            "[pytest]\naddopts = -k \"oops\n",
+            "pytest.ini:2: addopts: No closing quotation",
+        ),
+        (
+            "pytest.ini",
+            "[pytest]\ntestpaths = tests \\\n",
+            "pytest.ini:2: testpaths: No escaped character",
+        ),
         (
             "pyproject.toml",
             "[tool.pytest.ini_options]\nmarkers = [\n\"merge\"\nx = = 1\n",

@@ -123,14 +123,29 @@ pub fn load(args: &[PathBuf], rootdir_flag: Option<&Path>, cwd: &Path) -> Result
                 .unwrap_or_else(|| ancestor.clone()),
         },
     };
+    let shown = file
+        .as_deref()
+        .map(|f| f.display().to_string())
+        .unwrap_or_default();
     let mut config = Config::defaults(rootdir, file);
     for (key, value, line) in entries {
+        // pytest's "args" values, split as it splits them; one it cannot split stops it.
+        let args = || {
+            value.args().map_err(|e| {
+                Error::parse(
+                    &shown,
+                    line as usize,
+                    0,
+                    format!("{key}: {e} (pytest splits this value with Python's shlex, which refuses it)"),
+                )
+            })
+        };
         match key.as_str() {
-            "testpaths" => config.testpaths = value.args(),
-            "python_files" => config.python_files = value.args(),
-            "python_classes" => config.python_classes = value.args(),
-            "python_functions" => config.python_functions = value.args(),
-            "norecursedirs" => config.norecursedirs = value.args(),
+            "testpaths" => config.testpaths = args()?,
+            "python_files" => config.python_files = args()?,
+            "python_classes" => config.python_classes = args()?,
+            "python_functions" => config.python_functions = args()?,
+            "norecursedirs" => config.norecursedirs = args()?,
             "markers" => {
                 config.markers = value
                     .lines()
@@ -140,21 +155,15 @@ pub fn load(args: &[PathBuf], rootdir_flag: Option<&Path>, cwd: &Path) -> Result
                 config.markers_line = Some(line);
             }
             "addopts" => {
-                config.addopts = value.args();
+                config.addopts = args()?;
                 config.addopts_line = Some(line);
             }
-            "asyncio_mode" => {
-                config.asyncio_mode = Some((value.args().join(" "), line));
-            }
+            "asyncio_mode" => config.asyncio_mode = Some((value.text(), line)),
             "consider_namespace_packages" => {
-                config.consider_namespace_packages = Some((value.args().join(" "), line));
+                config.consider_namespace_packages = Some((value.text(), line));
             }
-            "empty_parameter_set_mark" => {
-                config.empty_parameter_set_mark = value.args().join(" ");
-            }
-            "lanes_doctest_lane" => {
-                config.doctest_lane = Some((value.args().join(" "), line));
-            }
+            "empty_parameter_set_mark" => config.empty_parameter_set_mark = value.text(),
+            "lanes_doctest_lane" => config.doctest_lane = Some((value.text(), line)),
             _ => {}
         }
     }
@@ -169,12 +178,24 @@ pub fn ini_args(config: &Config, key: &str) -> Result<Vec<String>, Error> {
         return Ok(Vec::new());
     };
     let entries = file_entries(path)?;
-    Ok(entries
+    let mut out = Vec::new();
+    for (_, value, line) in entries
         .unwrap_or_default()
         .into_iter()
         .filter(|(k, _, _)| k == key)
-        .flat_map(|(_, v, _)| v.args())
-        .collect())
+    {
+        out.extend(value.args().map_err(|e| {
+            Error::parse(
+                path.display().to_string(),
+                line as usize,
+                0,
+                format!(
+                    "{key}: {e} (pytest splits this value with Python's shlex, which refuses it)"
+                ),
+            )
+        })?);
+    }
+    Ok(out)
 }
 
 /// The pytest entries of one config file, None when the file is not pytest's config (a

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use lane_core::Error;
 
-use crate::shell_split::shell_split;
+use crate::shell_split::{SplitError, shell_split};
 
 /// One ini value: a plain string (ini files, TOML strings) or a list (TOML arrays).
 #[derive(Debug, Clone)]
@@ -14,11 +14,20 @@ pub enum Value {
 }
 
 impl Value {
-    /// pytest's "args" type: a shell-split string, or the list as it is.
-    pub fn args(&self) -> Vec<String> {
+    /// pytest's "args" type: a string split as Python's `shlex.split` does (an error where
+    /// it refuses the string, as pytest then cannot start), or the list as it is.
+    pub fn args(&self) -> Result<Vec<String>, SplitError> {
         match self {
             Value::Text(s) => shell_split(s),
-            Value::List(l) => l.clone(),
+            Value::List(l) => Ok(l.clone()),
+        }
+    }
+
+    /// pytest's "string" type: the value as written (a list's items joined by a space).
+    pub fn text(&self) -> String {
+        match self {
+            Value::Text(s) => s.trim().to_string(),
+            Value::List(l) => l.join(" "),
         }
     }
 
@@ -175,6 +184,6 @@ mod tests {
         )
         .unwrap()
         .unwrap();
-        assert_eq!(ok[0].1.args(), vec!["-ra", "-q"]);
+        assert_eq!(ok[0].1.args().unwrap(), vec!["-ra", "-q"]);
     }
 }
