@@ -2,9 +2,11 @@
 //!
 //! Every tool keeps its detectors in a single table of [`Detector`]s over the facts its
 //! shared passes computed (the visitors and readers decide nothing; a rule's file holds the
-//! predicate and the message). A detector owns the catalogue rules it declares, usually one, at
-//! most a small family; a test in lane-gate checks that every catalogue rule is declared by
-//! exactly one detector and that its problems are built nowhere else.
+//! predicate and the message). The table is generated at build time by lane-build from the
+//! files of the tool's `src/rules/` that declare a `DETECTOR`. A detector owns the catalogue
+//! rules it declares, usually one, at most a small family; a test in lane-gate checks that
+//! every catalogue rule is declared by exactly one detector and that its problems are built
+//! nowhere else.
 //!
 //! ```
 //! use lane_core::detector::{Detector, Facts};
@@ -26,7 +28,6 @@
 //! const DETECTORS: &[Detector<Suite>] = &[Detector {
 //!     rules: &[Rule::EmptyMergeLane],
 //!     check,
-//!     file: file!(),
 //! }];
 //!
 //! let mut problems = Vec::new();
@@ -46,24 +47,29 @@ pub trait Facts {
     type Of<'a>;
 }
 
-/// One detector: the rules it reports, its check, and the file that holds its decision.
+/// One detector: the rules it reports and its check. Its rule file declares it as
+/// `pub(crate) const DETECTOR`; lane-build lists every such file in the tool's table.
 pub struct Detector<F: Facts + ?Sized> {
     /// The catalogue rules this detector reports; no other detector reports them.
     pub rules: &'static [Rule],
     /// Reads the facts and pushes the problems it finds (any order: each tool sorts).
     pub check: fn(&F::Of<'_>, &mut Vec<Problem>),
-    /// `file!()` of the rule file that defines `check`: where a reader finds the rule.
-    pub file: &'static str,
 }
 
-impl<F: Facts + ?Sized> Detector<F> {
-    /// What the registry test reads of a detector.
-    pub const fn registered(&self) -> Registered {
-        Registered {
-            rules: self.rules,
-            file: self.file,
-        }
-    }
+/// A tool's table as the registry test reads it: each detector's rules and its rule file
+/// (relative to the workspace), from the table and the file list lane-build generates.
+pub fn registry<F: Facts + ?Sized>(
+    table: &[Detector<F>],
+    files: &[&'static str],
+) -> Vec<Registered> {
+    table
+        .iter()
+        .zip(files)
+        .map(|(d, file)| Registered {
+            rules: d.rules,
+            file,
+        })
+        .collect()
 }
 
 /// A detector as a table lists it, without its facts' type: the rules and the rule file.

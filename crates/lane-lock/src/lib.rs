@@ -66,8 +66,5 @@ impl LockPaths {
 
 /// This tool's detectors, as the rule registry lists them (lane-gate's `rule_registry` test).
 pub fn registry() -> Vec<lane_core::detector::Registered> {
-    rules::DETECTORS
-        .iter()
-        .map(lane_core::detector::Detector::registered)
-        .collect()
+    lane_core::detector::registry(rules::DETECTORS, rules::RULE_FILES)
 }

@@ -12,7 +12,6 @@ use crate::ledger::Ticket;
 pub(crate) const DETECTOR: Detector<FreezeLedger> = Detector {
     rules: &[Rule::ExpiredTicket, Rule::ExpiryTooFar, Rule::ExpiringSoon],
     check,
-    file: file!(),
 };
 
 fn check(facts: &LedgerFacts<'_>, problems: &mut Vec<Problem>) {

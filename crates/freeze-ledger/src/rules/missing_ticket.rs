@@ -8,7 +8,6 @@ use super::{FreezeLedger, LedgerFacts};
 pub(crate) const DETECTOR: Detector<FreezeLedger> = Detector {
     rules: &[Rule::MissingTicket],
     check,
-    file: file!(),
 };
 
 fn check(facts: &LedgerFacts<'_>, problems: &mut Vec<Problem>) {

@@ -1,28 +1,18 @@
 //! freeze-ledger's detectors: one file per rule or close family, each holding its decision and
-//! its messages and declaring its [`Detector`] over the scope it judges: one ledger row
+//! its messages and declaring its `Detector` over the scope it judges: one ledger row
 //! (`check`), the ledger against the scan (`check`), or what a patch did to the ledger
-//! (`diff`). All are listed in [`DETECTORS`]. A new rule is a variant in lane-core's
-//! catalogue, one file here and its line in `DETECTORS` (and, for a rule about a row, the
-//! status it gives the ticket in [`crate::ticket_status`]).
+//! (`diff`). All are listed in [`DETECTORS`], generated at build time. A new rule is a variant
+//! in lane-core's catalogue and one file here (and, for a rule about a row, the status it gives
+//! the ticket in [`crate::ticket_status`]).
 //!
 //! Detectors only read facts (capsules were hashed and expiries dated before), so they can
 //! run in any order: the problems are sorted and deduplicated afterwards, and a ticket's
 //! status is the worst its row's problems give it.
 
-use lane_core::detector::{Detector, Facts};
+use lane_core::detector::Facts;
 
 use crate::check::{CheckFacts, RowFacts};
 use crate::diff::DiffFacts;
-
-mod capsule_mismatch;
-mod duplicate_ticket;
-mod expiry;
-mod invalid_ticket;
-mod missing_ticket;
-mod orphan_ticket;
-mod ticket_added;
-mod ticket_changed;
-mod ticket_renewed;
 
 /// The facts of freeze-ledger, as the detectors' table names them.
 pub(crate) enum FreezeLedger {}
@@ -41,18 +31,9 @@ pub(crate) enum LedgerFacts<'a> {
     Diff(&'a DiffFacts<'a>),
 }
 
-/// Every detector of freeze-ledger, one line per rule file.
-pub(crate) const DETECTORS: &[Detector<FreezeLedger>] = &[
-    invalid_ticket::DETECTOR,
-    duplicate_ticket::DETECTOR,
-    missing_ticket::DETECTOR,
-    orphan_ticket::DETECTOR,
-    capsule_mismatch::DETECTOR,
-    expiry::DETECTOR,
-    ticket_added::DETECTOR,
-    ticket_renewed::DETECTOR,
-    ticket_changed::DETECTOR,
-];
+// The rule files: every file of this folder that declares a `DETECTOR` is a module here and
+// a line of `DETECTORS` (and `RULE_FILES`), written by build.rs (lane-build).
+include!(concat!(env!("OUT_DIR"), "/detectors.rs"));
 
 #[cfg(test)]
 mod tests {

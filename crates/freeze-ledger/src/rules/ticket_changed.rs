@@ -9,7 +9,6 @@ use super::{FreezeLedger, LedgerFacts};
 pub(crate) const DETECTOR: Detector<FreezeLedger> = Detector {
     rules: &[Rule::TicketChanged],
     check,
-    file: file!(),
 };
 
 fn check(facts: &LedgerFacts<'_>, problems: &mut Vec<Problem>) {

@@ -9,7 +9,6 @@ use super::{Gate, GateFacts};
 pub(crate) const DETECTOR: Detector<Gate> = Detector {
     rules: &[Rule::CandidateFailed],
     check,
-    file: file!(),
 };
 
 fn check(facts: &GateFacts<'_>, problems: &mut Vec<Problem>) {

@@ -11,7 +11,6 @@ use super::{Gate, GateFacts};
 pub(crate) const DETECTOR: Detector<Gate> = Detector {
     rules: &[Rule::DigestMoved],
     check,
-    file: file!(),
 };
 
 fn check(facts: &GateFacts<'_>, problems: &mut Vec<Problem>) {

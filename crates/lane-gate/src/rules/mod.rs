@@ -1,10 +1,10 @@
 //! lane-gate's rules: one file per rule, holding its decision and its message, and one table
-//! of their detectors. The steps of the run compute the facts (what the patch changed, which
+//! of their detectors, generated at build time. The steps of the run compute the facts (what the patch changed, which
 //! plugins stay unloaded, how each pytest run ended, what its report holds, which watched
 //! files were written); the rule files decide.
 
 use lane_core::Problem;
-use lane_core::detector::{Detector, Facts, Registered};
+use lane_core::detector::{Facts, Registered};
 use lane_core::scan::Lane;
 
 use crate::pytest::Ended;
@@ -13,14 +13,6 @@ use crate::section::CandidateFile;
 use crate::surface::Entry;
 
 pub(crate) use stale_report::ShardFolderFacts;
-
-mod candidate_failed;
-mod digest_moved;
-mod lane_timeout;
-mod plugin_not_loaded;
-mod report_contradicts_exit;
-mod stale_report;
-mod test_surface_changed;
 
 /// The gate's facts, by the scope a detector judges.
 pub(crate) enum Gate {}
@@ -74,16 +66,9 @@ pub(crate) struct CandidateFacts<'a> {
     pub(crate) files: &'a [CandidateFile],
 }
 
-/// The table: one line per rule file.
-const DETECTORS: &[Detector<Gate>] = &[
-    test_surface_changed::DETECTOR,
-    plugin_not_loaded::DETECTOR,
-    lane_timeout::DETECTOR,
-    report_contradicts_exit::DETECTOR,
-    candidate_failed::DETECTOR,
-    digest_moved::DETECTOR,
-    stale_report::DETECTOR,
-];
+// The rule files: every file of this folder that declares a `DETECTOR` is a module here and
+// a line of `DETECTORS` (and `RULE_FILES`), written by build.rs (lane-build).
+include!(concat!(env!("OUT_DIR"), "/detectors.rs"));
 
 /// The problems every detector finds in `facts`.
 pub(crate) fn check(facts: &GateFacts<'_>) -> Vec<Problem> {
@@ -94,5 +79,5 @@ pub(crate) fn check(facts: &GateFacts<'_>) -> Vec<Problem> {
 
 /// The table as the rule registry lists it.
 pub(crate) fn registry() -> Vec<Registered> {
-    DETECTORS.iter().map(Detector::registered).collect()
+    lane_core::detector::registry(DETECTORS, RULE_FILES)
 }

@@ -12,7 +12,6 @@ use super::{Gate, GateFacts};
 pub(crate) const DETECTOR: Detector<Gate> = Detector {
     rules: &[Rule::PluginNotLoaded],
     check,
-    file: file!(),
 };
 
 fn check(facts: &GateFacts<'_>, problems: &mut Vec<Problem>) {

@@ -10,7 +10,6 @@ use super::{Gate, GateFacts, ReportCounts};
 pub(crate) const DETECTOR: Detector<Gate> = Detector {
     rules: &[Rule::ReportContradictsExit],
     check,
-    file: file!(),
 };
 
 /// What the report contradicts, if anything.

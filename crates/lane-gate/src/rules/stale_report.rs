@@ -12,7 +12,6 @@ use crate::shard::MANIFEST_FILE;
 pub(crate) const DETECTOR: Detector<Gate> = Detector {
     rules: &[Rule::StaleReport],
     check,
-    file: file!(),
 };
 
 /// One shard's out folder as `--collect` read it.

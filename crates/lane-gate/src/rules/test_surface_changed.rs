@@ -11,7 +11,6 @@ use crate::surface::Class;
 pub(crate) const DETECTOR: Detector<Gate> = Detector {
     rules: &[Rule::TestSurfaceChanged],
     check,
-    file: file!(),
 };
 
 fn check(facts: &GateFacts<'_>, problems: &mut Vec<Problem>) {

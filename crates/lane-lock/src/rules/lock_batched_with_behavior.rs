@@ -14,7 +14,6 @@ const NAMED_PATHS: usize = 5;
 pub(crate) const DETECTOR: Detector<Lock> = Detector {
     rules: &[Rule::LockBatchedWithBehavior],
     check,
-    file: file!(),
 };
 
 fn check(facts: &LockFacts<'_>, problems: &mut Vec<Problem>) {

@@ -11,7 +11,6 @@ use crate::diff::SidecarChange;
 pub(crate) const DETECTOR: Detector<Lock> = Detector {
     rules: &[Rule::LockEntryAdded],
     check,
-    file: file!(),
 };
 
 fn check(facts: &LockFacts<'_>, problems: &mut Vec<Problem>) {

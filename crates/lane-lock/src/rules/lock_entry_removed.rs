@@ -10,7 +10,6 @@ use crate::diff::SidecarChange;
 pub(crate) const DETECTOR: Detector<Lock> = Detector {
     rules: &[Rule::LockEntryRemoved],
     check,
-    file: file!(),
 };
 
 fn check(facts: &LockFacts<'_>, problems: &mut Vec<Problem>) {

@@ -9,7 +9,6 @@ use crate::verify::Reading;
 pub(crate) const DETECTOR: Detector<Lock> = Detector {
     rules: &[Rule::MissingFile],
     check,
-    file: file!(),
 };
 
 fn check(facts: &LockFacts<'_>, problems: &mut Vec<Problem>) {

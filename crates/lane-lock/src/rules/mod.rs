@@ -1,27 +1,15 @@
 //! lane-lock's detectors: one file per rule (or close family), each holding its decision and
-//! its messages and declaring its [`Detector`] over the facts of the scope it judges (verify's
-//! or diff's), all listed in [`DETECTORS`]. A new rule is a variant in lane-core's catalogue,
-//! one file here and its line in `DETECTORS`.
+//! its messages and declaring its `Detector` over the facts of the scope it judges (verify's
+//! or diff's), all listed in [`DETECTORS`], generated at build time. A new rule is a variant in
+//! lane-core's catalogue and one file here.
 //!
 //! Detectors only read facts (the files were read and hashed before), so they can run in any
 //! order: the problems are sorted and deduplicated afterwards.
 
-use lane_core::detector::{Detector, Facts};
+use lane_core::detector::Facts;
 
 use crate::diff::DiffFacts;
 use crate::verify::VerifyFacts;
-
-mod digest_moved;
-mod lock_batched_with_behavior;
-mod lock_entry_added;
-mod lock_entry_moved;
-mod lock_entry_removed;
-mod missing_file;
-mod orphan_lock;
-mod orphan_snapshot;
-mod unlocked_fixture;
-mod unsafe_path;
-mod witness_base;
 
 /// The facts of lane-lock, as the detectors' table names them.
 pub(crate) enum Lock {}
@@ -36,20 +24,9 @@ pub(crate) enum LockFacts<'a> {
     Diff(&'a DiffFacts<'a>),
 }
 
-/// Every detector of lane-lock, one line per rule file.
-pub(crate) const DETECTORS: &[Detector<Lock>] = &[
-    digest_moved::DETECTOR,
-    missing_file::DETECTOR,
-    unsafe_path::DETECTOR,
-    unlocked_fixture::DETECTOR,
-    orphan_lock::DETECTOR,
-    orphan_snapshot::DETECTOR,
-    lock_entry_moved::DETECTOR,
-    lock_entry_removed::DETECTOR,
-    lock_entry_added::DETECTOR,
-    lock_batched_with_behavior::DETECTOR,
-    witness_base::DETECTOR,
-];
+// The rule files: every file of this folder that declares a `DETECTOR` is a module here and
+// a line of `DETECTORS` (and `RULE_FILES`), written by build.rs (lane-build).
+include!(concat!(env!("OUT_DIR"), "/detectors.rs"));
 
 #[cfg(test)]
 mod tests {

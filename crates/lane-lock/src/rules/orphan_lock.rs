@@ -15,7 +15,6 @@ use crate::verify::VerifyFacts;
 pub(crate) const DETECTOR: Detector<Lock> = Detector {
     rules: &[Rule::OrphanLock],
     check,
-    file: file!(),
 };
 
 fn check(facts: &LockFacts<'_>, problems: &mut Vec<Problem>) {

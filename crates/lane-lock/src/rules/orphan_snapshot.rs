@@ -11,7 +11,6 @@ use super::{Lock, LockFacts};
 pub(crate) const DETECTOR: Detector<Lock> = Detector {
     rules: &[Rule::OrphanSnapshot],
     check,
-    file: file!(),
 };
 
 fn check(facts: &LockFacts<'_>, problems: &mut Vec<Problem>) {

@@ -10,7 +10,6 @@ use crate::verify::FixtureLock;
 pub(crate) const DETECTOR: Detector<Lock> = Detector {
     rules: &[Rule::UnlockedFixture],
     check,
-    file: file!(),
 };
 
 fn check(facts: &LockFacts<'_>, problems: &mut Vec<Problem>) {

@@ -11,7 +11,6 @@ use crate::verify::{Claim, FixtureLock, Reading};
 pub(crate) const DETECTOR: Detector<Lock> = Detector {
     rules: &[Rule::UnsafePath],
     check,
-    file: file!(),
 };
 
 fn check(facts: &LockFacts<'_>, problems: &mut Vec<Problem>) {

@@ -14,7 +14,6 @@ use crate::diff::DiffFacts;
 pub(crate) const DETECTOR: Detector<Lock> = Detector {
     rules: &[Rule::WitnessTestRemoved, Rule::WitnessFixtureChanged],
     check,
-    file: file!(),
 };
 
 fn check(facts: &LockFacts<'_>, problems: &mut Vec<Problem>) {

@@ -9,7 +9,6 @@ use super::{Scan, ScanFacts};
 pub(crate) const DETECTOR: Detector<Scan> = Detector {
     rules: &[Rule::CodingCookie],
     check,
-    file: file!(),
 };
 
 /// Encodings that decode UTF-8 text as lane-scan reads it, normalized as CPython's tokenizer

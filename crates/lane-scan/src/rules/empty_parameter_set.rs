@@ -12,7 +12,6 @@ use crate::pytest::collect::EmptySetMark;
 pub(crate) const DETECTOR: Detector<Scan> = Detector {
     rules: &[Rule::EmptyParameterSet],
     check,
-    file: file!(),
 };
 
 fn check(facts: &ScanFacts<'_>, problems: &mut Vec<Problem>) {

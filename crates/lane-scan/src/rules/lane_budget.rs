@@ -8,7 +8,6 @@ use super::{Scan, ScanFacts};
 pub(crate) const DETECTOR: Detector<Scan> = Detector {
     rules: &[Rule::EmptyMergeLane, Rule::FreezeOverBudget],
     check,
-    file: file!(),
 };
 
 fn check(facts: &ScanFacts<'_>, problems: &mut Vec<Problem>) {

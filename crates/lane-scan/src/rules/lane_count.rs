@@ -10,7 +10,6 @@ use crate::pytest::doctest::LANE_KEY;
 pub(crate) const DETECTOR: Detector<Scan> = Detector {
     rules: &[Rule::Unmarked, Rule::MultipleLanes],
     check,
-    file: file!(),
 };
 
 fn check(facts: &ScanFacts<'_>, problems: &mut Vec<Problem>) {

@@ -10,7 +10,6 @@ use super::{Scan, ScanFacts};
 pub(crate) const DETECTOR: Detector<Scan> = Detector {
     rules: &[Rule::UnregisteredMarker],
     check,
-    file: file!(),
 };
 
 /// The distribution whose pytest plugin registers the three lane markers.

@@ -13,7 +13,6 @@ use lane_core::rights::{Needs, of as rights};
 pub(crate) const DETECTOR: Detector<Scan> = Detector {
     rules: &[Rule::MissingAttachment],
     check,
-    file: file!(),
 };
 
 fn check(facts: &ScanFacts<'_>, problems: &mut Vec<Problem>) {

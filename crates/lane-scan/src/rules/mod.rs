@@ -1,41 +1,15 @@
 //! The rules of DESIGN.md §4, one file each: a rule file holds its decision and its message
-//! and declares its [`Detector`], and [`DETECTORS`] lists them, one line a file. The passes that
-//! read the tree (collection, the facts of a test, doctests, product code) compute facts and
+//! and declares its `Detector`; [`DETECTORS`] lists them all, generated at build time. The
+//! passes that read the tree (collection, the facts of a test, doctests, product code) compute facts and
 //! decide nothing; each detector judges the scopes of [`ScanFacts`] it cares about. What a lane
-//! allows and requires is one table ([`lanes`]).
+//! allows and requires is one table (`lane_core::rights`).
 //!
-//! A new rule: its catalogue entry in lane-core's `rule.rs`, one file here with its
-//! `DETECTOR`, its line in [`DETECTORS`], its tests (docs/architecture.md).
+//! A new rule: its catalogue entry in lane-core's `rule.rs` and one file here that declares its
+//! `DETECTOR` (with its tests); docs/architecture.md walks through it.
 
-mod coding_cookie;
-mod doctest_changed;
-mod empty_parameter_set;
 pub(crate) mod facts;
-mod lane_budget;
-mod lane_count;
-pub(crate) mod markers;
-mod missing_attachment;
-mod missing_fixture;
-mod no_assertion;
-mod param_lane_mark;
-mod parse_error;
-mod runtime_hooks;
-mod runtime_test_definition;
-mod skips;
-mod swallowed_failure;
-mod tautology;
-mod test_aware_code;
-mod test_redefined;
-mod undecided_test_branch;
-mod unresolved_collect_ignore;
-mod unresolved_marker;
-mod unresolved_test_base;
-mod unsafe_addopts;
-mod unseen_doctests;
-mod voting_lane;
-pub(crate) mod weakened_search;
 
-use lane_core::detector::{Detector, Facts};
+use lane_core::detector::Facts;
 use lane_core::scan::{Counts, Lane, ScanTest};
 use lane_core::{Problem, Rule};
 use lane_python::Target;
@@ -76,35 +50,9 @@ pub(crate) enum ScanFacts<'a> {
     Suite(&'a SuiteFacts<'a>),
 }
 
-/// Every detector of lane-scan, one line a rule file.
-pub(crate) const DETECTORS: &[Detector<Scan>] = &[
-    lane_count::DETECTOR,
-    skips::DETECTOR,
-    voting_lane::DETECTOR,
-    unresolved_marker::DETECTOR,
-    param_lane_mark::DETECTOR,
-    empty_parameter_set::DETECTOR,
-    missing_attachment::DETECTOR,
-    missing_fixture::DETECTOR,
-    tautology::DETECTOR,
-    no_assertion::DETECTOR,
-    swallowed_failure::DETECTOR,
-    weakened_search::DETECTOR,
-    doctest_changed::DETECTOR,
-    test_redefined::DETECTOR,
-    coding_cookie::DETECTOR,
-    runtime_hooks::DETECTOR,
-    runtime_test_definition::DETECTOR,
-    unresolved_test_base::DETECTOR,
-    undecided_test_branch::DETECTOR,
-    unseen_doctests::DETECTOR,
-    parse_error::DETECTOR,
-    unresolved_collect_ignore::DETECTOR,
-    test_aware_code::DETECTOR,
-    markers::DETECTOR,
-    lane_budget::DETECTOR,
-    unsafe_addopts::DETECTOR,
-];
+// The rule files: every file of this folder that declares a `DETECTOR` is a module here and
+// a line of `DETECTORS` (and `RULE_FILES`), written by build.rs (lane-build).
+include!(concat!(env!("OUT_DIR"), "/detectors.rs"));
 
 /// Runs every detector on `facts`.
 pub(crate) fn judge(facts: &ScanFacts<'_>, problems: &mut Vec<Problem>) {
@@ -356,7 +304,7 @@ fn located(problem: Problem, file: &str, line: Option<u64>) -> Problem {
 
 /// This tool's detectors, as the rule registry lists them.
 pub(crate) fn registry() -> Vec<lane_core::detector::Registered> {
-    DETECTORS.iter().map(Detector::registered).collect()
+    lane_core::detector::registry(DETECTORS, RULE_FILES)
 }
 
 #[cfg(test)]
@@ -418,7 +366,10 @@ mod tests {
         }
     }
 
-    fn rules(detector: &Detector<Scan>, t: &TestFacts) -> Vec<(String, Option<u64>)> {
+    fn rules(
+        detector: &lane_core::detector::Detector<Scan>,
+        t: &TestFacts,
+    ) -> Vec<(String, Option<u64>)> {
         let mut problems = Vec::new();
         (detector.check)(&ScanFacts::Test(t), &mut problems);
         problems.into_iter().map(|p| (p.rule, p.line)).collect()

@@ -9,7 +9,6 @@ use super::{Scan, ScanFacts};
 pub(crate) const DETECTOR: Detector<Scan> = Detector {
     rules: &[Rule::NoAssertion],
     check,
-    file: file!(),
 };
 
 fn check(facts: &ScanFacts<'_>, problems: &mut Vec<Problem>) {

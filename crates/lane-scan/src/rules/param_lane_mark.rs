@@ -10,7 +10,6 @@ use super::{Scan, ScanFacts};
 pub(crate) const DETECTOR: Detector<Scan> = Detector {
     rules: &[Rule::ParamLaneMark],
     check,
-    file: file!(),
 };
 
 fn check(facts: &ScanFacts<'_>, problems: &mut Vec<Problem>) {

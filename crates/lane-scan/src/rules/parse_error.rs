@@ -12,7 +12,6 @@ use super::{Scan, ScanFacts};
 pub(crate) const DETECTOR: Detector<Scan> = Detector {
     rules: &[Rule::ParseError, Rule::FileTooLarge],
     check,
-    file: file!(),
 };
 
 /// A file the scan could not read, root-relative, and why.

@@ -11,7 +11,6 @@ use crate::pytest::marks::ModuleFile;
 pub(crate) const DETECTOR: Detector<Scan> = Detector {
     rules: &[Rule::RuntimeHook, Rule::ItemCreatingHook],
     check,
-    file: file!(),
 };
 
 /// Hooks that can add marks, deselect tests or rewrite outcomes at run time.

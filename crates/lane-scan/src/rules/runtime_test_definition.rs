@@ -13,7 +13,6 @@ use crate::pytest::collect::Unsure;
 pub(crate) const DETECTOR: Detector<Scan> = Detector {
     rules: &[Rule::RuntimeTestDefinition],
     check,
-    file: file!(),
 };
 
 fn check(facts: &ScanFacts<'_>, problems: &mut Vec<Problem>) {

@@ -10,7 +10,6 @@ use crate::pytest::collect::EmptySetMark;
 pub(crate) const DETECTOR: Detector<Scan> = Detector {
     rules: &[Rule::UnconditionalSkip, Rule::ConditionalSkip],
     check,
-    file: file!(),
 };
 
 /// The rules of this file that keep a test from voting (`lane-scan --fix` asks).

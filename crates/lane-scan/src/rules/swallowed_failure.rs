@@ -13,7 +13,6 @@ use super::{Scan, ScanFacts};
 pub(crate) const DETECTOR: Detector<Scan> = Detector {
     rules: &[Rule::SwallowedFailure],
     check,
-    file: file!(),
 };
 
 fn check(facts: &ScanFacts<'_>, problems: &mut Vec<Problem>) {

@@ -16,7 +16,6 @@ use crate::aware::{Ranges, TEST_FOLDERS};
 pub(crate) const DETECTOR: Detector<Scan> = Detector {
     rules: &[Rule::TestAwareCode],
     check,
-    file: file!(),
 };
 
 /// Command-line options that name pytest's reports: product code reading them finds the file

@@ -11,7 +11,6 @@ use crate::pytest::collect::Unsure;
 pub(crate) const DETECTOR: Detector<Scan> = Detector {
     rules: &[Rule::UndecidedTestBranch],
     check,
-    file: file!(),
 };
 
 fn check(facts: &ScanFacts<'_>, problems: &mut Vec<Problem>) {

@@ -11,7 +11,6 @@ use super::{Scan, ScanFacts};
 pub(crate) const DETECTOR: Detector<Scan> = Detector {
     rules: &[Rule::UnresolvedCollectIgnore],
     check,
-    file: file!(),
 };
 
 /// A statement of a conftest (root-relative `file`, at `line`) about an ignore list that the

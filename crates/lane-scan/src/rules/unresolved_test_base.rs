@@ -12,7 +12,6 @@ use crate::pytest::collect::Unsure;
 pub(crate) const DETECTOR: Detector<Scan> = Detector {
     rules: &[Rule::UnresolvedTestBase],
     check,
-    file: file!(),
 };
 
 fn check(facts: &ScanFacts<'_>, problems: &mut Vec<Problem>) {

@@ -264,7 +264,6 @@ fn short_flags(name: &str, inline: Option<&str>) -> Option<Verdict> {
 pub(crate) const DETECTOR: Detector<Scan> = Detector {
     rules: &[Rule::UnsafeAddopts, Rule::UnknownAddopts],
     check,
-    file: file!(),
 };
 
 fn check(facts: &ScanFacts<'_>, problems: &mut Vec<Problem>) {

@@ -11,7 +11,6 @@ use super::{DoctestModuleFacts, Scan, ScanFacts, SuiteFacts};
 pub(crate) const DETECTOR: Detector<Scan> = Detector {
     rules: &[Rule::UnseenDoctests],
     check,
-    file: file!(),
 };
 
 fn check(facts: &ScanFacts<'_>, problems: &mut Vec<Problem>) {

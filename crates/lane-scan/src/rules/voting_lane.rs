@@ -14,7 +14,6 @@ use lane_core::rights::{RIGHTS, of as rights};
 pub(crate) const DETECTOR: Detector<Scan> = Detector {
     rules: &[Rule::XfailInVotingLane, Rule::RetryInVotingLane],
     check,
-    file: file!(),
 };
 
 /// The rules of this file that keep a test from voting (`lane-scan --fix` asks).

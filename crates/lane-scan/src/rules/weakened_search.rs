@@ -153,7 +153,6 @@ pub fn weakened(assumes: &[String], settings: &BTreeMap<String, String>) -> Vec<
 pub(crate) const DETECTOR: Detector<Scan> = Detector {
     rules: &[Rule::WeakenedSearch],
     check,
-    file: file!(),
 };
 
 fn check(facts: &ScanFacts<'_>, problems: &mut Vec<Problem>) {

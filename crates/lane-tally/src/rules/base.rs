@@ -12,7 +12,6 @@ use super::{Tally, TallyFacts};
 pub(crate) const DETECTOR: Detector<Tally> = Detector {
     rules: &[Rule::MergeTestRemoved, Rule::LaneChanged],
     check,
-    file: file!(),
 };
 
 fn check(facts: &TallyFacts<'_>, problems: &mut Vec<Problem>) {

@@ -11,7 +11,6 @@ use super::{Tally, TallyFacts};
 pub(crate) const DETECTOR: Detector<Tally> = Detector {
     rules: &[Rule::EmptyMergeLane, Rule::FreezeOverBudget],
     check,
-    file: file!(),
 };
 
 /// Whether the scan already reports `rule` as an error.

@@ -10,7 +10,6 @@ use crate::shards::LaneShards;
 pub(crate) const DETECTOR: Detector<Tally> = Detector {
     rules: &[Rule::ConflictingShard],
     check,
-    file: file!(),
 };
 
 /// At most this many tests are named one by one as answered by two shards (per lane); the

@@ -14,7 +14,6 @@ use super::{Tally, TallyFacts};
 pub(crate) const DETECTOR: Detector<Tally> = Detector {
     rules: &[Rule::DomainChanged],
     check,
-    file: file!(),
 };
 
 fn check(facts: &TallyFacts<'_>, problems: &mut Vec<Problem>) {

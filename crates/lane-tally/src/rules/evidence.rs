@@ -13,7 +13,6 @@ pub(crate) const DETECTOR: Detector<Tally> = Detector {
         Rule::NoLedgerEvidence,
     ],
     check,
-    file: file!(),
 };
 
 fn check(facts: &TallyFacts<'_>, problems: &mut Vec<Problem>) {

@@ -11,7 +11,6 @@ use super::{Tally, TallyFacts, judge_each_test, named};
 pub(crate) const DETECTOR: Detector<Tally> = Detector {
     rules: &[Rule::MergeFailed, Rule::WitnessFailed, Rule::FreezeFailed],
     check,
-    file: file!(),
 };
 
 fn check(facts: &TallyFacts<'_>, problems: &mut Vec<Problem>) {

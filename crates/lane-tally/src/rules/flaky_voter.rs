@@ -12,7 +12,6 @@ use super::{Tally, TallyFacts, judge_each_test};
 pub(crate) const DETECTOR: Detector<Tally> = Detector {
     rules: &[Rule::FlakyVoter],
     check,
-    file: file!(),
 };
 
 fn check(facts: &TallyFacts<'_>, problems: &mut Vec<Problem>) {

@@ -10,7 +10,6 @@ use super::{Tally, TallyFacts, at};
 pub(crate) const DETECTOR: Detector<Tally> = Detector {
     rules: &[Rule::IdentityCollision],
     check,
-    file: file!(),
 };
 
 fn check(facts: &TallyFacts<'_>, problems: &mut Vec<Problem>) {

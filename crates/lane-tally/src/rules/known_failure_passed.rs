@@ -10,7 +10,6 @@ use super::{Tally, TallyFacts, judge_each_test};
 pub(crate) const DETECTOR: Detector<Tally> = Detector {
     rules: &[Rule::KnownFailurePassed],
     check,
-    file: file!(),
 };
 
 fn check(facts: &TallyFacts<'_>, problems: &mut Vec<Problem>) {

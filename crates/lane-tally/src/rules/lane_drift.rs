@@ -12,7 +12,6 @@ use crate::reports::Drift;
 pub(crate) const DETECTOR: Detector<Tally> = Detector {
     rules: &[Rule::LaneDrift],
     check,
-    file: file!(),
 };
 
 fn check(facts: &TallyFacts<'_>, problems: &mut Vec<Problem>) {

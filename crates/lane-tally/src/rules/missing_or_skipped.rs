@@ -21,7 +21,6 @@ pub(crate) const DETECTOR: Detector<Tally> = Detector {
         Rule::WitnessSkipped,
     ],
     check,
-    file: file!(),
 };
 
 fn check(facts: &TallyFacts<'_>, problems: &mut Vec<Problem>) {

@@ -10,7 +10,6 @@ use crate::runs::replay_problem;
 pub(crate) const DETECTOR: Detector<Tally> = Detector {
     rules: &[Rule::MissingReplayArtifact],
     check,
-    file: file!(),
 };
 
 fn check(facts: &TallyFacts<'_>, problems: &mut Vec<Problem>) {

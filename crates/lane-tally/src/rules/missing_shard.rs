@@ -9,7 +9,6 @@ use super::{Tally, TallyFacts};
 pub(crate) const DETECTOR: Detector<Tally> = Detector {
     rules: &[Rule::MissingShard],
     check,
-    file: file!(),
 };
 
 fn check(facts: &TallyFacts<'_>, problems: &mut Vec<Problem>) {

@@ -1,32 +1,15 @@
 //! The vote's detectors: one file per rule or close family of rules, each holding its decision
-//! and its messages and declaring its [`Detector`], all listed in [`DETECTORS`]. Lane-specific
+//! and its messages and declaring its `Detector`, all listed in [`DETECTORS`] (generated at build
+//! time). Lane-specific
 //! verdicts come from the table of lane rights ([`lane_core::rights`]).
 //!
 //! Adding a rule: its entry in lane-core's catalogue, a file here that declares its
-//! `DETECTOR`, one line in `DETECTORS`, and its cases in the vote's tests.
-
-mod base;
-mod budget;
-mod collection_error;
-mod conflicting_shard;
-mod domain_changed;
-mod evidence;
-mod failed;
-mod flaky_voter;
-mod identity_collision;
-mod known_failure_passed;
-mod lane_drift;
-mod lane_mismatch;
-mod missing_or_skipped;
-mod missing_replay_artifact;
-mod missing_shard;
-mod stale_report;
-mod unknown_test;
+//! `DETECTOR`, and its cases in the vote's tests.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use lane_core::detector::{self, Detector, Facts};
+use lane_core::detector::{self, Facts};
 use lane_core::rights::{self, LaneRights, Verdict};
 use lane_core::scan::{ScanSection, ScanTest};
 use lane_core::{Document, Problem};
@@ -71,26 +54,9 @@ pub(crate) struct TallyFacts<'a> {
     pub shards: &'a ShardFacts,
 }
 
-/// Every detector of the vote, one line per rule file.
-pub(crate) const DETECTORS: &[Detector<Tally>] = &[
-    evidence::DETECTOR,
-    budget::DETECTOR,
-    lane_mismatch::DETECTOR,
-    collection_error::DETECTOR,
-    unknown_test::DETECTOR,
-    identity_collision::DETECTOR,
-    missing_or_skipped::DETECTOR,
-    flaky_voter::DETECTOR,
-    failed::DETECTOR,
-    missing_replay_artifact::DETECTOR,
-    base::DETECTOR,
-    domain_changed::DETECTOR,
-    lane_drift::DETECTOR,
-    known_failure_passed::DETECTOR,
-    stale_report::DETECTOR,
-    missing_shard::DETECTOR,
-    conflicting_shard::DETECTOR,
-];
+// The rule files: every file of this folder that declares a `DETECTOR` is a module here and
+// a line of `DETECTORS` (and `RULE_FILES`), written by build.rs (lane-build).
+include!(concat!(env!("OUT_DIR"), "/detectors.rs"));
 
 /// Every detector's problems, in the table's order (the section sorts them).
 pub(crate) fn detect(facts: &TallyFacts<'_>) -> Vec<Problem> {
@@ -213,11 +179,11 @@ mod tests {
     /// The per-test detectors declare every rule the lane-rights table gives their verdicts.
     #[test]
     fn verdict_detectors_declare_the_rules_of_the_rights_table() {
-        let declares = |d: &Detector<Tally>, v: Verdict| {
+        let declares = |d: &lane_core::detector::Detector<Tally>, v: Verdict| {
             assert!(
                 d.rules.contains(&v.rule),
-                "{} does not declare {}",
-                d.file,
+                "{:?} do not include {}",
+                d.rules,
                 v.rule
             );
         };

@@ -12,7 +12,6 @@ use crate::shards::Binding;
 pub(crate) const DETECTOR: Detector<Tally> = Detector {
     rules: &[Rule::StaleReport],
     check,
-    file: file!(),
 };
 
 fn short(digest: &str) -> &str {

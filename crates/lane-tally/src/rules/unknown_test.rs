@@ -10,7 +10,6 @@ use crate::reports::Unmatched;
 pub(crate) const DETECTOR: Detector<Tally> = Detector {
     rules: &[Rule::UnknownTest],
     check,
-    file: file!(),
 };
 
 fn check(facts: &TallyFacts<'_>, problems: &mut Vec<Problem>) {

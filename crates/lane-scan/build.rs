@@ -1,0 +1,5 @@
+//! The rule registry: the table of detectors from the rule files of src/rules (lane-build).
+
+fn main() {
+    lane_build::detectors("Scan");
+}
