@@ -1,6 +1,6 @@
 """pytest-asyncio, the real plugin, against lane-scan.
 
-lane-scan models pytest-asyncio's modes (crates/lane-scan/src/asyncio.rs): in `auto` mode the
+lane-scan models pytest-asyncio's modes (crates/lane-scan/src/pytest/asyncio.rs): in `auto` mode the
 plugin marks every `async def` test `asyncio` as it collects it, and an async generator test
 also `xfail(run=False)` (it never runs); in `strict` mode only the tests the `asyncio` mark
 reaches are its own. Here real pytest with the real plugin (a venv of this test's own, built

@@ -5,9 +5,41 @@ use std::collections::BTreeMap;
 
 use lane_core::Rule;
 
+const PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/evidence.md");
+
+/// docs/evidence.md as it is, or with `LANES_WRITE_DOCS=1` as it is about to be written (the
+/// tests of one run judge the document that run writes).
 fn evidence_md() -> String {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/evidence.md");
-    std::fs::read_to_string(path).expect("docs/evidence.md is readable")
+    let doc = std::fs::read_to_string(PATH).expect("docs/evidence.md is readable");
+    if writing() {
+        regenerated(&doc)
+    } else {
+        doc
+    }
+}
+
+fn writing() -> bool {
+    std::env::var_os("LANES_WRITE_DOCS").is_some_and(|v| v == "1")
+}
+
+/// `doc` with its generated block made from the catalogue.
+fn regenerated(doc: &str) -> String {
+    let (body_start, end) = block(doc);
+    format!(
+        "{}{}{}",
+        &doc[..body_start],
+        lane_core::rule::evidence_md(),
+        &doc[end..]
+    )
+}
+
+/// Where the generated block's text starts and ends.
+fn block(doc: &str) -> (usize, usize) {
+    let begin = doc.find(BEGIN).expect("the generated block's first marker");
+    let body_start = begin + doc[begin..].find('\n').expect("a line after the marker") + 1;
+    let end = doc.find(END).expect("the generated block's last marker");
+    assert!(body_start <= end, "the markers are out of order");
+    (body_start, end)
 }
 
 /// Every `### heading` of the document with its text up to the next heading of any level.
@@ -133,16 +165,11 @@ const END: &str = "<!-- end of rules -->\n";
 /// prose around it stays as it is).
 #[test]
 fn rule_sections_are_generated_from_the_catalogue() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/evidence.md");
-    let doc = evidence_md();
-    let begin = doc.find(BEGIN).expect("the generated block's first marker");
-    let body_start = begin + doc[begin..].find('\n').expect("a line after the marker") + 1;
-    let end = doc.find(END).expect("the generated block's last marker");
-    assert!(body_start <= end, "the markers are out of order");
+    let doc = std::fs::read_to_string(PATH).expect("docs/evidence.md is readable");
+    let (body_start, end) = block(&doc);
     let want = lane_core::rule::evidence_md();
-    if std::env::var_os("LANES_WRITE_DOCS").is_some_and(|v| v == "1") {
-        let text = format!("{}{want}{}", &doc[..body_start], &doc[end..]);
-        std::fs::write(path, text).expect("docs/evidence.md is writable");
+    if writing() {
+        std::fs::write(PATH, regenerated(&doc)).expect("docs/evidence.md is writable");
         return;
     }
     assert!(
