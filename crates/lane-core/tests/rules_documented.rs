@@ -11,11 +11,7 @@ const PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/evidence.md"
 /// tests of one run judge the document that run writes).
 fn evidence_md() -> String {
     let doc = std::fs::read_to_string(PATH).expect("docs/evidence.md is readable");
-    if writing() {
-        regenerated(&doc)
-    } else {
-        doc
-    }
+    if writing() { regenerated(&doc) } else { doc }
 }
 
 fn writing() -> bool {
