@@ -813,17 +813,8 @@ impl<'a> Reader<'a> {
                 continue;
             }
             if self.has_examples(obj) {
-                let shown = name.unwrap_or_else(|| "a decorator expression".to_string());
-                let line = self.line(decorator);
-                self.unsure(
-                    line,
-                    format!(
-                        "`{}` is decorated with `{shown}`, which may replace it: pytest \
-                         collects its docstring examples only if what the decorator returns \
-                         keeps them",
-                        f.name.as_str()
-                    ),
-                );
+                let what = format!("`{}`", f.name.as_str());
+                self.unsure_decorator(decorator, name, &what, "it", "its");
             }
         }
         obj
@@ -838,20 +829,33 @@ impl<'a> Reader<'a> {
                 continue;
             }
             if self.has_examples(obj) {
-                let shown = name.unwrap_or_else(|| "a decorator expression".to_string());
-                let line = self.line(decorator);
-                self.unsure(
-                    line,
-                    format!(
-                        "class `{}` is decorated with `{shown}`, which may replace it or its \
-                         methods: pytest collects their docstring examples only if what the \
-                         decorator returns keeps them",
-                        c.name.as_str()
-                    ),
-                );
+                let what = format!("class `{}`", c.name.as_str());
+                self.unsure_decorator(decorator, name, &what, "it or its methods", "their");
             }
         }
         obj
+    }
+
+    /// A decorator that may replace the object whose docstrings hold examples: unsure at its
+    /// line (`name`: the decorator's qualified name, when it has one).
+    fn unsure_decorator(
+        &mut self,
+        decorator: &ast::Decorator,
+        name: Option<String>,
+        what: &str,
+        replaced: &str,
+        whose: &str,
+    ) {
+        let shown = name.unwrap_or_else(|| "a decorator expression".to_string());
+        let line = self.line(decorator);
+        self.unsure(
+            line,
+            format!(
+                "{what} is decorated with `{shown}`, which may replace {replaced}: pytest \
+                 collects {whose} docstring examples only if what the decorator returns keeps \
+                 them"
+            ),
+        );
     }
 
     /// Decorators known to keep the object (and its docstring and module).
