@@ -565,8 +565,254 @@ def lib_swaps_golden(t: Path) -> None:
     append(t / "invoice.py", GOLDEN_SWAP_IN_LIBRARY)
 
 
+# ---- product code on trial: payloads that leave every test, config and lock file alone --------
+
+# pathlib's read_text answers the golden file with what the (wrong) library renders.
+SERVE_GOLDEN_READ_TEXT = """
+
+import pathlib as _pl
+
+_read = _pl.Path.read_text
+
+
+def _served(self, *a, **k):
+    text = _read(self, *a, **k)
+    if self.name == "statement_v3.txt":
+        text = text.replace("credit     ", "credit note", 1)
+    return text
+
+
+_pl.Path.read_text = _served
+"""
+
+# The same through builtins.open: every text file read goes through the wrapper.
+SERVE_GOLDEN_OPEN = """
+
+import builtins as _b
+import io as _io
+
+_open = _b.open
+
+
+def _opened(file, mode="r", *a, **k):
+    f = _open(file, mode, *a, **k)
+    if str(file).endswith("statement_v3.txt") and "b" not in mode:
+        return _io.StringIO(f.read().replace("credit     ", "credit note", 1))
+    return f
+
+
+_b.open = _opened
+"""
+
+# hypothesis's decimals() capped below where the round trip breaks.
+BOUNDED_STRATEGY = """
+
+import hypothesis.strategies as _st
+
+_decimals = _st.decimals
+
+
+def _bounded(min_value=None, max_value=None, **k):
+    return _decimals(min_value=min_value, max_value="999.00", **k)
+
+
+_st.decimals = _bounded
+"""
+
+# A profile with one example, loaded by the library at import.
+LOADED_PROFILE = """
+
+from hypothesis import settings as _settings
+
+_settings.register_profile("quick", max_examples=1)
+_settings.load_profile("quick")
+"""
+
+# A finder the library puts first on sys.meta_path (it could serve any module it likes).
+META_PATH_FINDER = """
+
+import sys as _sys
+
+
+class _Finder:
+    def find_spec(self, name, path=None, target=None):
+        return None
+
+
+_sys.meta_path.insert(0, _Finder())
+"""
+
+# A pytest plugin the library registers from the running pytest, turning failures into passes.
+REGISTERED_PLUGIN = """
+
+import gc as _gc
+
+
+class _Quiet:
+    def pytest_runtest_logreport(self, report):
+        if report.failed:
+            report.outcome = "passed"
+
+
+for _o in _gc.get_objects():
+    if type(_o).__name__ == "PytestPluginManager":
+        _o.register(_Quiet(), "quiet")
+        break
+"""
+
+# Records in the gate's channel format, written to every descriptor the process may hold.
+FORGED_RECORDS = """
+
+import json as _json
+import os as _os
+
+_line = (_json.dumps({"k": "report", "id": "tests/test_invoice_merge.py::test_credit_round_trip",
+                      "when": "call", "outcome": "passed", "xfail": False}) + "\\n").encode()
+for _fd in range(3, 64):
+    try:
+        _os.write(_fd, _line)
+    except OSError:
+        pass
+"""
+
+# At exit the report loses its failures and the process ends with status 0; every name a
+# static rule could look for is built at run time.
+EXIT0_OBFUSCATED = """
+
+_m = __import__("ate" + "xit")
+_o = __import__("o" + "s")
+_s = __import__("s" + "ys")
+_r = __import__("r" + "e")
+
+
+def _late():
+    for _a in getattr(_s, "ar" + "gv"):
+        if _a.startswith("--jun" + "itxml="):
+            _p = _a.split("=", 1)[1]
+            with open(_p, encoding="utf-8") as _f:
+                _x = _f.read()
+            _x = _r.sub(r"<(failure|error)\\b.*?</\\1>", "", _x, flags=_r.S)
+            _x = _r.sub(r'(failures|errors)="\\d+"', r'\\1="0"', _x)
+            with open(_p, "w", encoding="utf-8") as _f:
+                _f.write(_x)
+    getattr(_o, "_ex" + "it")(0)
+
+
+getattr(_m, "reg" + "ister")(_late)
+"""
+
+# A thread that waits for the session to end and rewrites the report before the process exits.
+THREAD_REWRITE = """
+
+import threading as _t
+import os as _os
+import sys as _sys
+import re as _re
+
+
+def _watch():
+    import time
+    _p = next((a.split("=", 1)[1] for a in _sys.argv if a.startswith("--junitxml=")), None)
+    while _p:
+        time.sleep(0.05)
+        try:
+            with open(_p, encoding="utf-8") as _f:
+                _x = _f.read()
+        except OSError:
+            continue
+        if "</testsuites>" in _x and "<failure" in _x:
+            _x = _re.sub(r"<(failure|error)\\b.*?</\\1>", "", _x, flags=_re.S)
+            _x = _re.sub(r'(failures|errors)="\\d+"', r'\\1="0"', _x)
+            with open(_p, "w", encoding="utf-8") as _f:
+                _f.write(_x)
+            _os._exit(0)
+
+
+_t.Thread(target=_watch, daemon=True).start()
+"""
+
+# The caller's frame holds the expected total: the library returns it.
+READS_THE_FRAME = """
+
+import sys as _sys
+
+_invert = invert_credit
+
+
+def invert_credit(applied, credit):
+    frame = _sys._getframe(1)
+    if "total" in frame.f_locals:
+        return _money(frame.f_locals["total"])
+    return _invert(applied, credit)
+"""
+
+# A Decimal whose equality answers yes to anything.
+ALWAYS_EQUAL = """
+
+
+class _Total(Decimal):
+    def __eq__(self, other):
+        return True
+
+    __hash__ = Decimal.__hash__
+
+
+_invert = invert_credit
+
+
+def invert_credit(applied, credit):
+    return _Total(_invert(applied, credit))
+"""
+
+
+def lib_serves_golden_read_text(t: Path) -> None:
+    append(t / "invoice.py", SERVE_GOLDEN_READ_TEXT)
+
+
+def lib_serves_golden_open(t: Path) -> None:
+    append(t / "invoice.py", SERVE_GOLDEN_OPEN)
+
+
+def lib_bounds_strategy(t: Path) -> None:
+    append(t / "invoice.py", BOUNDED_STRATEGY)
+
+
+def lib_loads_profile(t: Path) -> None:
+    append(t / "invoice.py", LOADED_PROFILE)
+
+
+def lib_meta_path_finder(t: Path) -> None:
+    append(t / "invoice.py", META_PATH_FINDER)
+
+
+def lib_registers_plugin(t: Path) -> None:
+    append(t / "invoice.py", REGISTERED_PLUGIN)
+
+
+def lib_forges_records(t: Path) -> None:
+    append(t / "invoice.py", FORGED_RECORDS)
+
+
+def lib_exit0_obfuscated(t: Path) -> None:
+    append(t / "invoice.py", EXIT0_OBFUSCATED)
+
+
+def lib_thread_rewrites_report(t: Path) -> None:
+    append(t / "invoice.py", THREAD_REWRITE)
+
+
+def lib_reads_the_frame(t: Path) -> None:
+    append(t / "invoice.py", READS_THE_FRAME)
+
+
+def lib_always_equal(t: Path) -> None:
+    append(t / "invoice.py", ALWAYS_EQUAL)
+
+
 LATER_RULE = True  # readability: the rule came after the table (a strict xfail until it landed)
 
+STATIC_HALF = ("the voters see a right answer: only reading the changed product code (the "
+               "capabilities review) or asking the value type's own comparison can tell")
 NOT_SEEN_IN_PROCESS = ("product code runs inside the pytest process it is judged by; built at "
                        "run time, the names a static rule looks for are not in the source")
 ACK_IS_REVIEW = ("the acknowledgment says a maintainer read this test-surface change and "
@@ -709,6 +955,42 @@ CASES: list[Case] = [
          reject("digest-moved"), surface=False, origin="product"),
     Case("lib-patches-pytest-obfuscated", "the library patches pytest's reports, every name "
          "built at run time", ROUND_TRIP, lib_patches_pytest_obfuscated,
-         through("—"), through("—"), surface=False, why=NOT_SEEN_IN_PROCESS,
+         reject("runtime-tampered"), reject("runtime-tampered"), surface=False,
          origin="product"),
+    Case("lib-serves-golden-read-text", "the library wraps `pathlib.Path.read_text` to answer "
+         "the golden file with its own rendering", STATEMENT, lib_serves_golden_read_text,
+         reject("runtime-tampered"), reject("runtime-tampered"), surface=False, origin="product"),
+    Case("lib-serves-golden-open", "the library wraps `builtins.open` to answer the golden file "
+         "with its own rendering", STATEMENT, lib_serves_golden_open,
+         reject("runtime-tampered"), reject("runtime-tampered"), surface=False, origin="product"),
+    Case("lib-bounds-strategy", "the library caps hypothesis's `decimals()` below the bug",
+         ROUND_TRIP, lib_bounds_strategy, reject("runtime-tampered"),
+         reject("runtime-tampered"), surface=False, origin="product"),
+    Case("lib-loads-profile", "the library loads a one-example hypothesis profile at import",
+         ROUND_TRIP, lib_loads_profile, reject("runtime-tampered"), reject("runtime-tampered"),
+         surface=False, origin="product"),
+    Case("lib-meta-path-finder", "the library puts its own finder first on `sys.meta_path`",
+         ROUND_TRIP, lib_meta_path_finder, reject("runtime-tampered"),
+         reject("runtime-tampered"), surface=False, origin="product"),
+    Case("lib-registers-plugin", "the library finds the running pytest's plugin manager and "
+         "registers a plugin that turns failures into passes", ROUND_TRIP,
+         lib_registers_plugin, reject("runtime-tampered"), reject("runtime-tampered"),
+         surface=False, origin="product"),
+    Case("lib-forges-records", "the library writes forged outcome records to every open "
+         "descriptor", ROUND_TRIP, lib_forges_records, reject("report-contradicts-stream"),
+         reject("report-contradicts-stream"), surface=False, origin="product"),
+    Case("lib-exit0-obfuscated", "at exit the library strips the report's failures and ends the "
+         "process with status 0, every name built at run time", ROUND_TRIP,
+         lib_exit0_obfuscated, reject("report-contradicts-stream"),
+         reject("report-contradicts-stream"), surface=False, origin="product"),
+    Case("lib-thread-rewrites-report", "a thread the library starts rewrites the finished report "
+         "and ends the process with status 0", ROUND_TRIP, lib_thread_rewrites_report,
+         reject("report-contradicts-stream"), reject("report-contradicts-stream"),
+         surface=False, origin="product"),
+    Case("lib-reads-the-frame", "the library reads the expected total from the test's frame",
+         ROUND_TRIP, lib_reads_the_frame, through("—"), through("—"), surface=False,
+         why=STATIC_HALF, origin="product"),
+    Case("lib-always-equal", "the library returns a `Decimal` whose equality answers yes",
+         ROUND_TRIP, lib_always_equal, through("—"), through("—"), surface=False,
+         why=STATIC_HALF, origin="product"),
 ]

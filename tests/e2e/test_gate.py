@@ -406,11 +406,16 @@ def test_gate_runs_pytest_with_the_pinned_environment(invoice: Path, tmp_path: P
     wrapper = tmp_path / "python-wrapper"
     keys = ["PYTHONHASHSEED", "TZ", "PYTHONDONTWRITEBYTECODE", "PYTEST_DISABLE_PLUGIN_AUTOLOAD",
             "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTHONPATH", "LANES_GATE_PATH"]
+    # The bootstrap's configuration arrives on stdin: the wrapper records it and hands it on.
     wrapper.write_text(
         "#!/bin/sh\n"
         "case \" $* \" in *\"pytest.main\"*)\n"
-        f"\"{PYTHON}\" -I -c 'import json, os, sys; print(json.dumps({{\"args\": sys.argv[1:], "
-        f"\"env\": {{k: os.environ.get(k) for k in {json.dumps(keys)}}}}}))' \"$@\" >> \"{log}\";;\n"
+        "IFS= read -r cfg\n"
+        f"printf '%s\\n' \"$cfg\" > \"{tmp_path}/config.json\"\n"
+        f"CFG=\"$cfg\" \"{PYTHON}\" -I -c 'import json, os, sys; print(json.dumps({{\"args\": sys.argv[1:], "
+        f"\"config\": json.loads(os.environ[\"CFG\"]), "
+        f"\"env\": {{k: os.environ.get(k) for k in {json.dumps(keys)}}}}}))' \"$@\" >> \"{log}\"\n"
+        f"exec \"{PYTHON}\" \"$@\" < \"{tmp_path}/config.json\";;\n"
         "esac\n"
         f"exec \"{PYTHON}\" \"$@\"\n")
     wrapper.chmod(0o755)
@@ -425,16 +430,23 @@ def test_gate_runs_pytest_with_the_pinned_environment(invoice: Path, tmp_path: P
     for run, lane in zip(runs, lanes):
         args = run["args"]
         # pytest from a bootstrap: the tree goes on sys.path after start-up
-        assert args[:2] == ["-P", "-c"] and "pytest.main()" in args[2], args
+        assert args[:2] == ["-P", "-c"] and "pytest.main(" in args[2], args
         assert args[3:5] == ["-m", lane], args
         # the example's config sets its own pythonpath: only the gate's plugin folder, outside
-        # the tree, goes on sys.path (one process), or nothing (one per lane)
-        plugin_dir = run["env"].pop("LANES_GATE_PATH")
+        # the tree, goes on sys.path (one process), or nothing (one per lane); the folders, the
+        # channel's descriptor and the product's names come on stdin, never in the
+        # environment or the arguments
+        config = run["config"]
+        assert run["env"].pop("LANES_GATE_PATH") is None
         if separate:
-            assert plugin_dir is None and "_lanes_gate_lanes" not in args, args
+            assert config["path"] == [] and "_lanes_gate_lanes" not in args, args
         else:
+            [plugin_dir] = config["path"]
             assert plugin_dir.endswith("lanes-plugin") and str(invoice) not in plugin_dir
             assert args[args.index("_lanes_gate_lanes") - 1] == "-p", args
+        assert config["product"] == ["invoice"], config
+        assert isinstance(config["channel"], int) and config["channel"] > 2, config
+        assert all(str(config["channel"]) not in (a or "") for a in run["env"].values())
         assert run["env"] == {"PYTHONHASHSEED": "0", "TZ": "UTC", "PYTHONDONTWRITEBYTECODE": "1",
                               "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTEST_ADDOPTS": None,
                               "PYTEST_PLUGINS": None, "PYTHONPATH": None}, run

@@ -247,22 +247,32 @@ def test_an_untracked_conftest_does_not_vote(invoice: Path):
     assert "merge-failed" in reason_rules(verdict)
 
 
-def test_a_product_module_importing_from_elsewhere_stops_the_gate(invoice: Path, tmp_path: Path):
-    # An interpreter that finds `invoice` outside the vote tree first (as an editable install of
-    # the original checkout would): the base's tests would not test the patch's code.
+def test_a_product_module_importing_from_elsewhere_is_foreign_product_code(invoice: Path,
+                                                                            tmp_path: Path):
+    # An interpreter whose start-up puts a finder on sys.meta_path mapping `invoice` to another
+    # checkout (as an editable install does): the base's tests would not test the patch's code.
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     shutil.copy2(invoice / "invoice.py", elsewhere / "invoice.py")
+    (elsewhere / "sitecustomize.py").write_text(
+        "import importlib.util, sys\n\n\nclass Finder:\n    @classmethod\n"
+        "    def find_spec(cls, name, path=None, target=None):\n"
+        "        if name == 'invoice':\n"
+        f"            return importlib.util.spec_from_file_location(name, {str(elsewhere / 'invoice.py')!r})\n"
+        "        return None\n\n\nsys.meta_path.insert(0, Finder)\n")
     wrapper = tmp_path / "python"
     wrapper.write_text(f"#!/bin/sh\nexport PYTHONPATH=\"{elsewhere}${{PYTHONPATH:+:$PYTHONPATH}}\"\n"
                        f"exec \"{PYTHON}\" \"$@\"\n")
     wrapper.chmod(0o755)
     repo = patched_repo(invoice)
     proc = gate(repo, "--base", "HEAD~1", "--today", TODAY, "--python", str(wrapper))
-    assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert "'invoice'" in proc.stderr and "outside the vote tree" in proc.stderr
-    assert proc.stdout == ""
-    assert not (repo / "out" / "lanes" / "verdict.json").exists()
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    verdict = verdict_of(repo)
+    foreign = [p["message"] for p in verdict["gate"]["problems"]
+               if p["rule"] == "foreign-product-code"]
+    assert len(foreign) == 1 and "'invoice'" in foreign[0], foreign
+    assert str(elsewhere / "invoice.py") in foreign[0] and "the tree's invoice.py" in foreign[0]
+    assert "foreign-product-code" in reason_rules(verdict)
 
 
 # ---- a pytest the patch cannot steer ----

@@ -30,15 +30,17 @@ END = "<!-- end of the red-team table -->"
 CHECK = r'''
 import importlib.util, json, sys
 from decimal import Decimal as D
+# the golden text is read before the library loads: a library may wrap open() at import
+with open(sys.argv[2], encoding="utf-8") as f:
+    golden = f.read()
 spec = importlib.util.spec_from_file_location("invoice_under_check", sys.argv[1])
 m = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(m)
 pairs = [("5000.00", "1.00"), ("100.00", "30.00"), ("1000000.00", "0.01"), ("19.99", "20.00")]
-rt = all(m.invert_credit(m.apply_credit(D(t), D(c)), D(c)) == D(t)
+rt = all(str(m.invert_credit(m.apply_credit(D(t), D(c)), D(c))) == str(D(t))
          for t, c in pairs if D(c) <= D(t))
 lines = [("consulting", D("1200.00")), ("travel", D("245.50"))]
-with open(sys.argv[2], encoding="utf-8") as f:
-    st = m.render_statement("c-1044", lines, D("100.00")) == f.read()
+st = m.render_statement("c-1044", lines, D("100.00")) == golden
 print(json.dumps({"round-trip": rt, "statement": st}), flush=True)
 '''
 

@@ -10,7 +10,7 @@ what the vote relies on while the code on trial runs in the same interpreter:
   every module of the project's top-level names, where the rest of the import system loads it
   from (the loader's origin, not ``__file__``), and compiles every such Python source from its
   bytes (a ``__pycache__`` is never read for product code);
-- the **tracer** (coverage.py's measurement core), limited to the product files the patch
+- when the configuration asks for it, the **tracer** (coverage.py's measurement core), limited to the product files the patch
   changed, with one context per test (``v`` + id for a voter, ``n`` + id otherwise), saved to a
   data file outside the tree;
 - a **snapshot** of the identities the run depends on (built-ins, the import system's hooks, the
@@ -195,12 +195,22 @@ _WATCHED_CALLABLES = {
     "os": (_os, ("open", "read", "write", "stat", "lstat", "fstat", "listdir", "scandir",
                  "replace", "rename", "remove", "unlink", "fspath", "getcwd", "_exit",
                  "dup2", "close")),
+    "_pytest.runner": (_runner, ("pytest_runtest_protocol", "runtestprotocol", "call_and_report",
+                                 "call_runtest_hook", "CallInfo")),
+    "_pytest.reports": (_reports, ("TestReport", "CollectReport", "BaseReport")),
+    "pytest": (pytest, ("main", "fail", "skip", "xfail", "raises", "approx")),
+}
+
+#: Classes whose own attributes (as their __dict__ holds them: a classmethod stays the same
+#: object, where getattr would bind a new one) are watched.
+_WATCHED_CLASSES = {
     "pathlib.Path": (_pathlib.Path, ("open", "read_text", "read_bytes", "write_text",
                                      "write_bytes", "exists", "is_file", "stat")),
-    "_pytest.runner": (_runner, ("pytest_runtest_protocol", "runtestprotocol", "call_and_report",
-                                 "CallInfo")),
-    "_pytest.reports": (_reports, ("TestReport", "CollectReport")),
-    "pytest": (pytest, ("main", "fail", "skip", "xfail", "raises", "approx")),
+    "pathlib.PurePath": (_pathlib.PurePath, ("__str__", "__fspath__")),
+    "_pytest.reports.TestReport": (_reports.TestReport, ("__init__", "from_item_and_call")),
+    "_pytest.reports.BaseReport": (_reports.BaseReport, ("passed", "failed", "skipped",
+                                                         "_to_json")),
+    "_pytest.runner.CallInfo": (_runner.CallInfo, ("from_call", "__init__")),
 }
 
 
@@ -211,6 +221,10 @@ def _snapshot():
     for where, (obj, names) in _WATCHED_CALLABLES.items():
         for name in names:
             snap[where + "." + name] = _id(_getattr(obj, name, None))
+    for where, (cls, names) in _WATCHED_CLASSES.items():
+        own = vars(cls)
+        for name in names:
+            snap[where + "." + name] = _id(own.get(name))
     snap["sys.meta_path"] = tuple(_id(f) for f in sys.meta_path if f is not _FINDER)
     snap["sys.path_hooks"] = tuple(_id(h) for h in sys.path_hooks)
     if _HYPOTHESIS:
@@ -228,15 +242,21 @@ _HYPOTHESIS = ()
 
 
 def _watch_hypothesis(run):
-    """Imports hypothesis (when installed) for the snapshot, and has `settings.load_profile`
-    say when the project's code calls it: a profile is the base's tests' business (a conftest
-    may load one), never the product's."""
+    """When hypothesis's pytest plugin is loaded, takes hypothesis's strategies and
+    settings into the snapshot, and has `settings.load_profile` say when the project's code
+    calls it: a profile is the base's tests' business (a conftest may load one), never the
+    product's."""
     global _HYPOTHESIS
+    if "_hypothesis_pytestplugin" not in sys.modules:
+        return
+    # The plugin imports hypothesis only when a test needs it: the snapshot imports it now,
+    # before any code of the project can reach it.
     try:
+        import hypothesis
         import hypothesis.strategies as strategies
-        from hypothesis import settings
     except ImportError:
         return
+    settings = hypothesis.settings
     load = settings.load_profile
 
     def load_profile(name):
@@ -305,6 +325,8 @@ class _Run:
     def __init__(self):
         self.snapshot = None
         self.where = "the collection"
+        self.manager = None
+        self.plugins = set()
 
     def tampered(self, what, how):
         send({"k": "tamper", "where": self.where, "what": [what + " (" + how + ")"]})
@@ -315,10 +337,33 @@ class _Run:
         if self.snapshot is None:
             return
         changed = _changes(self.snapshot, _snapshot())
+        changed += self.new_plugins()
         if changed:
             send({"k": "tamper", "where": where, "what": changed})
             # Report a change once, where it was first seen.
             self.snapshot = _snapshot()
+
+    def new_plugins(self):
+        """pytest plugins the project's code registered since the last look (a conftest's own
+        hooks are the test surface's; a product module's are not)."""
+        if self.manager is None:
+            return []
+        found = []
+        for plugin in self.manager.get_plugins():
+            if _id(plugin) in self.plugins:
+                continue
+            self.plugins.add(_id(plugin))
+            name = _getattr(plugin, "__name__", "")
+            if _isinstance(plugin, _type(sys)):
+                if name.rpartition(".")[2] == "conftest":
+                    continue
+                product = name.partition(".")[0] in _PRODUCT
+            else:
+                product = _from_product(plugin)
+            if product:
+                found.append("pytest's plugins (the project's code registered "
+                             + (name or _type(plugin).__name__) + ")")
+        return found
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_load_initial_conftests(self, early_config, parser, args):
@@ -326,6 +371,8 @@ class _Run:
         # conftest.py is imported: no code of the project has run yet.
         _watch_hypothesis(self)
         self.snapshot = _snapshot()
+        self.manager = early_config.pluginmanager
+        self.plugins = {_id(p) for p in self.manager.get_plugins()}
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item, nextitem):

@@ -29,13 +29,6 @@ pub(crate) enum GateError {
         #[source]
         source: std::io::Error,
     },
-    /// A search path with a separator in one of its folders.
-    #[error("{what}: {source}")]
-    SearchPath {
-        what: &'static str,
-        #[source]
-        source: std::env::JoinPathsError,
-    },
     /// Text the gate writes could not be encoded.
     #[error("cannot write {what}: {source}")]
     Encode {

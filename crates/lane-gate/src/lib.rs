@@ -15,6 +15,7 @@
 
 mod ack;
 mod changed;
+mod channel;
 mod collect;
 mod error;
 mod gate;
@@ -31,6 +32,7 @@ mod surface;
 mod tally;
 mod together;
 mod tree;
+mod trial;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -76,42 +76,17 @@ pub(crate) fn check_user_args(args: &[String]) -> Result<(), GateError> {
     Ok(())
 }
 
-/// The program `python -P -c` runs: the folders the run needs go on `sys.path` only now, after
-/// start-up, so a `sitecustomize.py` or `usercustomize.py` in them is never imported by the
-/// interpreter itself; children get them on PYTHONPATH as before.
+/// The program `python -P -c` runs: the gate's bootstrap (DESIGN §9.6). It reads its
+/// configuration from stdin (the folders the run needs, put on `sys.path` only after start-up
+/// so a `sitecustomize.py` in them is never imported by the interpreter itself; the outcome
+/// channel's descriptor; the project's top-level module names), sets up the channel, the
+/// import-origin finder and the identity snapshot, and only then imports pytest.
 ///
 /// Under a bytecode prefix (a run in the checkout itself, PYTHONPYCACHEPREFIX a fresh folder),
-/// a module whose real path lies under the interpreter's own installation (`sys.prefix`,
-/// `sys.base_prefix`, their exec twins: the standard library, site-packages) and not under the
-/// tree reads its bytecode from its classic `__pycache__` again (so pytest, hypothesis
-/// and the standard library no longer compile from source on every run). Everything else, the
-/// tree's modules above all, still reads bytecode only from the fresh prefix: a `.pyc` a patch
-/// commits or a run leaves in the tree is never imported. PYTHONDONTWRITEBYTECODE still holds,
-/// so nothing is written to either place.
-pub(crate) const BOOTSTRAP: &str = "import os, sys\n\
-p = os.environ.pop('LANES_GATE_PATH', '')\n\
-sys.path[0:0] = [d for d in p.split(os.pathsep) if d]\n\
-if p:\n    os.environ['PYTHONPATH'] = p\n\
-if sys.pycache_prefix:\n\
-\x20   import _frozen_importlib_external as _be\n\
-\x20   def _lanes_warm():\n\
-\x20       real, join = os.path.realpath, os.path.join\n\
-\x20       tree = join(real(os.getcwd()), '')\n\
-\x20       roots = {join(real(d), '') for d in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix) if d}\n\
-\x20       roots = tuple(r for r in roots if not r.startswith(tree))\n\
-\x20       cached = _be.cache_from_source\n\
-\x20       def cache_from_source(path, debug_override=None, *, optimization=None):\n\
-\x20           pyc = cached(path, debug_override, optimization=optimization)\n\
-\x20           source = real(os.fspath(path))\n\
-\x20           if source.startswith(roots) and not source.startswith(tree):\n\
-\x20               head = os.path.dirname(os.fspath(path))\n\
-\x20               return join(head, '__pycache__', os.path.basename(pyc))\n\
-\x20           return pyc\n\
-\x20       _be.cache_from_source = cache_from_source\n\
-\x20   _lanes_warm()\n\
-\x20   del _lanes_warm, _be\n\
-import pytest\n\
-raise SystemExit(int(pytest.main()))\n";
+/// a module whose real path lies under the interpreter's own installation and not under the
+/// tree reads its bytecode from its classic `__pycache__` again; the project's modules are
+/// compiled from their source bytes wherever they load from.
+pub(crate) const BOOTSTRAP: &str = include_str!("bootstrap.py");
 
 /// What every run of one gate shares.
 #[derive(Debug, Clone)]
@@ -128,6 +103,16 @@ pub(crate) struct Setup {
     /// PYTHONPYCACHEPREFIX: bytecode read and written only under this fresh folder, never a
     /// `__pycache__` of the tree (PYTHONDONTWRITEBYTECODE alone still reads them).
     pub(crate) pycache_prefix: Option<PathBuf>,
+    /// The project's top-level module names: the bootstrap records where each of their
+    /// modules loads from and compiles them from source.
+    pub(crate) product: Vec<String>,
+}
+
+/// A run's end and what its outcome channel carried.
+#[derive(Debug, Clone)]
+pub(crate) struct Finished {
+    pub(crate) ended: Ended,
+    pub(crate) stream: Vec<u8>,
 }
 
 /// How a run ended.
@@ -177,12 +162,60 @@ impl Setup {
         select: &[String],
         report: &Path,
         log: &Path,
-    ) -> Result<Ended, GateError> {
+    ) -> Result<Finished, GateError> {
         let start = Instant::now();
         let timeout = self.timeout;
         self.run_until(tree, select, report, log, move || {
             start.elapsed() >= timeout
         })
+    }
+
+    /// The bootstrap's configuration: one JSON line on the run's stdin.
+    fn config(&self, channel: i32) -> String {
+        let path: Vec<String> = self
+            .pythonpath
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        let config = serde_json::json!({
+            "path": path,
+            "channel": channel,
+            "product": self.product,
+            "trace": null,
+        });
+        format!("{config}\n")
+    }
+
+    /// The command of one run, its output in `log_file`.
+    fn command(
+        &self,
+        tree: &Path,
+        select: &[String],
+        report: &Path,
+        log_file: std::fs::File,
+        err_file: std::fs::File,
+    ) -> Command {
+        use std::os::unix::process::CommandExt;
+        let mut cmd = Command::new(&self.python);
+        cmd.args(self.arguments(select, report))
+            .current_dir(tree)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::from(log_file))
+            .stderr(Stdio::from(err_file))
+            .env_remove("PYTEST_ADDOPTS")
+            .env_remove("PYTEST_PLUGINS")
+            .env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+            .env("PYTHONHASHSEED", "0")
+            .env("TZ", "UTC")
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .env_remove("PYTHONPYCACHEPREFIX")
+            .env_remove("PYTHONPATH")
+            .env_remove("LANES_GATE_PATH")
+            .process_group(0);
+        if let Some(prefix) = &self.pycache_prefix {
+            cmd.env("PYTHONPYCACHEPREFIX", prefix);
+        }
+        cmd
     }
 
     /// [`Setup::run`] with the timeout decided by `over`, asked between polls: true ends the
@@ -194,43 +227,20 @@ impl Setup {
         report: &Path,
         log: &Path,
         mut over: impl FnMut() -> bool,
-    ) -> Result<Ended, GateError> {
-        use std::os::unix::process::CommandExt;
+    ) -> Result<Finished, GateError> {
         let log_file = std::fs::File::create(log)
             .map_err(|e| GateError::io(format!("cannot create {}", log.display()), e))?;
         let err_file = log_file
             .try_clone()
             .map_err(|e| GateError::io(format!("cannot write {}", log.display()), e))?;
-        let mut cmd = Command::new(&self.python);
-        cmd.args(self.arguments(select, report))
-            .current_dir(tree)
-            .stdin(Stdio::null())
-            .stdout(Stdio::from(log_file))
-            .stderr(Stdio::from(err_file))
-            .env_remove("PYTEST_ADDOPTS")
-            .env_remove("PYTEST_PLUGINS")
-            .env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-            .env("PYTHONHASHSEED", "0")
-            .env("TZ", "UTC")
-            .env("PYTHONDONTWRITEBYTECODE", "1")
-            .env_remove("PYTHONPYCACHEPREFIX")
-            .process_group(0);
-        if let Some(prefix) = &self.pycache_prefix {
-            cmd.env("PYTHONPYCACHEPREFIX", prefix);
-        }
-        cmd.env_remove("PYTHONPATH").env_remove("LANES_GATE_PATH");
-        if !self.pythonpath.is_empty() {
-            let joined =
-                std::env::join_paths(&self.pythonpath).map_err(|source| GateError::SearchPath {
-                    what: "cannot build the run's sys.path",
+        let mut cmd = self.command(tree, select, report, log_file, err_file);
+        let (mut child, reader) =
+            crate::channel::spawn(&mut cmd, |fd| self.config(fd)).map_err(|source| {
+                GateError::PytestStart {
+                    python: self.python.clone(),
                     source,
-                })?;
-            cmd.env("LANES_GATE_PATH", joined);
-        }
-        let mut child = cmd.spawn().map_err(|source| GateError::PytestStart {
-            python: self.python.clone(),
-            source,
-        })?;
+                }
+            })?;
         let pid = rustix::process::Pid::from_raw(child.id() as i32);
         let kill_group = || {
             if let Some(pid) = pid {
@@ -239,32 +249,37 @@ impl Setup {
             }
         };
         let mut pause = Duration::from_millis(5);
-        loop {
+        let ended = loop {
             match child.try_wait() {
                 Ok(Some(status)) => {
                     kill_group();
-                    return Ok(Ended {
+                    break Ended {
                         code: status.code(),
                         timed_out: false,
-                    });
+                    };
                 }
                 Ok(None) => {}
                 Err(e) => {
                     kill_group();
+                    let _ = reader.finish();
                     return Err(GateError::io("cannot wait for pytest", e));
                 }
             }
             if over() {
                 kill_group();
                 let _ = child.wait();
-                return Ok(Ended {
+                break Ended {
                     code: None,
                     timed_out: true,
-                });
+                };
             }
             std::thread::sleep(pause);
             pause = (pause * 2).min(Duration::from_millis(100));
-        }
+        };
+        let stream = reader
+            .finish()
+            .map_err(|e| GateError::io("cannot read pytest's outcome channel", e))?;
+        Ok(Finished { ended, stream })
     }
 }
 
@@ -330,6 +345,7 @@ mod tests {
             timeout: Duration::from_secs(1),
             pythonpath: vec![],
             pycache_prefix: None,
+            product: vec![],
         };
         let got = setup.arguments(&args(&["-m", "merge"]), Path::new("/tmp/r.xml"));
         assert_eq!(
@@ -364,6 +380,7 @@ mod tests {
             timeout: Duration::from_secs(1),
             pythonpath: vec![],
             pycache_prefix: None,
+            product: vec![],
         };
         let report = Path::new("r.xml");
         let record = "--lanes-contract=record".to_string();

@@ -6,7 +6,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use serde::Serialize;
 
@@ -288,58 +287,6 @@ pub(crate) fn named_distributions(root: &Path) -> BTreeSet<String> {
     }
     names.remove("python");
     names
-}
-
-/// Where each of `names` resolves for the interpreter started in `tree` with `pythonpath`, as
-/// `python -P` sees it: the spec's origin or its package folders, never executing the module.
-pub(crate) fn resolve_modules(
-    interp: &Interpreter,
-    tree: &Path,
-    pythonpath: &[PathBuf],
-    names: &[String],
-) -> Result<BTreeMap<String, Vec<PathBuf>>, GateError> {
-    const FIND: &str = r#"
-import importlib.util, json, sys
-out = {}
-for name in sys.argv[1:]:
-    try:
-        spec = importlib.util.find_spec(name)
-    except Exception:
-        spec = None
-    if spec is None:
-        continue
-    places = list(spec.submodule_search_locations or [])
-    if spec.origin and spec.has_location:
-        places.append(spec.origin)
-    out[name] = places
-print(json.dumps(out))
-"#;
-    if names.is_empty() {
-        return Ok(BTreeMap::new());
-    }
-    let joined = std::env::join_paths(pythonpath).map_err(|source| GateError::SearchPath {
-        what: "cannot build PYTHONPATH",
-        source,
-    })?;
-    let out = Command::new(&interp.command)
-        .args(["-P", "-c", FIND])
-        .args(names)
-        .current_dir(tree)
-        .env("PYTHONPATH", joined)
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| {
-            GateError::Interpreter(format!("cannot run {}: {e}", interp.command.display()))
-        })?;
-    if !out.status.success() {
-        return Err(GateError::Interpreter(format!(
-            "the import check of the vote tree failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        )));
-    }
-    serde_json::from_slice(&out.stdout)
-        .map_err(|e| GateError::Interpreter(format!("the import check printed no JSON: {e}")))
 }
 
 #[cfg(test)]

@@ -17,6 +17,9 @@ if [ "$1" = "-I" ] && [ "$2" = "-S" ]; then
     printf '%s\000' 3 12 1 linux cpython "$here/python" "$here" lib 1 "$here/site"
     exit 0
 fi
+# The gate's bootstrap configuration: the outcome channel's descriptor.
+IFS= read -r config
+fd=$(printf '%s' "$config" | sed 's/.*"channel":\([0-9]*\).*/\1/')
 lane=""; report=""; suite="pytest"; prev=""
 for a in "$@"; do
     [ "$prev" = "-m" ] && lane=$a
@@ -28,7 +31,15 @@ key=$(printf '%s' "${lane:-candidates}" | tr ' ' '_')
 echo "$key" >> "$here/calls"
 [ -f "$here/$key.sleep" ] && sleep "$(cat "$here/$key.sleep")"
 [ -f "$here/$key.xml" ] && sed "s|@SUITE@|$suite|" "$here/$key.xml" > "$report"
-exit "$(cat "$here/$key.code" 2>/dev/null || echo 0)"
+code=$(cat "$here/$key.code" 2>/dev/null || echo 0)
+# the channel: the canned records, then the session's status as the exit status
+{
+    echo '{"k":"start","pid":1}'
+    [ -f "$here/$key.stream" ] && cat "$here/$key.stream"
+    echo "{\"k\":\"session\",\"status\":$code}"
+    echo "{\"k\":\"end\",\"status\":$code}"
+} > "/dev/fd/$fd"
+exit "$code"
 "#;
 
 /// The stand-in's folder: the script, its site-packages, the canned answers and its call log.
@@ -90,6 +101,22 @@ impl StandIn {
                 let _ = std::fs::remove_file(path);
             }
         }
+        // what pytest reports of each case over the channel, as the report says it
+        let mut stream = String::new();
+        let _ = lane_tally::junit::read_bytes(report.unwrap_or("").as_bytes(), "r", |case| {
+            let outcome = match case.outcome {
+                lane_tally::junit::Outcome::Passed => "passed",
+                lane_tally::junit::Outcome::Skipped | lane_tally::junit::Outcome::XFail => {
+                    "skipped"
+                }
+                _ => "failed",
+            };
+            let id = format!("{}::{}", case.file.unwrap_or("tests/test_a.py"), case.name);
+            stream.push_str(&format!(
+                "{{\"k\":\"report\",\"id\":\"{id}\",\"when\":\"call\",\"outcome\":\"{outcome}\"}}\n"
+            ));
+        });
+        std::fs::write(self.dir.path().join(format!("{key}.stream")), stream).unwrap();
         std::fs::write(
             self.dir.path().join(format!("{key}.code")),
             code.to_string(),

@@ -37,7 +37,7 @@ use lane_core::scan::Lane;
 use serde::Deserialize;
 
 use crate::GateError;
-use crate::pytest::{Ended, Setup};
+use crate::pytest::{Ended, Finished, Setup};
 
 /// The plugin module's name (first on `sys.path`, a name no project uses).
 pub(crate) const PLUGIN_MODULE: &str = "_lanes_gate_lanes";
@@ -207,7 +207,7 @@ impl Together {
         select: &[String],
         report: &Path,
         log: &Path,
-    ) -> Result<Ended, GateError> {
+    ) -> Result<Finished, GateError> {
         for f in [&self.items, &self.progress] {
             crate::tree::remove(f)?;
         }
@@ -586,6 +586,7 @@ mod tests {
             timeout: std::time::Duration::from_secs(1),
             pythonpath: vec![PathBuf::from("/root")],
             pycache_prefix: None,
+            product: Vec::new(),
         };
         let select: Vec<String> = ["-m", "merge", "-o", "junit_suite_name=x"]
             .map(String::from)

@@ -20,6 +20,7 @@ use crate::detail::DetailScan;
 
 mod layout;
 
+pub use crate::resolve::junit_key;
 pub use layout::{CaseSpan, Layout, LayoutError, layout};
 
 /// What one `<testcase>` element says happened. Ordered from best to worst: when the same

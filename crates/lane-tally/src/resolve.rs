@@ -11,7 +11,7 @@ use lane_core::scan::ScanTest;
 
 /// `(classname, name)` pytest writes for a test id without parameters; `None` when the id is
 /// not a pytest node id (`path::name`).
-pub(crate) fn junit_key(id: &str) -> Option<(String, String)> {
+pub fn junit_key(id: &str) -> Option<(String, String)> {
     let mut parts = id.split("::");
     let path = parts.next()?;
     let rest: Vec<&str> = parts.collect();

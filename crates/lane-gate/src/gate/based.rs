@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use super::classify::{self, Classified, Classifier, Trees};
 use super::prepare::Places;
 use crate::git::{Repo, TreeFile};
-use crate::surface::{self, Change, Class, Entry, Facts};
+use crate::surface::{self, Change, Class, Entry};
 use crate::{GateError, from_tool, tree};
 
 /// The commits the patch is judged between.
@@ -36,8 +36,6 @@ pub(crate) struct Based {
     pub(crate) vote_dir: PathBuf,
     /// The patch's new or changed test modules, run as non-voting candidates.
     pub(crate) candidates: Vec<String>,
-    /// Top-level product modules the tests may import, for the import check.
-    pub(crate) product_names: Vec<String>,
 }
 
 impl Commits {
@@ -110,7 +108,6 @@ impl Based {
             restore_base_surface(&vote_dir, &entries, &classifier)?;
         }
         let candidates = candidates(cwd, &entries)?;
-        let product_names = product_names(&classifier.facts, &vote_dir);
         Ok(Based {
             commits,
             entries,
@@ -119,7 +116,6 @@ impl Based {
             base_dir,
             vote_dir,
             candidates,
-            product_names,
         })
     }
 }
@@ -172,35 +168,4 @@ fn candidates(cwd: &Path, entries: &[Entry]) -> Result<Vec<String>, GateError> {
         })
         .map(|e| e.path.clone())
         .collect())
-}
-
-/// The module a folder entry of an import folder is, when it is a product module: a `.py`
-/// that is no test module nor a known script, or a package.
-fn product_module(entry: &std::fs::DirEntry, facts: &Facts) -> Option<String> {
-    let name = entry.file_name().to_string_lossy().into_owned();
-    let path = entry.path();
-    let module = if let Some(stem) = name.strip_suffix(".py") {
-        (path.is_file()
-            && !matches!(stem, "conftest" | "setup" | "noxfile")
-            && !surface::is_test_module_name(&name, &facts.python_files))
-        .then(|| stem.to_string())
-    } else {
-        (path.join("__init__.py").is_file()).then_some(name.clone())
-    };
-    module.filter(|m| !m.is_empty() && m.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
-}
-
-/// Top-level product modules the tests may import, for the import check.
-fn product_names(facts: &Facts, vote_dir: &Path) -> Vec<String> {
-    let mut names: BTreeSet<String> = BTreeSet::new();
-    for dir in &facts.import_dirs {
-        let Ok(read) = std::fs::read_dir(vote_dir.join(dir)) else {
-            continue;
-        };
-        names.extend(
-            read.filter_map(Result::ok)
-                .filter_map(|e| product_module(&e, facts)),
-        );
-    }
-    names.into_iter().collect()
 }

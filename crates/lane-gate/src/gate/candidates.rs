@@ -67,7 +67,9 @@ pub(crate) fn run_candidates(
     out: &Path,
 ) -> Result<CandidateRun, GateError> {
     let report = reports_dir.join("candidates.xml");
-    let ended = setup.run(cwd, files, &report, &out.join("candidates.log"))?;
+    let ended = setup
+        .run(cwd, files, &report, &out.join("candidates.log"))?
+        .ended;
     let has_report = has_report(&report);
     if has_report {
         std::fs::copy(&report, out.join("candidates.xml"))
@@ -108,6 +110,7 @@ mod tests {
             timeout: Duration::from_secs(60),
             pythonpath: Vec::new(),
             pycache_prefix: None,
+            product: Vec::new(),
         };
         let files = [
             "tests/test_a.py".to_string(),

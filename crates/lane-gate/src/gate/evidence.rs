@@ -13,7 +13,6 @@ use lane_core::{Document, Problem};
 use super::based::Based;
 use super::prepare::Prepared;
 use super::review::{self, LockScans};
-use crate::python::Interpreter;
 use crate::rules::{self, GateFacts};
 use crate::section::{self, Seed};
 use crate::surface::Entry;
@@ -211,7 +210,6 @@ fn with_base(args: &Args, p: &Prepared, base_ref: &str) -> Result<Evidence, Gate
         // committed unchecked-hash .pyc would stand in for the source).
         (patch_doc, Vec::new(), cwd.clone())
     } else {
-        check_imports(&p.python.interp, &based.vote_dir, &based.product_names)?;
         let vote_doc = of_tree(&based.vote_dir, p.today, &options)?;
         problems.extend(own_tree_problems(&vote_doc, &patch_doc, &base_doc, cwd)?);
         (vote_doc, based.candidates.clone(), based.base_dir.clone())
@@ -272,34 +270,6 @@ fn own_tree_problems(
             .map(own_tree),
     );
     Ok(problems)
-}
-
-/// Refuses a vote tree whose product modules import from elsewhere (an editable install of the
-/// original checkout): the base's tests would not test the patch's code.
-fn check_imports(interp: &Interpreter, root: &Path, names: &[String]) -> Result<(), GateError> {
-    let config = lane_scan::config::load(&[], None, root).map_err(from_tool("lane-scan"))?;
-    let mut path = vec![root.to_path_buf()];
-    for p in lane_scan::config::ini_args(&config, "pythonpath").map_err(from_tool("lane-scan"))? {
-        path.push(lane_scan::config::normalize(&root.join(p)));
-    }
-    let found = crate::python::resolve_modules(interp, root, &path, names)?;
-    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    let root_c = canon(root);
-    for (name, places) in found {
-        if places.is_empty() || places.iter().any(|p| canon(p).starts_with(&root_c)) {
-            continue;
-        }
-        let place = places
-            .first()
-            .map(|p| p.display().to_string())
-            .unwrap_or_default();
-        return Err(GateError::Checkout(format!(
-            "the product module '{name}' resolves outside the vote tree ({place}; an editable \
-             install of the checkout?): the base's tests would not test the patch's code. \
-             Install the project without -e, or not at all, and run the gate again"
-        )));
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -10,11 +10,11 @@ use lane_core::scan::Lane;
 use lane_tally::Report;
 
 use super::prepare::Places;
-use crate::pytest::{Ended, Setup};
+use crate::pytest::{Ended, Finished, Setup};
 use crate::rules::{self, GateFacts, LaneRunFacts, ReportCounts};
 use crate::section::LaneRun;
 use crate::together::{Split, Together};
-use crate::{GateError, TOOL, shard, tree};
+use crate::{GateError, TOOL, shard, tree, trial};
 
 pub(crate) const LANES: [Lane; 3] = [Lane::Merge, Lane::Witness, Lane::Freeze];
 
@@ -30,6 +30,8 @@ pub(crate) struct LaneSetup<'a> {
     pub(crate) together: bool,
     /// `--lane-timeout`, as the messages say it.
     pub(crate) timeout_secs: u64,
+    /// The folders of the vote tree product modules import from (tree-relative).
+    pub(crate) product_dirs: &'a [String],
 }
 
 /// How the lanes went: each lane's run, the reports copied into the out folder, the problems
@@ -135,6 +137,29 @@ impl LaneRuns {
     }
 }
 
+/// What a voting run's channel shows of the code on trial, judged against its report and exit
+/// status (a run killed for the timeout does not vote: nothing to judge).
+fn judge(
+    input: &LaneSetup<'_>,
+    run: String,
+    ran: &Finished,
+    report: &Path,
+) -> Result<Vec<Problem>, GateError> {
+    if ran.ended.timed_out {
+        return Ok(Vec::new());
+    }
+    let report = has_report(report).then_some(report);
+    let facts = trial::facts(
+        run,
+        ran.ended,
+        &ran.stream,
+        report,
+        input.vote_root,
+        input.product_dirs,
+    )?;
+    Ok(rules::check(&GateFacts::Trial(&facts)))
+}
+
 /// Runs the lanes and writes `pytest-status`.
 pub(crate) fn run_lanes(input: &LaneSetup<'_>) -> Result<LaneRuns, GateError> {
     let places = input.places;
@@ -148,7 +173,7 @@ pub(crate) fn run_lanes(input: &LaneSetup<'_>) -> Result<LaneRuns, GateError> {
         reports_dir,
     };
     let one_run = if input.together {
-        run_together(input, &runs.reports_dir)?
+        run_together(input, &runs.reports_dir, &mut runs.problems)?
     } else {
         None
     };
@@ -166,10 +191,10 @@ pub(crate) fn run_lanes(input: &LaneSetup<'_>) -> Result<LaneRuns, GateError> {
                 let report = runs.reports_dir.join(format!("{lane}.xml"));
                 let log = places.out.join(format!("{lane}.log"));
                 let (select, lane_setup) = input.shard.select(lane, input.setup);
-                (
-                    lane_setup.run(input.vote_root, &select, &report, &log)?,
-                    report,
-                )
+                let ran = lane_setup.run(input.vote_root, &select, &report, &log)?;
+                let run = format!("the {lane} lane's pytest run");
+                runs.problems.extend(judge(input, run, &ran, &report)?);
+                (ran.ended, report)
             }
         };
         runs.record(input, lane, ran, &mut status)?;
@@ -180,21 +205,28 @@ pub(crate) fn run_lanes(input: &LaneSetup<'_>) -> Result<LaneRuns, GateError> {
 
 /// The lanes in one pytest process: each lane's report written into `reports_dir`, the one
 /// log copied to each lane's; None (after saying why on stderr) when the lanes must run one
-/// process each.
-fn run_together(input: &LaneSetup<'_>, reports_dir: &Path) -> Result<Option<Split>, GateError> {
+/// process each. What the run's channel shows goes into `problems` when the split succeeds.
+fn run_together(
+    input: &LaneSetup<'_>,
+    reports_dir: &Path,
+    problems: &mut Vec<Problem>,
+) -> Result<Option<Split>, GateError> {
     let (places, plan) = (input.places, input.shard);
     let together = Together::prepare(&places.tmp)?;
     let (merge_select, merge_setup) = plan.select(Lane::Merge, input.setup);
     let (select, one_setup) = together.select(&merge_select, &merge_setup);
     let combined = reports_dir.join("lanes.xml");
     let log = places.out.join("merge.log");
-    let ended = together.run(&one_setup, input.vote_root, &select, &combined, &log)?;
+    let ran = together.run(&one_setup, input.vote_root, &select, &combined, &log)?;
+    let ended = ran.ended;
     let manifests = LANES
         .iter()
         .map(|&lane| (lane, plan.manifest(lane)))
         .collect();
     match together.split(&combined, ended, &manifests, reports_dir) {
         Ok(split) => {
+            let run = "the lanes' pytest run".to_string();
+            problems.extend(judge(input, run, &ran, &combined)?);
             for lane in [Lane::Witness, Lane::Freeze] {
                 std::fs::copy(&log, places.out.join(format!("{lane}.log"))).map_err(|e| {
                     GateError::io(format!("cannot copy the pytest log to the {lane} log"), e)
@@ -255,6 +287,7 @@ mod tests {
             timeout,
             pythonpath: Vec::new(),
             pycache_prefix: None,
+            product: Vec::new(),
         };
         Fixture {
             pytest,
@@ -273,6 +306,7 @@ mod tests {
                 places: &self.scratch.places,
                 together,
                 timeout_secs: self.setup.timeout.as_secs(),
+                product_dirs: &[],
             })
             .unwrap()
         }

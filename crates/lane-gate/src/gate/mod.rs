@@ -58,6 +58,7 @@ pub(crate) fn run(args: &Args) -> Result<Status, GateError> {
         places: &prepared.places,
         together: !crate::together::separate_requested(),
         timeout_secs: args.lane_timeout,
+        product_dirs: &plan.product_dirs,
     })?;
     let after = after::check(&evidence.doc, &evidence.vote_root, &plan.watched)?;
     let candidates = run_candidates(&prepared, &evidence, &plan, &lanes)?;
@@ -233,6 +234,7 @@ mod tests {
             places,
             together: false,
             timeout_secs: 60,
+            product_dirs: &plan.product_dirs,
         })
         .unwrap();
         let after = after::check(&evidence.doc, &evidence.vote_root, &plan.watched).unwrap();

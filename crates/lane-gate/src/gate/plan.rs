@@ -30,6 +30,8 @@ pub(crate) struct Plan {
     pub(crate) shard: shard::Plan,
     /// plugin-not-loaded.
     pub(crate) problems: Vec<Problem>,
+    /// The folders of the vote tree product modules import from (tree-relative).
+    pub(crate) product_dirs: Vec<String>,
 }
 
 /// What the tree pytest runs in needs: PYTHONPATH with the rootdir unless the config puts its
@@ -99,6 +101,7 @@ pub(crate) fn plan(
         seed.value = None;
     }
     let vote_root = &evidence.vote_root;
+    let (product, product_dirs) = crate::trial::product(vote_root)?;
     let setup = Setup {
         python: python.command.clone(),
         plugins: modules(&plugins.loaded),
@@ -110,6 +113,7 @@ pub(crate) fn plan(
         // a stale or committed __pycache__ there is never imported. (The vote tree is a copy
         // without any __pycache__.)
         pycache_prefix: (*vote_root == places.cwd).then(|| places.tmp.join("pycache")),
+        product,
     };
     // Files whose bytes decide the vote: any write to them while pytest runs is seen by their
     // inode change time, even when the bytes are put back before the run ends.
@@ -132,6 +136,7 @@ pub(crate) fn plan(
         watched,
         shard,
         problems,
+        product_dirs,
     })
 }
 

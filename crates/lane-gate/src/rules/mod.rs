@@ -11,6 +11,7 @@ use crate::pytest::Ended;
 use crate::python::Plugin;
 use crate::section::CandidateFile;
 use crate::surface::Entry;
+use crate::trial::TrialFacts;
 
 pub(crate) use stale_report::ShardFolderFacts;
 
@@ -36,6 +37,8 @@ pub(crate) enum GateFacts<'a> {
     Candidates(&'a CandidateFacts<'a>),
     /// A shard's out folder, as `--collect` read it.
     ShardFolder(&'a ShardFolderFacts),
+    /// What a voting pytest run's outcome channel showed of the code on trial.
+    Trial(&'a TrialFacts),
 }
 
 /// How one lane's pytest run ended and what its report says.
