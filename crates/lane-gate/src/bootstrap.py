@@ -295,9 +295,13 @@ def _hooks(before, now, key, live):
             ahead = sys.meta_path[: sys.meta_path.index(_FINDER)]
             if any(_id(f) not in old for f in ahead):
                 changed.append("sys.meta_path (a finder was put in front of the gate's)")
-    added = [h for h in live if h is not _FINDER and _id(h) not in old]
-    if any(_from_product(h) for h in added):
-        changed.append(key + " (the project's code added a hook)")
+    # A hook the project's code adds after the last standard one (tlz's finder, appended) only
+    # sees what nothing else finds: it cannot shadow a module on disk. One put before it can.
+    standard = [i for i, h in enumerate(live) if _id(h) in old]
+    last = standard[-1] if standard else len(live)
+    ahead = [h for h in live[:last] if h is not _FINDER and _id(h) not in old]
+    if any(_from_product(h) for h in ahead):
+        changed.append(key + " (the project's code added a hook ahead of the standard ones)")
     return changed
 
 

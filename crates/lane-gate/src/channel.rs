@@ -2,37 +2,39 @@
 //! its descriptor named to the bootstrap on stdin (never in the environment or the arguments),
 //! read by a thread of the gate while the run goes on.
 
-use std::io::{self, Write};
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::io::{self, Read, Write};
+use std::os::fd::AsRawFd;
 use std::process::{Child, Command};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
+use std::sync::Mutex;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
-
-use rustix::event::{PollFd, PollFlags, Timespec, poll};
 
 /// One spawn at a time holds an inheritable copy of a channel's write end, so no other run's
 /// process inherits it (and keeps the channel open after its own run ended).
 static SPAWN: Mutex<()> = Mutex::new(());
 
-/// How long the reader goes on after the run ended while something still writes: a process
-/// that escaped the run's group cannot keep the gate waiting.
+/// How long the gate goes on reading after the run ended while something still holds the
+/// channel open: a process that escaped the run's group cannot keep the gate waiting.
 const DRAIN: Duration = Duration::from_secs(2);
 
-/// The thread reading a run's channel.
+/// The thread reading a run's channel, handing over what it reads as it reads it.
 pub(crate) struct Reader {
-    stop: Arc<AtomicBool>,
-    thread: JoinHandle<io::Result<Vec<u8>>>,
+    chunks: Receiver<io::Result<Vec<u8>>>,
 }
 
 impl Reader {
-    /// Everything the channel carried, once the run has ended.
+    /// Everything the channel carried, once the run has ended: until every writer closed it,
+    /// or [`DRAIN`] has passed (the reading thread is then left behind).
     pub(crate) fn finish(self) -> io::Result<Vec<u8>> {
-        self.stop.store(true, Ordering::SeqCst);
-        self.thread
-            .join()
-            .unwrap_or_else(|_| Err(io::Error::other("the channel's reader panicked")))
+        let deadline = Instant::now() + DRAIN;
+        let mut out = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.chunks.recv_timeout(left) {
+                Ok(chunk) => out.extend_from_slice(&chunk?),
+                Err(RecvTimeoutError::Disconnected | RecvTimeoutError::Timeout) => return Ok(out),
+            }
+        }
     }
 }
 
@@ -41,7 +43,8 @@ pub(crate) fn spawn(
     cmd: &mut Command,
     config: impl FnOnce(i32) -> String,
 ) -> io::Result<(Child, Reader)> {
-    let (read, write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)?;
+    // Both ends close on exec; the child gets an inheritable copy of the write end.
+    let (mut read, write) = std::io::pipe()?;
     let (mut child, fd) = {
         let _one = SPAWN.lock().unwrap_or_else(|e| e.into_inner());
         // dup() leaves close-on-exec off: the child inherits this one, at the same number.
@@ -52,47 +55,29 @@ pub(crate) fn spawn(
         (child?, fd)
     };
     drop(write);
-    let stop = Arc::new(AtomicBool::new(false));
-    let thread = std::thread::spawn({
-        let stop = Arc::clone(&stop);
-        move || read_all(&read, &stop)
+    let (send, chunks) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buf = vec![0u8; 1 << 16];
+        loop {
+            match read.read(&mut buf) {
+                Ok(0) => return,
+                Ok(n) => {
+                    if send.send(Ok(buf[..n].to_vec())).is_err() {
+                        return;
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    let _ = send.send(Err(e));
+                    return;
+                }
+            }
+        }
     });
-    let reader = Reader { stop, thread };
     if let Some(mut stdin) = child.stdin.take() {
         // A run that ends before reading its configuration writes nothing on the channel: the
         // gate judges that, not this write.
         let _ = stdin.write_all(config(fd).as_bytes());
     }
-    Ok((child, reader))
-}
-
-fn read_all(read: &OwnedFd, stop: &AtomicBool) -> io::Result<Vec<u8>> {
-    let mut out = Vec::new();
-    let mut buf = vec![0u8; 1 << 16];
-    let mut stopped: Option<Instant> = None;
-    let tick = Timespec {
-        tv_sec: 0,
-        tv_nsec: 50_000_000,
-    };
-    loop {
-        if stopped.is_none() && stop.load(Ordering::SeqCst) {
-            stopped = Some(Instant::now());
-        }
-        if stopped.is_some_and(|at| at.elapsed() > DRAIN) {
-            return Ok(out);
-        }
-        let mut fds = [PollFd::new(read, PollFlags::IN)];
-        match poll(&mut fds, Some(&tick)) {
-            Ok(0) if stopped.is_some() => return Ok(out),
-            Ok(0) | Err(rustix::io::Errno::INTR) => continue,
-            Ok(_) => {}
-            Err(e) => return Err(e.into()),
-        }
-        match rustix::io::read(read, &mut buf) {
-            Ok(0) => return Ok(out),
-            Ok(n) => out.extend_from_slice(&buf[..n]),
-            Err(rustix::io::Errno::INTR | rustix::io::Errno::AGAIN) => {}
-            Err(e) => return Err(e.into()),
-        }
-    }
+    Ok((child, Reader { chunks }))
 }

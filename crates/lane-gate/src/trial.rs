@@ -145,7 +145,7 @@ pub(crate) fn read(bytes: &[u8]) -> Stream {
                     "skipped" => Went::Skipped,
                     _ => Went::Failed,
                 };
-                let Some(key) = lane_tally::junit::junit_key(&id) else {
+                let Some(key) = junit_key(&id) else {
                     stream
                         .garbled
                         .push(format!("a record of {id}, which is no test id"));
@@ -170,6 +170,14 @@ pub(crate) fn read(bytes: &[u8]) -> Stream {
         }
     }
     stream
+}
+
+/// The `(classname, name)` pytest's JUnit writer gives a node id; parameters stay with the
+/// name whatever they hold (`test_x[a::b]`).
+fn junit_key(id: &str) -> Option<(String, String)> {
+    let (head, params) = id.split_at(id.find('[').unwrap_or(id.len()));
+    let (classname, name) = lane_tally::junit::junit_key(head)?;
+    Some((classname, name + params))
 }
 
 /// A JUnit report's cases by `(classname, name)`, each the worst of its elements; None when
@@ -373,6 +381,7 @@ mod tests {
 {"k":"report","id":"tests/test_a.py::test_x","when":"call","outcome":"passed","xfail":false}
 {"k":"report","id":"tests/test_a.py::C::test_y[1]","when":"call","outcome":"rerun","xfail":false}
 {"k":"report","id":"tests/test_a.py::C::test_y[1]","when":"call","outcome":"skipped","xfail":true}
+{"k":"report","id":"tests/test_a.py::test_z[a::b, c]","when":"call","outcome":"passed","xfail":false}
 not json
 {"k":"session","status":1}
 {"k":"end","status":1}
@@ -387,6 +396,9 @@ not json
             y,
             &("tests/test_a.py::C::test_y[1]".to_string(), Went::Skipped)
         );
+        // parameters keep their `::`
+        let z = ("tests.test_a".to_string(), "test_z[a::b, c]".to_string());
+        assert_eq!(s.tests[&z].1, Went::Passed);
         assert_eq!(
             s.garbled,
             [
