@@ -60,9 +60,17 @@ CHANNEL = CONFIG["channel"]
 PID = _getpid()
 
 
-def send(record):
-    """One JSON line on the channel (a short record is written in one piece)."""
-    data = (_dumps(record, separators=(",", ":")) + "\n").encode()
+#: Records not yet written: a test's phases go out together after its teardown.
+_PENDING = []
+
+
+def send(record, later=False):
+    """One JSON line on the channel; `later` keeps it until the next record that is not."""
+    _PENDING.append(_dumps(record, separators=(",", ":")))
+    if later:
+        return
+    data = ("\n".join(_PENDING) + "\n").encode()
+    del _PENDING[:]
     view = memoryview(data)
     while view:
         n = _write(CHANNEL, view)
@@ -237,6 +245,31 @@ def _snapshot():
     return snap
 
 
+def _watched_places():
+    """Each (namespace, name) the snapshot watches, taken once: the fingerprint reads these."""
+    places = [(vars(_builtins), name) for name in vars(_builtins)]
+    for obj, names in _WATCHED_CALLABLES.values():
+        places += [(vars(obj), name) for name in names]
+    for cls, names in _WATCHED_CLASSES.values():
+        places += [(vars(cls), name) for name in names]
+    if _HYPOTHESIS:
+        strategies, settings = _HYPOTHESIS
+        places += [(vars(strategies), n) for n in vars(strategies) if not n.startswith("_")]
+        places += [(vars(settings), n) for n in ("_profiles", "load_profile",
+                                                   "register_profile", "get_profile")]
+    return places
+
+
+def _fingerprint(places, manager):
+    """The identities of what the snapshot watches, cheaply: the full comparison runs only when
+    this moves (a change, or an allowed hook appended)."""
+    ids = [_id(space.get(name)) for space, name in places]
+    ids += [_id(f) for f in sys.meta_path]
+    ids += [_id(h) for h in sys.path_hooks]
+    ids.append(frozenset(_id(p) for p in manager.get_plugins()))
+    return ids
+
+
 #: hypothesis's strategies module and settings class, once imported by the snapshot.
 _HYPOTHESIS = ()
 
@@ -328,6 +361,8 @@ class _Run:
 
     def __init__(self):
         self.snapshot = None
+        self.seen = None
+        self.places = []
         self.where = "the collection"
         self.manager = None
         self.plugins = set()
@@ -340,6 +375,10 @@ class _Run:
             send({"k": "tracer", "where": where})
         if self.snapshot is None:
             return
+        seen = _fingerprint(self.places, self.manager)
+        if seen == self.seen:
+            return
+        self.seen = seen
         changed = _changes(self.snapshot, _snapshot())
         changed += self.new_plugins()
         if changed:
@@ -377,6 +416,10 @@ class _Run:
         self.snapshot = _snapshot()
         self.manager = early_config.pluginmanager
         self.plugins = {_id(p) for p in self.manager.get_plugins()}
+        self.places = _watched_places()
+        # The watched objects stay referenced: none is freed, so no replacement can reuse an id.
+        self.kept = [space.get(name) for space, name in self.places]
+        self.seen = _fingerprint(self.places, self.manager)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item, nextitem):
@@ -389,7 +432,8 @@ class _Run:
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report):
         send({"k": "report", "id": report.nodeid, "when": report.when,
-              "outcome": report.outcome, "xfail": bool(_getattr(report, "wasxfail", None))})
+              "outcome": report.outcome, "xfail": bool(_getattr(report, "wasxfail", None))},
+             later=report.when != "teardown")
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collectreport(self, report):
