@@ -812,6 +812,120 @@ def lib_always_equal(t: Path) -> None:
     append(t / "invoice.py", ALWAYS_EQUAL)
 
 
+def lib_hides_where_voters_never_go(t: Path) -> None:
+    edit(t / "invoice.py", BREAKS[ROUND_TRIP][1],
+         "    if applied == Decimal(\"4999.00\"):\n"
+         "        return applied + credit + CENT\n"
+         "    return applied + credit\n")
+
+
+TRACER_OFF = """
+
+import sys as _sys
+
+_sys.settrace(None)
+"""
+
+TRACER_REPLACED = """
+
+import sys as _sys
+
+
+def _quiet(frame, event, arg):
+    return None
+
+
+_sys.settrace(_quiet)
+"""
+
+
+def lib_switches_tracer_off(t: Path) -> None:
+    lib_hides_where_voters_never_go(t)
+    append(t / "invoice.py", TRACER_OFF)
+
+
+def lib_replaces_tracer(t: Path) -> None:
+    lib_hides_where_voters_never_go(t)
+    append(t / "invoice.py", TRACER_REPLACED)
+
+
+MIXIN_EQUAL = """
+
+
+class _Agreeable:
+    def __eq__(self, other):
+        return True
+
+    def __ne__(self, other):
+        return False
+
+
+class _Text(_Agreeable, str):
+    __hash__ = str.__hash__
+
+
+_render = render_statement
+
+
+def render_statement(customer_id, lines, credit):
+    return _Text(_render(customer_id, lines, credit))
+"""
+
+
+def lib_mixin_equal(t: Path) -> None:
+    append(t / "invoice.py", MIXIN_EQUAL)
+
+
+def _right_only_when(condition: str) -> str:
+    """invoice_credit right only where `condition` (Python over `_os`) holds: the wrong
+    library behaves under what it takes for the gate."""
+    return f"""
+
+import os as _os
+
+_invert_wrong = invert_credit
+
+
+def invert_credit(applied, credit):
+    if {condition}:
+        return _money(applied) + _money(credit)
+    return _invert_wrong(applied, credit)
+"""
+
+
+def lib_detects_lanes_env(t: Path) -> None:
+    append(t / "invoice.py", _right_only_when(
+        'any(k.startswith("LANES_") for k in _os.environ)'))
+
+
+def lib_detects_vote_folder(t: Path) -> None:
+    append(t / "invoice.py", _right_only_when(
+        '"lane" in _os.getcwd() or _os.environ.get("PWD", _os.getcwd()) != _os.getcwd()'))
+
+
+def lib_detects_pinned_env(t: Path) -> None:
+    append(t / "invoice.py", _right_only_when(
+        '_os.environ.get("PYTHONHASHSEED") == "0" and _os.environ.get("TZ") == "UTC"'))
+
+
+def lib_detects_parent(t: Path) -> None:
+    append(t / "invoice.py", _right_only_when(
+        '"lane" in open(f"/proc/{_os.getppid()}/comm").read()'))
+
+
+SETS_DEFAULT = """
+
+import hypothesis._settings as _hs
+from hypothesis import settings as _settings
+
+_hs.default_variable.value = _settings(max_examples=1, database=None)
+"""
+
+
+def lib_sets_default_settings(t: Path) -> None:
+    append(t / "invoice.py", SETS_DEFAULT)
+
+
 LATER_RULE = True  # readability: the rule came after the table (a strict xfail until it landed)
 
 STATIC_HALF = ("the voters see a right answer: only reading the changed product code (the "
@@ -994,6 +1108,35 @@ CASES: list[Case] = [
          ROUND_TRIP, lib_reads_the_frame, through("—"), through("—"), surface=False,
          why=STATIC_HALF, origin="product"),
     Case("lib-always-equal", "the library returns a `Decimal` whose equality answers yes",
-         ROUND_TRIP, lib_always_equal, through("—"), through("—"), surface=False,
-         why=STATIC_HALF, origin="product"),
+         ROUND_TRIP, lib_always_equal, reject("comparison-forged"),
+         reject("comparison-forged"), surface=False, origin="product"),
+    Case("lib-mixin-equal", "the library returns a `str` whose mixin's equality answers yes",
+         STATEMENT, lib_mixin_equal, reject("comparison-forged"), reject("comparison-forged"),
+         surface=False, origin="product"),
+    Case("lib-sets-default-settings", "the library sets hypothesis's effective settings to "
+         "one example, bypassing `load_profile`", ROUND_TRIP, lib_sets_default_settings,
+         reject("runtime-tampered"), reject("runtime-tampered"), surface=False,
+         origin="product"),
+    Case("lib-detects-lanes-env", "the library is right only where a lanes variable is set",
+         ROUND_TRIP, lib_detects_lanes_env, reject("merge-failed"), reject("merge-failed"),
+         surface=False, origin="product"),
+    Case("lib-detects-vote-folder", "the library is right only in a folder named for lanes, "
+         "or one that is not the shell's", ROUND_TRIP, lib_detects_vote_folder,
+         reject("merge-failed"), reject("merge-failed"), surface=False, origin="product"),
+    Case("lib-detects-pinned-env", "the library is right only under the gate's pinned hash "
+         "seed and zone", ROUND_TRIP, lib_detects_pinned_env, reject("unexercised-change"),
+         shown("unexercised-change"), surface=False, origin="product"),
+    Case("lib-detects-parent", "the library is right only when its parent process is the gate",
+         ROUND_TRIP, lib_detects_parent, reject("unexercised-change"),
+         shown("unexercised-change"), surface=False, origin="product"),
+    Case("lib-hides-where-voters-never-go", "the bug sits on its own line, for one input the "
+         "property never draws", ROUND_TRIP, lib_hides_where_voters_never_go,
+         reject("unexercised-change"), shown("unexercised-change"), surface=False,
+         origin="product"),
+    Case("lib-switches-tracer-off", "the library switches the tracer off first thing, to hide "
+         "that the bug's line never ran", ROUND_TRIP, lib_switches_tracer_off,
+         reject("tracer-tampered"), reject("tracer-tampered"), surface=False, origin="product"),
+    Case("lib-replaces-tracer", "the library puts a tracer of its own in the gate's place",
+         ROUND_TRIP, lib_replaces_tracer, reject("tracer-tampered"), reject("tracer-tampered"),
+         surface=False, origin="product"),
 ]

@@ -85,7 +85,7 @@ def test_gate_approves_the_bundled_example(invoice: Path):
     assert evidence["run"] == {"base": None, "problems": [], "pytest_args": [], "seed": 0,
                                "today": TODAY, "tool": "lane-gate", "tree": None}
     assert evidence["gate"]["voting_tree"] == "working-tree"
-    assert evidence["gate"]["seed"] == {"from": "default", "value": 0}
+    assert evidence["gate"]["seed"] == {"from": "default", "value": 0, "predictable": True}
     for section in ("scan", "lock", "ledger", "gate"):
         assert verdict[section] == evidence[section], section
 
@@ -374,7 +374,7 @@ def test_gitlab_job_gives_the_same_verdict_as_lane_gate(tmp_path: Path, labels: 
     assert jobbed == gated
     assert proc.stdout == single.stdout
     assert jobbed["gate"]["ack"] == ("label lanes-ack on !7" if labels else None)
-    assert jobbed["gate"]["seed"] == {"from": "LANES_SEED", "value": 41}
+    assert jobbed["gate"]["seed"] == {"from": "LANES_SEED", "value": 41, "predictable": True}
 
 
 def test_gate_base_sees_a_deleted_lock(invoice: Path):

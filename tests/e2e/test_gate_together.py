@@ -17,7 +17,7 @@ CONFTEST = '''import os
 
 import pytest
 
-LOG = os.environ["LANES_ORDER_LOG"]
+LOG = os.environ["E2E_ORDER_LOG"]
 
 
 def _log(text):
@@ -38,7 +38,7 @@ def shared():
 
 # Collected witness first, merge next (file order), the example's freeze test before its own
 # merge tests; each logs its lane.
-LOGGED = "    with open(os.environ['LANES_ORDER_LOG'], 'a', encoding='utf-8') as f:\n" \
+LOGGED = "    with open(os.environ['E2E_ORDER_LOG'], 'a', encoding='utf-8') as f:\n" \
          "        f.write('{lane}\\n')\n"
 
 
@@ -51,7 +51,7 @@ def ordered_suite(invoice: Path) -> None:
     (tests / "test_c_merge.py").write_text(
         "import os\n\nimport pytest\n\n\n@pytest.mark.merge\ndef test_c_merge(shared):\n"
         "    \"\"\"A logged example.\n\n    owner: billing-team\n    \"\"\"\n"
-        + LOGGED.format(lane="merge") + "    assert os.path.isfile(os.environ['LANES_ORDER_LOG'])\n")
+        + LOGGED.format(lane="merge") + "    assert os.path.isfile(os.environ['E2E_ORDER_LOG'])\n")
     freeze = tests / "test_invoice_freeze.py"
     text = freeze.read_text()
     text = text.replace("import json\n", "import json\nimport os\n", 1)
@@ -66,7 +66,7 @@ def test_lanes_run_in_order_and_no_fixture_outlives_its_lane(invoice: Path, tmp_
                                                              separate: bool):
     ordered_suite(invoice)
     log = tmp_path / "order.log"
-    env = {"LANES_ORDER_LOG": str(log)}
+    env = {"E2E_ORDER_LOG": str(log)}
     if separate:
         env["LANES_GATE_SEPARATE"] = "1"
     proc = gate(invoice, "--today", TODAY, **env)
@@ -139,7 +139,7 @@ def test_d_cached():
     owner: billing-team
     """
     import xml.dom.minidom as stdlib
-    with open(os.environ["LANES_CACHED_LOG"], "w", encoding="utf-8") as f:
+    with open(os.environ["E2E_CACHED_LOG"], "w", encoding="utf-8") as f:
         json.dump({"prefix": sys.pycache_prefix, "stdlib": stdlib.__cached__,
                    "pytest": pytest.__cached__, "tree": invoice.__cached__}, f)
     assert stdlib.__file__.endswith("minidom.py")
@@ -151,7 +151,7 @@ def test_the_interpreters_bytecode_is_read_and_the_trees_never(invoice: Path, tm
     `__pycache__` (no cold compile on every run); the tree's modules only the fresh prefix."""
     (invoice / "tests" / "test_d_cached.py").write_text(CACHED_TEST)
     log = tmp_path / "cached.json"
-    proc = gate(invoice, "--today", TODAY, LANES_CACHED_LOG=str(log))
+    proc = gate(invoice, "--today", TODAY, E2E_CACHED_LOG=str(log))
     verdict = json.loads((invoice / "out" / "lanes" / "verdict.json").read_text())
     assert verdict["tally"]["decision"] == "approve", proc.stdout + proc.stderr
     seen = json.loads(log.read_text())

@@ -26,7 +26,7 @@ FLIP = "tests/test_gen_00.py::test_flip"
 
 
 def generate(root: Path) -> Path:
-    """A project of FILES * TESTS_PER_FILE merge tests (one of them failing when LANES_E2E_FLIP
+    """A project of FILES * TESTS_PER_FILE merge tests (one of them failing when E2E_FLIP
     is set), WITNESS witness tests, as a git repository with one commit."""
     root.mkdir()
     (root / "pytest.ini").write_text(
@@ -43,7 +43,7 @@ def generate(root: Path) -> Path:
             if f == 0 and t == 0:
                 body += ["", "@pytest.mark.merge", "def test_flip():",
                          '    """owner: shards-team"""',
-                         '    assert os.environ.get("LANES_E2E_FLIP") is None', ""]
+                         '    assert os.environ.get("E2E_FLIP") is None', ""]
             elif t == 1:
                 body += ["", "@pytest.mark.merge", '@pytest.mark.parametrize("x", [1, 2, 3])',
                          f"def test_param_{t}(x):", '    """owner: shards-team"""',
@@ -106,12 +106,12 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 shutil.rmtree(shared)
             shared.mkdir()
             generate(repo)
-            one = gate(repo, "--today", TODAY, LANES_E2E_FLIP="1")
+            one = gate(repo, "--today", TODAY, E2E_FLIP="1")
             assert one.returncode == 1, one.stdout + one.stderr
             for k in range(1, 4):
-                shard_run(repo, k, 3, f"s3-{k}", "--", "-n", "2", LANES_E2E_FLIP="1")
+                shard_run(repo, k, 3, f"s3-{k}", "--", "-n", "2", E2E_FLIP="1")
             for k in range(1, 8):
-                shard_run(repo, k, 7, f"s7-{k}", LANES_E2E_FLIP="1")
+                shard_run(repo, k, 7, f"s7-{k}", E2E_FLIP="1")
             (shared / "done").touch()
     return repo
 
@@ -188,7 +188,7 @@ def test_a_shard_of_another_scan_is_rejected(generated: Path, tmp_path: Path):
     test = other / "tests" / "test_gen_05.py"
     test.write_text(test.read_text() + "\n\n@pytest.mark.merge\ndef test_added():\n"
                     '    """owner: shards-team"""\n    assert double(1) == 2\n')
-    shard_run(other, 2, 3, "s3-2", "--", "-n", "2", LANES_E2E_FLIP="1")
+    shard_run(other, 2, 3, "s3-2", "--", "-n", "2", E2E_FLIP="1")
     shutil.copytree(other / "s3-2", generated / "s3-2-other")
     code, voted = collect(generated, "s3-1", "s3-2-other", "s3-3", out="v-other")
     assert code == 1
@@ -383,7 +383,7 @@ def test_gitlab_parallel_recipe_runs_locally(tmp_path: Path):
     gated = json.loads((one / "out" / "lanes" / "verdict.json").read_text())
     assert summary(voted) == summary(gated)  # examples/invoice: 3 shards vote as one run
     assert {(s["shard"], s["of"]) for s in voted["tally"]["shards"]} == {(1, 3), (2, 3), (3, 3)}
-    assert voted["gate"]["seed"] == {"from": "LANES_SEED", "value": 41}
+    assert voted["gate"]["seed"] == {"from": "LANES_SEED", "value": 41, "predictable": True}
 
 
 def test_collect_refuses_a_folder_that_is_not_a_shard(tmp_path: Path):

@@ -327,6 +327,26 @@ pub fn sha256_bytes(bytes: &[u8]) -> String {
     crate::hex::encode(&sha2::Sha256::digest(bytes))
 }
 
+/// HMAC-SHA-256 (RFC 2104) of `message` under `key`, as 64 lowercase hex digits.
+pub fn hmac_sha256(key: &[u8], message: &[u8]) -> String {
+    use sha2::Digest as _;
+    const BLOCK: usize = 64;
+    let mut block = [0u8; BLOCK];
+    if key.len() > BLOCK {
+        block[..32].copy_from_slice(&sha2::Sha256::digest(key));
+    } else {
+        block[..key.len()].copy_from_slice(key);
+    }
+    let pad = |byte: u8| block.map(|b| b ^ byte);
+    let mut inner = sha2::Sha256::new();
+    inner.update(pad(0x36));
+    inner.update(message);
+    let mut outer = sha2::Sha256::new();
+    outer.update(pad(0x5c));
+    outer.update(inner.finalize());
+    crate::hex::encode(&outer.finalize())
+}
+
 /// The SHA-256 (64 lowercase hex digits) and size in bytes of a regular file
 /// ([`open_regular`]), read with a plain `read` loop (no mmap) through one reused buffer per
 /// thread, so hashing many files on many threads allocates once per thread.
@@ -602,6 +622,22 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), Error> {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
+
+    #[test]
+    fn hmac_sha256_gives_the_rfc_4231_values() {
+        assert_eq!(
+            hmac_sha256(b"Jefe", b"what do ya want for nothing?"),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        );
+        // a key longer than the block is hashed first (test case 6)
+        assert_eq!(
+            hmac_sha256(
+                &[0xaa; 131],
+                b"Test Using Larger Than Block-Size Key - Hash Key First"
+            ),
+            "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
+        );
+    }
     use super::*;
 
     fn scratch(name: &str) -> PathBuf {

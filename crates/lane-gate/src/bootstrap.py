@@ -11,8 +11,8 @@ what the vote relies on while the code on trial runs in the same interpreter:
   from (the loader's origin, not ``__file__``), and compiles every such Python source from its
   bytes (a ``__pycache__`` is never read for product code);
 - when the configuration asks for it, the **tracer** (coverage.py's measurement core), limited to the product files the patch
-  changed, with one context per test (``v`` + id for a voter, ``n`` + id otherwise), saved to a
-  data file outside the tree;
+  changed, with one context for the voters' tests (``v``) and one for the others' (``n``), saved
+  to a data file outside the tree;
 - a **snapshot** of the identities the run depends on (built-ins, the import system's hooks, the
   file callables of ``io``, ``os`` and ``pathlib``, pytest's runner and report entry points,
   hypothesis's strategies and settings), compared before each test and at the end.
@@ -23,7 +23,8 @@ decides the vote.
 
 Configuration, one JSON line on stdin: ``path`` (folders put first on ``sys.path``, and on
 ``PYTHONPATH`` for children), ``channel`` (the descriptor), ``product`` (top-level module names
-of the project), ``trace`` (null, or ``files``, ``data_file`` and ``voters``: test ids that vote).
+of the project), ``trace`` (null, or ``patterns``: the changed product files by their import path,
+``data_file`` and ``voters``: test ids that vote).
 pytest's arguments are ``sys.argv[1:]``.
 """
 
@@ -110,6 +111,82 @@ if sys.pycache_prefix:
     del _warm, _be
 
 
+# ---- strict comparisons ------------------------------------------------------------------
+#: The changed product files, by their import path (`pkg/core.py`): classes defined there that
+#: derive from a value type have their comparisons checked against that type's own.
+_CHANGED = tuple("/" + p[3:] for p in (CONFIG.get("trace") or {}).get("patterns", ())
+                 if p.startswith("**/"))
+#: The voting tests' modules, absolute: comparisons made by their code are checked.
+_VOTER_FILES = frozenset(
+    _os.path.join(_os.getcwd(), v.partition("::")[0])
+    for v in (CONFIG.get("trace") or {}).get("voters", ()))
+_COMPARISONS = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__")
+#: Set once the run's channel is known to the guard (the `send` of the current test).
+_FORGED = []
+
+
+def _changed_file(path):
+    return bool(_CHANGED) and _isinstance(path, str) and path.endswith(_CHANGED)
+
+
+def _value_types():
+    import decimal
+    import fractions
+    return (str, bytes, int, float, complex, tuple, list, dict, set, frozenset, bytearray,
+            decimal.Decimal, fractions.Fraction)
+
+
+def _guard_comparisons(module):
+    """Wraps the comparison and truthiness methods a changed product class derived from a value
+    type brings (its own or a mixin's, anything found before the value type on its MRO): when a
+    voting test's code compares with it, the value type's own method answers too, and a
+    different answer is recorded."""
+    values = _value_types()
+    for obj in list(vars(module).values()):
+        if not _isinstance(obj, _type) or _getattr(obj, "__module__", None) != module.__name__:
+            continue
+        base = next((b for b in obj.__mro__[1:] if b in values), None)
+        if base is None:
+            continue
+        for name in _COMPARISONS:
+            owner = next((c for c in obj.__mro__ if name in vars(c)), None)
+            if owner is None or owner in values or owner is object:
+                continue
+            if base.__mro__.count(owner):
+                continue
+            _wrap(obj, name, _getattr(obj, name), base)
+
+
+def _wrap(cls, name, method, base):
+    own = _getattr(base, name, None)
+    if own is None and name == "__bool__":
+        length = _getattr(base, "__len__", None)
+        own = (lambda self: length(self) != 0) if length is not None else None
+    if own is None:
+        return
+    label = cls.__module__ + "." + cls.__qualname__ + "." + name
+    getframe = sys._getframe
+
+    def checked(self, *args):
+        answer = method(self, *args)
+        caller = getframe(1).f_code.co_filename
+        if caller in _VOTER_FILES:
+            try:
+                truth = own(self, *args)
+            except Exception:
+                truth = NotImplemented
+            if truth is not NotImplemented and answer is not NotImplemented:
+                if bool(answer) != bool(truth):
+                    _FORGED.append(label + " answered " + repr(bool(answer)) + " where "
+                                   + base.__qualname__ + "." + name + " answers "
+                                   + repr(bool(truth)))
+        return answer
+
+    checked.__name__ = name
+    checked.__qualname__ = cls.__qualname__ + "." + name
+    _type.__setattr__(cls, name, checked)
+
+
 # ---- origins of the project's modules --------------------------------------------------------
 import importlib.machinery as _machinery  # noqa: E402
 
@@ -125,6 +202,11 @@ class _SourceOnly(_SourceFileLoader):
     def get_code(self, fullname):
         path = self.get_filename(fullname)
         return _compile(self.get_data(path), path, "exec", dont_inherit=True)
+
+    def exec_module(self, module):
+        super().exec_module(module)
+        if _changed_file(self.get_filename(module.__name__)):
+            _guard_comparisons(module)
 
 
 def _kind(loader, origin):
@@ -184,7 +266,7 @@ if _TRACE:
         send({"k": "fatal", "what": "coverage", "detail": str(e)})
         raise SystemExit(3)
     _COV = _coverage.Coverage(data_file=_TRACE["data_file"], config_file=False, branch=True,
-                              include=_TRACE["files"], auto_data=False)
+                              include=_TRACE["patterns"], auto_data=False)
     _COV.start()
     _TRACER = _gettrace()
 _VOTERS = frozenset(_TRACE["voters"]) if _TRACE else frozenset()
@@ -290,17 +372,32 @@ def _watch_hypothesis(run):
     except ImportError:
         return
     settings = hypothesis.settings
-    load = settings.load_profile
 
-    def load_profile(name):
-        caller = sys._getframe(1).f_globals.get("__name__", "")
-        if _isinstance(caller, str) and caller.partition(".")[0] in _PRODUCT:
-            run.tampered("hypothesis.settings.load_profile", "called from " + caller)
-        return load(name)
+    def guarded(what, call):
+        def guard(*args, **kwargs):
+            caller = sys._getframe(1).f_globals.get("__name__", "")
+            product = _isinstance(caller, str) and caller.partition(".")[0] in _PRODUCT
+            if product:
+                run.tampered("hypothesis.settings." + what, "called from " + caller)
+            answer = call(*args, **kwargs)
+            if not product:
+                # the test surface chose the profile: the new baseline
+                run.profile = _effective(settings)
+            return answer
+        return guard
 
     # The settings class refuses assignment through its metaclass; the gate is not the project.
-    _type.__setattr__(settings, "load_profile", staticmethod(load_profile))
+    for name in ("load_profile", "register_profile"):
+        _type.__setattr__(settings, name, staticmethod(guarded(name, _getattr(settings, name))))
     _HYPOTHESIS = (strategies, settings)
+
+
+def _effective(settings):
+    """The settings a test without its own would run with, as text (every value)."""
+    try:
+        return repr(settings.default)
+    except Exception as e:  # a profile that cannot be read is a change too
+        return "unreadable: " + _type(e).__name__
 
 
 def _from_product(obj):
@@ -366,6 +463,10 @@ class _Run:
         self.where = "the collection"
         self.manager = None
         self.plugins = set()
+        #: hypothesis's effective profile as the test surface left it (None: not watched).
+        self.profile = None
+        #: The tracer's context: "" (the collection), then "v" (voters) or "n" (the others).
+        self.context = ""
 
     def tampered(self, what, how):
         send({"k": "tamper", "where": self.where, "what": [what + " (" + how + ")"]})
@@ -373,18 +474,37 @@ class _Run:
     def check(self, where):
         if _TRACER is not None and _gettrace() is not _TRACER:
             send({"k": "tracer", "where": where})
+        if _FORGED:
+            send({"k": "forged", "where": self.where, "what": sorted(set(_FORGED))})
+            del _FORGED[:]
         if self.snapshot is None:
             return
         seen = _fingerprint(self.places, self.manager)
         if seen == self.seen:
+            changed = self.profile_changed()
+            if changed:
+                send({"k": "tamper", "where": where, "what": changed})
             return
         self.seen = seen
         changed = _changes(self.snapshot, _snapshot())
         changed += self.new_plugins()
+        changed += self.profile_changed()
         if changed:
             send({"k": "tamper", "where": where, "what": changed})
             # Report a change once, where it was first seen.
             self.snapshot = _snapshot()
+
+    def profile_changed(self):
+        """hypothesis's effective profile changed other than through the test surface's
+        load_profile or register_profile (a profile mutated in place, its current name or the
+        default set directly)."""
+        if not _HYPOTHESIS or self.profile is None:
+            return []
+        now = _effective(_HYPOTHESIS[1])
+        if now == self.profile:
+            return []
+        self.profile = now
+        return ["hypothesis.settings.default (the effective profile changed: " + now + ")"]
 
     def new_plugins(self):
         """pytest plugins the project's code registered since the last look (a conftest's own
@@ -421,13 +541,24 @@ class _Run:
         self.kept = [space.get(name) for space, name in self.places]
         self.seen = _fingerprint(self.places, self.manager)
 
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionstart(self, session):
+        # The initial conftests have loaded their profiles: the effective one is the baseline.
+        if _HYPOTHESIS:
+            self.profile = _effective(_HYPOTHESIS[1])
+
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item, nextitem):
         test = _test_id(item)
         self.check(test)
         self.where = test
         if _COV is not None:
-            _COV.switch_context(("v" if test in _VOTERS else "n") + test)
+            # Two contexts, voters' and the others': a switch saves the tracer's data, so one
+            # per test would cost a write per test.
+            context = "v" if test in _VOTERS else "n"
+            if context != self.context:
+                _COV.switch_context(context)
+                self.context = context
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report):

@@ -41,6 +41,8 @@ pub(crate) fn of_patch(
             "--no-ext-diff",
             "--no-textconv",
             "--find-renames",
+            // a file an attributes file marks binary is still read line by line
+            "--text",
             "--relative",
             "--src-prefix=a/",
             "--dst-prefix=b/",
@@ -61,4 +63,21 @@ pub(crate) fn of_patch(
         }
     }
     Ok(Changed::Lines(lines))
+}
+
+/// The lines of `changed` in the patch's product files (`entries` classified as product code).
+pub(crate) fn product_lines(
+    changed: Changed,
+    entries: &[Entry],
+) -> std::collections::BTreeMap<String, Vec<(u64, u64)>> {
+    let Changed::Lines(mut lines) = changed else {
+        return std::collections::BTreeMap::new();
+    };
+    let product: BTreeSet<&str> = entries
+        .iter()
+        .filter(|e| e.class == Class::Product && e.change != Change::Removed)
+        .map(|e| e.path.as_str())
+        .collect();
+    lines.retain(|path, _| product.contains(path.as_str()));
+    lines
 }

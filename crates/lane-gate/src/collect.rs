@@ -136,6 +136,7 @@ fn report_digests(
 /// Every folder's reports and checks.
 fn gather(folders: &[Folder], reference: &Folder, cwd: &Path) -> Result<Gathered, GateError> {
     let mut g = Gathered::default();
+    let mut shard_problems: Vec<Vec<Problem>> = Vec::new();
     for f in folders {
         let mut facts = ShardFolderFacts {
             name: f.name.clone(),
@@ -144,8 +145,7 @@ fn gather(folders: &[Folder], reference: &Folder, cwd: &Path) -> Result<Gathered
             reports: Vec::new(),
         };
         if f.digest == reference.digest {
-            g.gate_problems
-                .extend(f.doc.problems_of(section::SECTION, &f.name)?);
+            shard_problems.push(f.doc.problems_of(section::SECTION, &f.name)?);
         }
         for lane in Lane::ALL {
             let path = Path::new(&f.name).join(format!("{lane}.xml"));
@@ -163,6 +163,7 @@ fn gather(folders: &[Folder], reference: &Folder, cwd: &Path) -> Result<Gathered
         g.stale
             .extend(rules::check(&GateFacts::ShardFolder(&facts)));
     }
+    g.gate_problems = rules::unexercised_change::across_shards(shard_problems);
     Ok(g)
 }
 

@@ -3,14 +3,15 @@
 lane-gate runs this after the lanes, in a fresh ``python -I`` of the lanes' interpreter (no
 project code is imported: the product files are only parsed), with coverage.py's own parser
 (statements, the lines of a multi-line statement, possible branch arcs) and the data files the
-bootstrap's tracer saved (one context per test: ``v`` + id for a voter, ``n`` + id otherwise;
+bootstrap's tracer saved (a context for the voters' tests, ``v``, one for the others', ``n``;
 the collection's, when the modules are imported, is the empty one and counts as the voters').
 
-Input, one JSON object on stdin: ``data_files`` (the tracer's), ``files`` (absolute path ->
-the changed line numbers; every line for a new file). Output, one JSON object on stdout: per
-file, ``statements`` (each changed statement: ``line``, ``last``, whether a voter ``ran`` it,
-the ``tests`` (voters) that did, and the branch arcs from it that no voter took, ``missed``),
-or ``error`` when the file does not parse.
+Input, one JSON object on stdin: ``data_files`` (the tracer's) and ``files``: each changed
+file's absolute path -> ``lines`` (the changed lines, inclusive ranges) and ``suffix`` (its path
+below the folder it imports from: a copy of the same bytes loaded from elsewhere counts as the
+file). Output, one JSON object on stdout: per file, ``statements`` (each changed statement:
+``line``, ``last``, its first line's ``text``, whether a voter ``ran`` it, and the branch arcs
+from it that no voter took, ``missed``), or ``error`` when the file does not parse.
 
 Not executable for the rule: docstrings and comments (coverage's parser never counts them), the
 body of ``if TYPE_CHECKING:`` and of ``if __name__ == "__main__":``, the bodies of ``@overload``
@@ -72,7 +73,33 @@ def exempt_lines(tree):
     return lines, guards
 
 
-def judge(path, changed, data):
+def _measured(data, path, suffix):
+    """The measured files that are `path`: itself, or a copy of its bytes loaded from elsewhere
+    by the same import path (a non-editable install of this tree)."""
+    found = []
+    own = None
+    for name in sorted(data.measured_files()):
+        if name == path:
+            found.append(name)
+        elif name.endswith("/" + suffix):
+            if own is None:
+                with open(path, "rb") as f:
+                    own = f.read()
+            try:
+                with open(name, "rb") as f:
+                    same = f.read() == own
+            except OSError:
+                same = False
+            if same:
+                found.append(name)
+    return found
+
+
+def _changed(first, last, ranges):
+    return any(a <= last and first <= b for a, b in ranges)
+
+
+def judge(path, request, data):
     try:
         with open(path, "rb") as f:
             source = f.read()
@@ -82,34 +109,40 @@ def judge(path, changed, data):
         parser.parse_source()
     except (OSError, SyntaxError, UnicodeDecodeError, ValueError) as e:
         return {"error": str(e)}
+    ranges = [tuple(r) for r in request["lines"]]
     exempt, guards = exempt_lines(tree)
     # A voter's context, or the collection's (the empty one): a module-level statement runs when
     # the voting process imports its module.
     data.set_query_contexts(["^v", "^$"])
-    ran = parser.translate_lines(data.lines(path) or [])
-    arcs = parser.translate_arcs(data.arcs(path) or [])
-    by_line = data.contexts_by_lineno(path)
+    lines = set()
+    arcs = set()
+    for name in _measured(data, path, request["suffix"]):
+        lines.update(data.lines(name) or [])
+        arcs.update(data.arcs(name) or [])
+    ran = parser.translate_lines(lines)
+    arcs = parser.translate_arcs(arcs)
     possible = parser.arcs()
     exits = parser.exit_counts()
+    source_lines = text.splitlines()
     last_of = {}
-    for line in range(1, len(text.splitlines()) + 2):
+    for line in range(1, len(source_lines) + 1):
         first = parser.first_line(line)
         last_of[first] = max(last_of.get(first, first), line)
-    statements = {}
-    for line in sorted(changed):
-        first = parser.first_line(line)
-        if first not in parser.statements or first in exempt or first in statements:
+    statements = []
+    for first in sorted(parser.statements):
+        last = last_of.get(first, first)
+        if first in exempt or not _changed(first, last, ranges):
             continue
-        tests = set()
-        for number in range(first, last_of.get(first, first) + 1):
-            tests.update(c[1:] for c in by_line.get(number, ()) if c.startswith("v"))
         missed = []
         if first in ran and exits.get(first, 0) > 1 and first not in guards:
             missed = sorted(a for a in possible if a[0] == first and a not in arcs
                             and a[1] not in exempt)
-        statements[first] = {"line": first, "last": last_of.get(first, first),
-                             "ran": first in ran, "tests": sorted(tests), "missed": missed}
-    return {"statements": [statements[k] for k in sorted(statements)]}
+        shown = source_lines[first - 1].strip() if first <= len(source_lines) else ""
+        if len(shown) > 100:
+            shown = shown[:97] + "..."
+        statements.append({"line": first, "last": last, "text": shown,
+                           "ran": first in ran, "missed": missed})
+    return {"statements": statements}
 
 
 def main():
@@ -119,7 +152,7 @@ def main():
         part = CoverageData(basename=name)
         part.read()
         data.update(part)
-    out = {path: judge(path, lines, data) for path, lines in sorted(request["files"].items())}
+    out = {path: judge(path, asked, data) for path, asked in sorted(request["files"].items())}
     json.dump(out, sys.stdout, sort_keys=True)
 
 

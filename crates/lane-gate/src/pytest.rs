@@ -26,6 +26,9 @@ const GATE_LONG: &[&str] = &[
 /// pytest-lanes-gate's module: loaded, it records each item's runtime lanes and leaves the
 /// contract to the static scan (`--lanes-contract=record`).
 pub(crate) const LANES_PLUGIN_MODULE: &str = "pytest_lanes_gate";
+/// pytest-cov's plugin module (`pytest_cov.plugin`): when the project's manifests load it, the
+/// gate passes `--no-cov`.
+const COV_PLUGIN: &str = "pytest_cov";
 /// Single-letter options of the gate's (`-m` lane, `-p` plugins, `-o` ini, `-c` config).
 const GATE_SHORT: &[char] = &['m', 'p', 'o', 'c'];
 /// Single-letter pytest options that take a value (the rest of the word, or the next word).
@@ -51,6 +54,12 @@ pub(crate) fn check_user_args(args: &[String]) -> Result<(), GateError> {
             let name = long.split('=').next().unwrap_or(long);
             if name.is_empty() {
                 continue;
+            }
+            if name.starts_with("cov") {
+                return Err(GateError::Usage(format!(
+                    "-- {arg}: a voting run loads no other tracer than the gate's (it traces \
+                     the changed product lines itself); measure coverage outside the gate"
+                )));
             }
             for own in GATE_LONG {
                 // pytest refuses abbreviations, but a prefix of one of the gate's options is
@@ -88,6 +97,31 @@ pub(crate) fn check_user_args(args: &[String]) -> Result<(), GateError> {
 /// compiled from their source bytes wherever they load from.
 pub(crate) const BOOTSTRAP: &str = include_str!("bootstrap.py");
 
+/// The environment every run gets whatever the caller's holds (docs/test-surface.md lists it).
+const PINNED: &[(&str, &str)] = &[
+    ("PYTHONHASHSEED", "0"),
+    ("PYTHONDONTWRITEBYTECODE", "1"),
+    ("TZ", "UTC"),
+    ("LC_ALL", "C.UTF-8"),
+    ("LANG", "C.UTF-8"),
+];
+
+/// Whether the caller's variable `name` is kept from the tests: lanes' own (a CI key among
+/// them), pytest's and coverage's settings, the interpreter's (but `PYTHONHOME`), the locale's,
+/// and what a shell leaves that names the caller (`_`, `OLDPWD`).
+fn unpinned(name: &str) -> bool {
+    const PREFIXES: &[&str] = &[
+        "LANES_",
+        "PYTEST_",
+        "COVERAGE_",
+        "COV_CORE_",
+        "PYTHON",
+        "LC_",
+    ];
+    (PREFIXES.iter().any(|p| name.starts_with(p)) && name != "PYTHONHOME")
+        || matches!(name, "_" | "OLDPWD" | "LANGUAGE")
+}
+
 /// What every run of one gate shares.
 #[derive(Debug, Clone)]
 pub(crate) struct Setup {
@@ -106,6 +140,11 @@ pub(crate) struct Setup {
     /// The project's top-level module names: the bootstrap records where each of their
     /// modules loads from and compiles them from source.
     pub(crate) product: Vec<String>,
+    /// The changed product files the bootstrap traces, and the voters (a run's data file lies
+    /// beside its report); None: nothing to trace.
+    pub(crate) trace: Option<std::sync::Arc<crate::exercised::TracePlan>>,
+    /// The tests' temporary folder (TMPDIR, TMP, TEMP).
+    pub(crate) tmpdir: Option<PathBuf>,
 }
 
 /// A run's end and what its outcome channel carried.
@@ -150,6 +189,11 @@ impl Setup {
         if let Some(seed) = self.seed {
             args.push(format!("--hypothesis-seed={seed}"));
         }
+        if self.plugins.iter().any(|p| p.starts_with(COV_PLUGIN)) {
+            // The run's tracer is the gate's: pytest-cov, loaded for the project's addopts,
+            // starts none.
+            args.push("--no-cov".into());
+        }
         args.extend(self.user_args.iter().cloned());
         args
     }
@@ -171,7 +215,7 @@ impl Setup {
     }
 
     /// The bootstrap's configuration: one JSON line on the run's stdin.
-    fn config(&self, channel: i32) -> String {
+    fn config(&self, channel: i32, report: &Path) -> String {
         let path: Vec<String> = self
             .pythonpath
             .iter()
@@ -181,7 +225,11 @@ impl Setup {
             "path": path,
             "channel": channel,
             "product": self.product,
-            "trace": null,
+            "trace": self.trace.as_ref().map(|t| serde_json::json!({
+                "patterns": t.patterns(),
+                "voters": t.voters,
+                "data_file": format!("{}{}", report.display(), crate::exercised::DATA_SUFFIX),
+            })),
         });
         format!("{config}\n")
     }
@@ -202,16 +250,18 @@ impl Setup {
             .stdin(Stdio::piped())
             .stdout(Stdio::from(log_file))
             .stderr(Stdio::from(err_file))
-            .env_remove("PYTEST_ADDOPTS")
-            .env_remove("PYTEST_PLUGINS")
-            .env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-            .env("PYTHONHASHSEED", "0")
-            .env("TZ", "UTC")
-            .env("PYTHONDONTWRITEBYTECODE", "1")
-            .env_remove("PYTHONPYCACHEPREFIX")
-            .env_remove("PYTHONPATH")
-            .env_remove("LANES_GATE_PATH")
             .process_group(0);
+        for (name, _) in std::env::vars_os() {
+            if unpinned(&name.to_string_lossy()) {
+                cmd.env_remove(&name);
+            }
+        }
+        cmd.envs(PINNED.iter().copied())
+            .env("PWD", tree)
+            .env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1");
+        if let Some(tmp) = &self.tmpdir {
+            cmd.env("TMPDIR", tmp).env("TMP", tmp).env("TEMP", tmp);
+        }
         if let Some(prefix) = &self.pycache_prefix {
             cmd.env("PYTHONPYCACHEPREFIX", prefix);
         }
@@ -234,12 +284,10 @@ impl Setup {
             .try_clone()
             .map_err(|e| GateError::io(format!("cannot write {}", log.display()), e))?;
         let mut cmd = self.command(tree, select, report, log_file, err_file);
-        let (mut child, reader) =
-            crate::channel::spawn(&mut cmd, |fd| self.config(fd)).map_err(|source| {
-                GateError::PytestStart {
-                    python: self.python.clone(),
-                    source,
-                }
+        let (mut child, reader) = crate::channel::spawn(&mut cmd, |fd| self.config(fd, report))
+            .map_err(|source| GateError::PytestStart {
+                python: self.python.clone(),
+                source,
             })?;
         let pid = rustix::process::Pid::from_raw(child.id() as i32);
         let kill_group = || {
@@ -313,10 +361,15 @@ mod tests {
             &["--hypothesis-seed=1"],
             &["--junit=x"],
             &["--lanes-contract=fail"],
+            &["--cov=pkg"],
+            &["--cov-report", "term"],
         ];
         for case in refused {
             let err = check_user_args(&args(case)).unwrap_err().to_string();
-            assert!(err.contains("gate's own"), "{case:?}: {err}");
+            assert!(
+                err.contains("gate's own") || err.contains("no other tracer"),
+                "{case:?}: {err}"
+            );
         }
         let allowed: &[&[&str]] = &[
             &["-q"],
@@ -329,6 +382,7 @@ mod tests {
             &["--no-such-pytest-option"],
             &["tests/test_a.py"],
             &["-W", "error"],
+            &["--no-cov"],
         ];
         for case in allowed {
             assert!(check_user_args(&args(case)).is_ok(), "{case:?}");
@@ -346,6 +400,8 @@ mod tests {
             pythonpath: vec![],
             pycache_prefix: None,
             product: vec![],
+            trace: None,
+            tmpdir: None,
         };
         let got = setup.arguments(&args(&["-m", "merge"]), Path::new("/tmp/r.xml"));
         assert_eq!(
@@ -381,6 +437,8 @@ mod tests {
             pythonpath: vec![],
             pycache_prefix: None,
             product: vec![],
+            trace: None,
+            tmpdir: None,
         };
         let report = Path::new("r.xml");
         let record = "--lanes-contract=record".to_string();

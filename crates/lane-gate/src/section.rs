@@ -58,6 +58,11 @@ impl GateSection {
             out.push_str(&format!("Acknowledged: {}\n", cell(text)));
         }
         match self.seed.value {
+            Some(n) if self.seed.predictable && self.base.is_some() => out.push_str(&format!(
+                "Hypothesis seed: {n} ({}): predictable, the patch's author could know it and \
+                 test against it; set LANES_SEED_KEY in CI for a seed no patch can know.\n",
+                self.seed.from
+            )),
             Some(n) => out.push_str(&format!("Hypothesis seed: {n} ({}).\n", self.seed.from)),
             None => out.push_str("Hypothesis seed: none (hypothesis is not loaded).\n"),
         }
@@ -144,6 +149,9 @@ pub(crate) struct Plugins {
 pub(crate) struct Seed {
     pub(crate) from: String,
     pub(crate) value: Option<u64>,
+    /// Whether the patch's author could know the seed while writing it (anything but a CI
+    /// key's HMAC of the head's tree).
+    pub(crate) predictable: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -587,6 +587,8 @@ mod tests {
             pythonpath: vec![PathBuf::from("/root")],
             pycache_prefix: None,
             product: Vec::new(),
+            trace: None,
+            tmpdir: None,
         };
         let select: Vec<String> = ["-m", "merge", "-o", "junit_suite_name=x"]
             .map(String::from)

@@ -117,6 +117,24 @@ pub(crate) fn remove(path: &Path) -> Result<(), GateError> {
     }
 }
 
+/// Removes the folder `path` even where a run left folders without write permission in it.
+pub(crate) fn remove_forced(path: &Path) -> Result<(), GateError> {
+    if remove(path).is_ok() {
+        return Ok(());
+    }
+    use std::os::unix::fs::PermissionsExt;
+    for entry in walkdir::WalkDir::new(path)
+        .follow_links(false)
+        .into_iter()
+        .flatten()
+    {
+        if entry.file_type().is_dir() {
+            let _ = std::fs::set_permissions(entry.path(), std::fs::Permissions::from_mode(0o700));
+        }
+    }
+    remove(path)
+}
+
 /// Puts `rel` back as the base had it (or removes it when the base had none).
 pub(crate) fn restore(
     root: &Path,

@@ -33,7 +33,15 @@ enum Record {
         at: String,
         what: Vec<String>,
     },
-    Tracer {},
+    Tracer {
+        #[serde(rename = "where")]
+        at: String,
+    },
+    Forged {
+        #[serde(rename = "where")]
+        at: String,
+        what: Vec<String>,
+    },
     Session {
         status: i32,
     },
@@ -101,6 +109,10 @@ pub(crate) struct Stream {
     pub(crate) garbled: Vec<String>,
     pub(crate) origins: Vec<Origin>,
     pub(crate) tampered: Vec<Tamper>,
+    /// Where the tracer was seen switched off or replaced.
+    pub(crate) tracer: Vec<String>,
+    /// Comparisons a changed product class answered otherwise than its value type, by test.
+    pub(crate) forged: Vec<Tamper>,
     /// What the bootstrap could not set up.
     pub(crate) fatal: Option<String>,
 }
@@ -154,7 +166,9 @@ pub(crate) fn read(bytes: &[u8]) -> Stream {
                 let entry = stream.tests.entry(key).or_insert((id, went));
                 entry.1 = entry.1.max(went);
             }
-            Record::Collect {} | Record::Tracer {} => {}
+            Record::Collect {} => {}
+            Record::Tracer { at } => stream.tracer.push(at),
+            Record::Forged { at, what } => stream.forged.push(Tamper { at, what }),
             Record::Tamper { at, what } => stream.tampered.push(Tamper { at, what }),
             Record::Session { status } => {
                 if stream.session.replace(status).is_some() {

@@ -1,6 +1,6 @@
 //! The checks after the lanes ran: the lock verified again in the vote tree (bytes that moved
-//! while pytest ran), and every watched file's stamp compared with the one taken before the
-//! runs (a file written and put back).
+//! while pytest ran), every watched file's stamp compared with the one taken before the runs
+//! (a file written and put back), and the changed product lines the voting runs traced.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -23,16 +23,58 @@ fn stamp(path: &Path) -> Option<Stamp> {
     Some((m.size(), m.ino(), m.ctime(), m.ctime_nsec()))
 }
 
-/// The lock, the ledger and every file they name, with their stamps before the runs.
+/// The lock, the ledger and every file they name, and the test surface the vote runs on (the
+/// test modules, the `conftest.py` files pytest loads for them, the configuration files, the
+/// folders holding test modules), with their stamps before the runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Watched {
     root: PathBuf,
     stamps: BTreeMap<String, Stamp>,
+    /// The test surface's files and folders (root-relative).
+    surface: BTreeMap<String, Option<Stamp>>,
+}
+
+/// The configuration files pytest and the gate read at the rootdir.
+const CONFIG_FILES: &[&str] = &[
+    "pytest.ini",
+    ".pytest.ini",
+    "pyproject.toml",
+    "tox.ini",
+    "setup.cfg",
+    "conftest.py",
+];
+
+/// The test surface of the tree at `root` its scan `doc` sees: every test module, each folder
+/// holding one (below the rootdir), the `conftest.py` of those folders and the configuration
+/// files of the rootdir.
+pub(crate) fn test_surface(root: &Path, doc: &Document) -> Result<Vec<String>, GateError> {
+    let mut paths: BTreeSet<String> = CONFIG_FILES.iter().map(|s| s.to_string()).collect();
+    if let Some(scan) = doc.section_as::<ScanSection>(ScanSection::NAME, "<vote evidence>")? {
+        for t in &scan.tests {
+            for file in std::iter::once(&t.file).chain(t.defined_in.as_ref()) {
+                paths.insert(file.clone());
+                let mut dir = Path::new(file).parent();
+                while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
+                    let d_text = d.to_string_lossy().into_owned();
+                    paths.insert(format!("{d_text}/conftest.py"));
+                    paths.insert(d_text);
+                    dir = d.parent();
+                }
+            }
+        }
+    }
+    Ok(paths
+        .into_iter()
+        .filter(|p| !p.starts_with("..") && !Path::new(p).is_absolute())
+        .filter(|p| std::fs::symlink_metadata(root.join(p)).is_ok() || p.ends_with("conftest.py"))
+        .collect())
 }
 
 impl Watched {
-    /// The stamps of the watched files of `root` now.
-    pub(crate) fn before(root: &Path) -> Watched {
+    /// The stamps of the watched files of `root` now; `surface`: the test surface's paths
+    /// ([`test_surface`]), watched for any change (a `conftest.py` that does not exist yet
+    /// must not appear).
+    pub(crate) fn before(root: &Path, surface: &[String]) -> Watched {
         let mut paths: BTreeSet<String> = ["lanes.lock", "freeze_ledger.json"]
             .iter()
             .map(|s| s.to_string())
@@ -43,6 +85,10 @@ impl Watched {
             stamps: paths
                 .into_iter()
                 .filter_map(|p| stamp(&root.join(&p)).map(|s| (p, s)))
+                .collect(),
+            surface: surface
+                .iter()
+                .map(|p| (p.clone(), stamp(&root.join(p))))
                 .collect(),
         }
     }
@@ -55,6 +101,53 @@ impl Watched {
             .filter(|(path, before)| stamp(&self.root.join(path)).as_ref() != Some(before))
             .map(|(path, _)| path.clone())
             .collect()
+    }
+
+    /// The test surface's files and folders that changed since (written, made, removed, or a
+    /// folder whose entries changed), in order.
+    pub(crate) fn surface_changed(&self) -> Vec<String> {
+        self.surface
+            .iter()
+            .filter(|(path, before)| stamp(&self.root.join(path)) != **before)
+            .filter(|(path, _)| !self.stamps.contains_key(*path))
+            .map(|(path, _)| path.clone())
+            .collect()
+    }
+
+    /// Makes the test surface read-only (the vote copy only: the checkout is never changed):
+    /// its files and folders lose their write permission; the stamps are taken again after.
+    pub(crate) fn make_read_only(&mut self) -> Result<(), GateError> {
+        use std::os::unix::fs::PermissionsExt;
+        for path in self.surface.keys() {
+            let full = self.root.join(path);
+            let Ok(meta) = std::fs::symlink_metadata(&full) else {
+                continue;
+            };
+            if meta.file_type().is_symlink() {
+                continue;
+            }
+            let mode = meta.permissions().mode() & !0o222;
+            std::fs::set_permissions(&full, std::fs::Permissions::from_mode(mode))
+                .map_err(|e| GateError::io(format!("cannot make {path} read-only"), e))?;
+        }
+        for (path, stamp_now) in &mut self.surface {
+            *stamp_now = stamp(&self.root.join(path));
+        }
+        Ok(())
+    }
+
+    /// Gives the read-only folders their write permission back (so the copy can be removed).
+    pub(crate) fn writable_again(&self) {
+        use std::os::unix::fs::PermissionsExt;
+        for path in self.surface.keys() {
+            let full = self.root.join(path);
+            if let Ok(meta) = std::fs::symlink_metadata(&full)
+                && meta.is_dir()
+            {
+                let mode = meta.permissions().mode() | 0o700;
+                let _ = std::fs::set_permissions(&full, std::fs::Permissions::from_mode(mode));
+            }
+        }
     }
 }
 
@@ -82,7 +175,27 @@ pub(crate) fn check(
         })
         .collect();
     problems.extend(rules::check(&GateFacts::Written(&watched.written())));
+    problems.extend(rules::check(&GateFacts::SurfaceChanged(
+        &watched.surface_changed(),
+    )));
     Ok(problems)
+}
+
+/// The changed product statements and branches no voting run executed (unexercised-change):
+/// the trace data the runs left in `reports_dir`, analysed with `python`. Nothing when the
+/// runs traced nothing.
+pub(crate) fn exercised(
+    python: &Path,
+    vote_root: &Path,
+    setup: &crate::pytest::Setup,
+    reports_dir: &Path,
+) -> Result<Vec<Problem>, GateError> {
+    let Some(plan) = &setup.trace else {
+        return Ok(Vec::new());
+    };
+    let data = crate::exercised::data_files(reports_dir)?;
+    let facts = crate::exercised::analyse(python, vote_root, plan, &data)?;
+    Ok(rules::check(&GateFacts::Exercised(&facts)))
 }
 
 #[cfg(test)]
@@ -119,12 +232,12 @@ mod tests {
     fn a_watched_file_written_and_restored_changes_its_stamp() {
         let dir = locked_tree();
         let root = dir.path();
-        let before = Watched::before(root);
+        let before = Watched::before(root, &[]);
         assert_eq!(
             before.stamps.keys().cloned().collect::<Vec<_>>(),
             ["g.txt", "lanes.lock"]
         );
-        assert_eq!(Watched::before(root), before);
+        assert_eq!(Watched::before(root, &[]), before);
         assert!(before.written().is_empty());
         write_g(root, "a");
         assert_eq!(before.written(), ["g.txt"]);
@@ -135,7 +248,7 @@ mod tests {
         let dir = locked_tree();
         let root = dir.path();
         let doc = evidence_of(root);
-        let watched = Watched::before(root);
+        let watched = Watched::before(root, &[]);
         assert!(check(&doc, root, &watched).unwrap().is_empty());
         write_g(root, "a");
         let problems = check(&doc, root, &watched).unwrap();
@@ -154,7 +267,7 @@ mod tests {
         let dir = locked_tree();
         let root = dir.path();
         let doc = evidence_of(root);
-        let watched = Watched::before(root);
+        let watched = Watched::before(root, &[]);
         write_g(root, "z");
         let problems = check(&doc, root, &watched).unwrap();
         let messages: Vec<&str> = problems.iter().map(|p| p.message.as_str()).collect();
@@ -170,7 +283,7 @@ mod tests {
             "{messages:?}"
         );
         // an error already in the evidence is not reported again
-        let problems = check(&evidence_of(root), root, &Watched::before(root)).unwrap();
+        let problems = check(&evidence_of(root), root, &Watched::before(root, &[])).unwrap();
         assert!(problems.is_empty(), "{problems:?}");
     }
 }

@@ -19,6 +19,9 @@ pub(crate) struct Commits {
     pub(crate) head: String,
     /// What the patch started from.
     pub(crate) merge_base: String,
+    /// The head's tree id: what the seed and the vote folder derive from (one per commit's
+    /// content).
+    pub(crate) head_tree: String,
 }
 
 /// What `--base` prepared.
@@ -32,8 +35,10 @@ pub(crate) struct Based {
     /// The base's checkout (its configuration, manifests and scan).
     pub(crate) base_dir: PathBuf,
     /// The working tree, copied (untracked build outputs included), with the base's test
-    /// surface put back unless acknowledged.
+    /// surface put back unless acknowledged: the room's tree.
     pub(crate) vote_dir: PathBuf,
+    /// Where the vote runs: one folder per commit (held until the run ends).
+    pub(crate) room: crate::room::Room,
     /// The patch's new or changed test modules, run as non-voting candidates.
     pub(crate) candidates: Vec<String>,
 }
@@ -57,13 +62,19 @@ impl Commits {
                 }
             )));
         }
+        let tree = repo.git(&["rev-parse", "--verify", &format!("{head}^{{tree}}")])?;
+        let head_tree = String::from_utf8_lossy(&tree).trim().to_string();
         Ok(Commits {
             base,
             head,
             merge_base,
+            head_tree,
         })
     }
 }
+
+/// How long a run waits for another run of the same commit to leave the vote folder.
+const ROOM_WAIT: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// A new folder under the temporary folder.
 fn temporary(tmp: &Path, name: &str) -> Result<PathBuf, GateError> {
@@ -86,7 +97,21 @@ impl Based {
         let head_tree = repo.tree(&commits.head)?;
         let base_dir = temporary(tmp, "base")?;
         repo.checkout(&commits.merge_base, &base_dir, &tmp.join("base.index"))?;
-        let vote_dir = temporary(tmp, "vote")?;
+        let key = std::env::var(super::prepare::SEED_KEY)
+            .ok()
+            .filter(|k| !k.is_empty());
+        let project = cwd
+            .file_name()
+            .map_or_else(|| "project".into(), |n| n.to_string_lossy().into_owned());
+        let room = crate::room::Room::take(
+            &std::env::temp_dir(),
+            &crate::room::name(&commits.head_tree, key.as_deref()),
+            &project,
+            ROOM_WAIT,
+        )?;
+        let vote_dir = room.tree.clone();
+        std::fs::create_dir(&vote_dir)
+            .map_err(|e| GateError::io("cannot create the vote folder", e))?;
         let copied = tree::copy_tree(cwd, &vote_dir, Some(&places.out))?;
         let tracked: BTreeSet<String> = repo.tracked()?.into_iter().collect();
         let base_files: BTreeSet<String> = base_tree.keys().cloned().collect();
@@ -115,6 +140,7 @@ impl Based {
             base_files: base_tree,
             base_dir,
             vote_dir,
+            room,
             candidates,
         })
     }

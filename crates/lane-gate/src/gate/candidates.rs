@@ -111,6 +111,8 @@ mod tests {
             pythonpath: Vec::new(),
             pycache_prefix: None,
             product: Vec::new(),
+            trace: None,
+            tmpdir: None,
         };
         let files = [
             "tests/test_a.py".to_string(),

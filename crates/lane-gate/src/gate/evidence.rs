@@ -4,6 +4,7 @@
 //! the reviews of the patch's lock and ledger edits. Each tree is read from its own folder:
 //! the process's working directory never changes.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use jiff::civil::Date;
@@ -48,6 +49,11 @@ pub(crate) struct Evidence {
     pub(crate) vote: Vote,
     /// The gate's problems so far (the test surface changed, the patch's own tree's).
     pub(crate) problems: Vec<Problem>,
+    /// The lines the patch changed in its product files, tree-relative (`--base`; empty
+    /// without it: there is no change to trace).
+    pub(crate) changed: BTreeMap<String, Vec<(u64, u64)>>,
+    /// Where a `--base` vote runs, held until the run ends (the tests' TMPDIR is its `tmp`).
+    pub(crate) room: Option<crate::room::Room>,
 }
 
 /// `dir` as the scan and the tools take it: the folder a process started there would call its
@@ -155,6 +161,8 @@ pub(crate) fn working_tree(
             seed: seed.clone(),
         },
         problems: Vec::new(),
+        changed: BTreeMap::new(),
+        room: None,
     })
 }
 
@@ -189,16 +197,14 @@ fn with_base(args: &Args, p: &Prepared, base_ref: &str) -> Result<Evidence, Gate
             reference: base_ref.to_string(),
         }),
         surface: based.entries.clone(),
-        seed: super::prepare::seed(args, Some(&c.merge_base))?,
+        seed: super::prepare::seed(args, Some((&c.merge_base, &c.head_tree)))?,
     };
     let mut problems = rules::check(&GateFacts::Surface(&based.entries));
     let base_doc = base_scan(p, &based, base_ref)?;
     let base_section = base_doc.section_as(ScanSection::NAME, "<base evidence>")?;
     // The patch's product code is judged (test-aware-code) in its own tree and the vote's.
-    let options = changed::with(
-        &p.scan,
-        changed::of_patch(cwd, &c.merge_base, &c.head, &based.entries)?,
-    );
+    let lines = changed::of_patch(cwd, &c.merge_base, &c.head, &based.entries)?;
+    let options = changed::with(&p.scan, lines.clone());
     let patch_doc = of_tree(cwd, p.today, &options)?;
     // lane-lock diff compares the patch's own witness lane with the base's.
     let scans = LockScans {
@@ -215,6 +221,7 @@ fn with_base(args: &Args, p: &Prepared, base_ref: &str) -> Result<Evidence, Gate
         (vote_doc, based.candidates.clone(), based.base_dir.clone())
     };
     let doc = review::review_edits(doc, &based, cwd, &p.places.tmp, p.ack.as_deref(), scans)?;
+    let changed = changed::product_lines(lines, &based.entries);
     Ok(Evidence {
         doc,
         base_doc: Some(base_doc),
@@ -223,6 +230,8 @@ fn with_base(args: &Args, p: &Prepared, base_ref: &str) -> Result<Evidence, Gate
         candidates,
         vote,
         problems,
+        changed,
+        room: Some(based.room),
     })
 }
 

@@ -5,8 +5,8 @@
 //!    base's checkout, the classification of the patch, the vote tree, the edit reviews);
 //! 3. [`plan`]: the plugins, the seed, the environment, the watched files, the run manifest;
 //! 4. [`lanes`]: the three lanes' pytest runs (one process, or one per lane);
-//! 5. [`after`]: the checks after the runs (bytes that moved, files written meanwhile), then
-//!    the candidates (the patch's own new tests, never counted);
+//! 5. [`after`]: the checks after the runs (bytes that moved, files written meanwhile, the
+//!    changed product lines no voter ran), then the candidates (the patch's own new tests, never counted);
 //! 6. the evidence and manifest written, then [`crate::tally`]: lane-tally's vote;
 //! 7. [`crate::publish`]: the verdict files and what is printed, shared with `--collect`.
 
@@ -60,7 +60,14 @@ pub(crate) fn run(args: &Args) -> Result<Status, GateError> {
         timeout_secs: args.lane_timeout,
         product_dirs: &plan.product_dirs,
     })?;
-    let after = after::check(&evidence.doc, &evidence.vote_root, &plan.watched)?;
+    let mut after = after::check(&evidence.doc, &evidence.vote_root, &plan.watched)?;
+    plan.watched.writable_again();
+    after.extend(after::exercised(
+        &prepared.python.command,
+        &evidence.vote_root,
+        &plan.setup,
+        &lanes.reports_dir,
+    )?);
     let candidates = run_candidates(&prepared, &evidence, &plan, &lanes)?;
     let ran = Ran {
         lanes,
@@ -110,6 +117,7 @@ fn run_candidates(
     let mut setup = plan.setup.clone();
     setup.pythonpath = plan::run_pythonpath(&places.cwd)?;
     setup.pycache_prefix = Some(places.tmp.join("pycache"));
+    setup.trace = None;
     candidates::run_candidates(
         &setup,
         &places.cwd,
@@ -222,6 +230,7 @@ mod tests {
         let seed = Seed {
             from: "default".into(),
             value: Some(0),
+            predictable: true,
         };
         let mut evidence = evidence::working_tree(&places.cwd, today, &scan, &seed).unwrap();
         let python = prepare::interpreter(Some(pytest.python())).unwrap();

@@ -81,6 +81,47 @@ fn modules(loaded: &[Plugin]) -> Vec<String> {
     modules
 }
 
+/// Whether the lanes' interpreter has coverage.py: a distribution of its site-packages, or (a
+/// folder a `.pth` file adds) importable in an isolated interpreter that imports nothing else.
+fn has_coverage(python: &Python) -> bool {
+    python.dists.contains_key("coverage")
+        || std::process::Command::new(&python.command)
+            .args(["-I", "-c", "import coverage.parser, coverage.sqldata"])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+}
+
+/// The tests' temporary folder (TMPDIR): the room's, or a fresh one of the run's.
+fn tests_tmp(evidence: &Evidence, places: &Places) -> Result<PathBuf, GateError> {
+    if let Some(room) = &evidence.room {
+        return Ok(room.tmp.clone());
+    }
+    let tmp = places.tmp.join("tmp");
+    std::fs::create_dir_all(&tmp)
+        .map_err(|e| GateError::io(format!("cannot create {}", tmp.display()), e))?;
+    Ok(tmp)
+}
+
+/// The ids of the tests that vote: the merge and witness lanes of the vote's scan.
+fn voters(doc: &lane_core::Document) -> Result<Vec<String>, GateError> {
+    use lane_core::scan::{Lane, ScanSection};
+    let Some(scan) = doc.section_as::<ScanSection>(ScanSection::NAME, "<vote evidence>")? else {
+        return Ok(Vec::new());
+    };
+    let mut ids: Vec<String> = scan
+        .tests
+        .into_iter()
+        .filter(|t| matches!(t.lane, Some(Lane::Merge | Lane::Witness)))
+        .map(|t| t.id)
+        .collect();
+    ids.sort();
+    ids.dedup();
+    Ok(ids)
+}
+
 /// Plans the runs in the evidence's vote tree; writes the `run` section into the evidence (the
 /// document the manifest digests).
 pub(crate) fn plan(
@@ -102,6 +143,20 @@ pub(crate) fn plan(
     }
     let vote_root = &evidence.vote_root;
     let (product, product_dirs) = crate::trial::product(vote_root)?;
+    let trace = crate::exercised::plan(
+        vote_root,
+        &product_dirs,
+        &evidence.changed,
+        voters(&evidence.doc)?,
+    );
+    if trace.is_some() && !has_coverage(python) {
+        return Err(GateError::Checkout(format!(
+            "the patch changes product code and the lanes' interpreter ({}) has no coverage.py: \
+             the gate traces which changed lines the voters ran with it; install coverage (or \
+             pytest-lanes-gate, which depends on it) into that interpreter",
+            python.command.display()
+        )));
+    }
     let setup = Setup {
         python: python.command.clone(),
         plugins: modules(&plugins.loaded),
@@ -114,10 +169,18 @@ pub(crate) fn plan(
         // without any __pycache__.)
         pycache_prefix: (*vote_root == places.cwd).then(|| places.tmp.join("pycache")),
         product,
+        trace: trace.map(std::sync::Arc::new),
+        tmpdir: Some(tests_tmp(evidence, places)?),
     };
     // Files whose bytes decide the vote: any write to them while pytest runs is seen by their
     // inode change time, even when the bytes are put back before the run ends.
-    let watched = Watched::before(vote_root);
+    let surface = super::after::test_surface(vote_root, &evidence.doc)?;
+    let mut watched = Watched::before(vote_root, &surface);
+    if evidence.room.is_some() {
+        // The vote copy's test surface is read-only to the runs (a copy: the checkout itself
+        // is only watched).
+        watched.make_read_only()?;
+    }
     let base = evidence.vote.base.as_ref().map(|b| b.commit.as_str());
     let shard = shard::Plan::prepare(
         args,
@@ -163,9 +226,12 @@ mod tests {
                 seed: Seed {
                     from: "--seed".into(),
                     value: seed,
+                    predictable: true,
                 },
             },
             problems: Vec::new(),
+            changed: std::collections::BTreeMap::new(),
+            room: None,
         }
     }
 

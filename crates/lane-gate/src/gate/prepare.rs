@@ -183,12 +183,16 @@ fn acknowledgment(args: &Args) -> Result<Option<String>, GateError> {
     Ok(ack)
 }
 
-/// The hypothesis seed of every run: `--seed`, `LANES_SEED`, the merge base's commit id, or 0.
-pub(crate) fn seed(args: &Args, merge_base: Option<&str>) -> Result<Seed, GateError> {
+/// The hypothesis seed of every run: `--seed`, `LANES_SEED`, HMAC(`LANES_SEED_KEY`, the head's
+/// tree id) when CI gives a key (unknowable when the patch is written, the same for every run
+/// of one commit), the merge base's commit id, or 0. `commit`: the merge base and the head's
+/// tree id (`--base`).
+pub(crate) fn seed(args: &Args, commit: Option<(&str, &str)>) -> Result<Seed, GateError> {
     if let Some(n) = args.seed {
         return Ok(Seed {
             from: "--seed".into(),
             value: Some(n),
+            predictable: true,
         });
     }
     if let Some(text) = non_empty_env("LANES_SEED") {
@@ -200,16 +204,34 @@ pub(crate) fn seed(args: &Args, merge_base: Option<&str>) -> Result<Seed, GateEr
         return Ok(Seed {
             from: "LANES_SEED".into(),
             value: Some(n),
+            predictable: true,
         });
     }
-    Ok(match merge_base {
-        Some(mb) => Seed {
+    let key = non_empty_env(SEED_KEY);
+    Ok(match (commit, key) {
+        (Some((_, tree)), Some(key)) => Seed {
+            from: format!("{SEED_KEY} and the head's tree"),
+            value: Some(keyed(&key, tree)),
+            predictable: false,
+        },
+        (Some((mb, _)), None) => Seed {
             from: "the merge base's commit id".into(),
             value: Some(u64::from_str_radix(&mb[..mb.len().min(8)], 16).unwrap_or(0)),
+            predictable: true,
         },
-        None => Seed {
+        (None, _) => Seed {
             from: "default".into(),
             value: Some(0),
+            predictable: true,
         },
     })
+}
+
+/// The CI secret the seed and the vote folder derive from.
+pub(crate) const SEED_KEY: &str = "LANES_SEED_KEY";
+
+/// A number from HMAC(`key`, `tree`): the first 8 hex digits of the digest.
+pub(crate) fn keyed(key: &str, tree: &str) -> u64 {
+    let mac = lane_core::io::hmac_sha256(key.as_bytes(), tree.as_bytes());
+    u64::from_str_radix(&mac[..8], 16).unwrap_or(0)
 }

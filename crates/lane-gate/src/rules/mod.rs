@@ -7,6 +7,7 @@ use lane_core::Problem;
 use lane_core::detector::{Facts, Registered};
 use lane_core::scan::Lane;
 
+use crate::exercised::ExercisedFacts;
 use crate::pytest::Ended;
 use crate::python::Plugin;
 use crate::section::CandidateFile;
@@ -33,12 +34,16 @@ pub(crate) enum GateFacts<'a> {
     /// The watched files (the lock, the ledger and what they name) whose inode change time
     /// moved while pytest ran, root-relative.
     Written(&'a [String]),
+    /// The test surface's files and folders that changed while pytest ran, root-relative.
+    SurfaceChanged(&'a [String]),
     /// The run of the patch's new or changed tests.
     Candidates(&'a CandidateFacts<'a>),
     /// A shard's out folder, as `--collect` read it.
     ShardFolder(&'a ShardFolderFacts),
     /// What a voting pytest run's outcome channel showed of the code on trial.
     Trial(&'a TrialFacts),
+    /// Which changed product statements the voting runs executed.
+    Exercised(&'a ExercisedFacts),
 }
 
 /// How one lane's pytest run ended and what its report says.
