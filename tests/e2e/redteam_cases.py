@@ -21,6 +21,7 @@ change is adding): that path is a strict xfail until the rule lands, and docs/th
 
 from __future__ import annotations
 
+import os
 import py_compile
 import sys
 from dataclasses import dataclass, field
@@ -926,6 +927,91 @@ def lib_sets_default_settings(t: Path) -> None:
     append(t / "invoice.py", SETS_DEFAULT)
 
 
+NEW_CLASS_EQUAL = """
+
+
+import types as _types
+
+
+def _body(ns):
+    ns["__eq__"] = lambda self, other: True
+    ns["__hash__"] = Decimal.__hash__
+
+
+_Total = _types.new_class("_Total", (Decimal,), exec_body=_body)
+_invert = invert_credit
+
+
+def invert_credit(applied, credit):
+    return _Total(_invert(applied, credit))
+"""
+
+
+def lib_new_class_equal(t: Path) -> None:
+    append(t / "invoice.py", NEW_CLASS_EQUAL)
+
+
+TRACER_OFF_AT_CALL = """
+
+import sys as _sys
+
+_invert_traced = invert_credit
+
+
+def invert_credit(applied, credit):
+    _sys.settrace(None)
+    return _invert_traced(applied, credit)
+"""
+
+
+def lib_switches_tracer_off_at_call(t: Path) -> None:
+    lib_hides_where_voters_never_go(t)
+    append(t / "invoice.py", TRACER_OFF_AT_CALL)
+
+
+def lib_hides_behind_a_guard(t: Path) -> None:
+    edit(t / "invoice.py", BREAKS[ROUND_TRIP][1],
+         "    if applied != Decimal(\"4999.00\"):\n"
+         "        return applied + credit\n"
+         "    return applied + credit + CENT\n")
+
+
+REWRITES_TEST = """
+
+import pathlib as _pathlib
+
+_merge = _pathlib.Path("tests") / "test_invoice_merge.py"
+try:
+    _merge.write_text(_merge.read_text().replace(
+        "assert invert_credit(applied, credit) == total", "assert True"))
+except OSError:
+    pass
+"""
+
+DROPS_CONFTEST = """
+
+import pathlib as _pathlib
+
+try:
+    (_pathlib.Path("tests") / "more").mkdir()
+    (_pathlib.Path("tests") / "more" / "conftest.py").write_text("collect_ignore_glob = ['*']\\n")
+except OSError:
+    pass
+"""
+
+
+def lib_rewrites_test_module(t: Path) -> None:
+    append(t / "invoice.py", REWRITES_TEST)
+
+
+def lib_drops_conftest(t: Path) -> None:
+    append(t / "invoice.py", DROPS_CONFTEST)
+
+
+#: Root writes through the vote copy's read-only test surface, and the change is seen after the
+#: run; any other user's write fails, the bug stays in sight.
+IN_ROOM = "test-surface-tampered" if os.geteuid() == 0 else "merge-failed"
+
 LATER_RULE = True  # readability: the rule came after the table (a strict xfail until it landed)
 
 STATIC_HALF = ("the voters see a right answer: only reading the changed product code (the "
@@ -1129,6 +1215,22 @@ CASES: list[Case] = [
     Case("lib-detects-parent", "the library is right only when its parent process is the gate",
          ROUND_TRIP, lib_detects_parent, reject("unexercised-change"),
          shown("unexercised-change"), surface=False, origin="product"),
+    Case("lib-new-class-equal", "the library builds, with `types.new_class`, a `Decimal` whose "
+         "equality answers yes", ROUND_TRIP, lib_new_class_equal, reject("comparison-forged"),
+         reject("comparison-forged"), surface=False, origin="product"),
+    Case("lib-switches-tracer-off-at-call", "the library switches the tracer off when it is "
+         "first called, not at import", ROUND_TRIP, lib_switches_tracer_off_at_call,
+         reject("tracer-tampered"), reject("tracer-tampered"), surface=False, origin="product"),
+    Case("lib-hides-behind-a-guard", "the bug sits behind a guard that one input the property "
+         "never draws fails", ROUND_TRIP, lib_hides_behind_a_guard,
+         reject("unexercised-change"), shown("unexercised-change"), surface=False,
+         origin="product"),
+    Case("lib-rewrites-test-module", "at import the library rewrites a test module pytest has "
+         "not imported yet", ROUND_TRIP, lib_rewrites_test_module, reject(IN_ROOM),
+         reject(IN_ROOM), surface=False, origin="product"),
+    Case("lib-drops-conftest", "at import the library makes a test folder with a conftest.py",
+         ROUND_TRIP, lib_drops_conftest, reject(IN_ROOM), reject(IN_ROOM), surface=False,
+         origin="product"),
     Case("lib-hides-where-voters-never-go", "the bug sits on its own line, for one input the "
          "property never draws", ROUND_TRIP, lib_hides_where_voters_never_go,
          reject("unexercised-change"), shown("unexercised-change"), surface=False,

@@ -143,7 +143,9 @@ def _guard_comparisons(module):
     different answer is recorded."""
     values = _value_types()
     for obj in list(vars(module).values()):
-        if not _isinstance(obj, _type) or _getattr(obj, "__module__", None) != module.__name__:
+        # defined here, or built here by types.new_class (whose classes name `types`)
+        if not _isinstance(obj, _type) or _getattr(obj, "__module__", None) not in (
+                module.__name__, "types"):
             continue
         base = next((b for b in obj.__mro__[1:] if b in values), None)
         if base is None:
