@@ -44,30 +44,30 @@ const CONFIG_FILES: &[&str] = &[
     "conftest.py",
 ];
 
-/// The test surface of the tree at `root` its scan `doc` sees: every test module, each folder
+/// The test surface of the tree at `root` its scan's `tests` show: every test module, each folder
 /// holding one (below the rootdir), the `conftest.py` of those folders and the configuration
 /// files of the rootdir.
-pub(crate) fn test_surface(root: &Path, doc: &Document) -> Result<Vec<String>, GateError> {
+pub(crate) fn test_surface(root: &Path, tests: &[lane_core::scan::ScanTest]) -> Vec<String> {
     let mut paths: BTreeSet<String> = CONFIG_FILES.iter().map(|s| s.to_string()).collect();
-    if let Some(scan) = doc.section_as::<ScanSection>(ScanSection::NAME, "<vote evidence>")? {
-        for t in &scan.tests {
-            for file in std::iter::once(&t.file).chain(t.defined_in.as_ref()) {
-                paths.insert(file.clone());
-                let mut dir = Path::new(file).parent();
-                while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
-                    let d_text = d.to_string_lossy().into_owned();
-                    paths.insert(format!("{d_text}/conftest.py"));
-                    paths.insert(d_text);
-                    dir = d.parent();
-                }
+    for t in tests {
+        for file in std::iter::once(&t.file).chain(t.defined_in.as_ref()) {
+            if !paths.insert(file.clone()) {
+                continue; // its folders are in already
+            }
+            let mut dir = Path::new(file).parent();
+            while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
+                let d_text = d.to_string_lossy().into_owned();
+                paths.insert(format!("{d_text}/conftest.py"));
+                paths.insert(d_text);
+                dir = d.parent();
             }
         }
     }
-    Ok(paths
+    paths
         .into_iter()
         .filter(|p| !p.starts_with("..") && !Path::new(p).is_absolute())
         .filter(|p| std::fs::symlink_metadata(root.join(p)).is_ok() || p.ends_with("conftest.py"))
-        .collect())
+        .collect()
 }
 
 impl Watched {

@@ -106,20 +106,16 @@ fn tests_tmp(evidence: &Evidence, places: &Places) -> Result<PathBuf, GateError>
 }
 
 /// The ids of the tests that vote: the merge and witness lanes of the vote's scan.
-fn voters(doc: &lane_core::Document) -> Result<Vec<String>, GateError> {
-    use lane_core::scan::{Lane, ScanSection};
-    let Some(scan) = doc.section_as::<ScanSection>(ScanSection::NAME, "<vote evidence>")? else {
-        return Ok(Vec::new());
-    };
-    let mut ids: Vec<String> = scan
-        .tests
-        .into_iter()
+fn voters(tests: &[lane_core::scan::ScanTest]) -> Vec<String> {
+    use lane_core::scan::Lane;
+    let mut ids: Vec<String> = tests
+        .iter()
         .filter(|t| matches!(t.lane, Some(Lane::Merge | Lane::Witness)))
-        .map(|t| t.id)
+        .map(|t| t.id.clone())
         .collect();
     ids.sort();
     ids.dedup();
-    Ok(ids)
+    ids
 }
 
 /// Plans the runs in the evidence's vote tree; writes the `run` section into the evidence (the
@@ -143,12 +139,16 @@ pub(crate) fn plan(
     }
     let vote_root = &evidence.vote_root;
     let (product, product_dirs) = crate::trial::product(vote_root)?;
-    let trace = crate::exercised::plan(
-        vote_root,
-        &product_dirs,
-        &evidence.changed,
-        voters(&evidence.doc)?,
-    );
+    // The vote's tests, read once: the voters the tracer counts, the surface watched.
+    let tests = evidence
+        .doc
+        .section_as::<lane_core::scan::ScanSection>(
+            lane_core::scan::ScanSection::NAME,
+            "<vote evidence>",
+        )?
+        .map(|scan| scan.tests)
+        .unwrap_or_default();
+    let trace = crate::exercised::plan(vote_root, &product_dirs, &evidence.changed, voters(&tests));
     if trace.is_some() && !has_coverage(python) {
         return Err(GateError::Checkout(format!(
             "the patch changes product code and the lanes' interpreter ({}) has no coverage.py: \
@@ -174,7 +174,7 @@ pub(crate) fn plan(
     };
     // Files whose bytes decide the vote: any write to them while pytest runs is seen by their
     // inode change time, even when the bytes are put back before the run ends.
-    let surface = super::after::test_surface(vote_root, &evidence.doc)?;
+    let surface = super::after::test_surface(vote_root, &tests);
     let mut watched = Watched::before(vote_root, &surface);
     if evidence.room.is_some() {
         // The vote copy's test surface is read-only to the runs (a copy: the checkout itself
