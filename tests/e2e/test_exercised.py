@@ -214,3 +214,17 @@ def test_across_shards_a_line_is_unexercised_only_when_no_shard_ran_it(tmp_path:
     found = [(p["line"], p["message"].split(": ", 1)[1]) for p in problems(v, "unexercised-change")]
     assert found == [(4, "`if a > 100:` changed and no voting test took its branch to line 5"),
                      (5, "`return 0` changed and no voting test ran it")], found
+
+
+def test_an_interpreter_without_coverage_is_exit_2_naming_the_fix(tmp_path: Path):
+    import subprocess
+    import sys
+    repo = project(tmp_path)
+    patch(repo, {"calc/core.py": "def add(a, b):\n    return b + a\n"})
+    bare = tmp_path / "bare"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True)
+    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY, "--python",
+                str(bare / "bin" / "python"))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "has no coverage.py" in proc.stderr and "install coverage" in proc.stderr, proc.stderr
+    assert proc.stdout == ""
