@@ -969,6 +969,77 @@ def lib_switches_tracer_off_at_call(t: Path) -> None:
     append(t / "invoice.py", TRACER_OFF_AT_CALL)
 
 
+# At its first call (inside the property), the library finds the hypothesis tests and cuts their
+# settings to one example, in place: the property stops before it reaches the bug.
+WEAKENS_TEST_SETTINGS = """
+
+import gc as _gc
+import types as _types
+
+_invert_weakening = invert_credit
+_weakened = []
+
+
+def invert_credit(applied, credit):
+    if not _weakened:
+        _weakened.append(True)
+        for f in _gc.get_objects():
+            if type(f) is _types.FunctionType:
+                s = f.__dict__.get("_hypothesis_internal_use_settings")
+                if s is not None:
+                    object.__setattr__(s, "_max_examples", 1)
+    return _invert_weakening(applied, credit)
+"""
+
+
+def lib_weakens_test_settings(t: Path) -> None:
+    append(t / "invoice.py", WEAKENS_TEST_SETTINGS)
+
+
+# At its first call (the property runs before the witnesses), the library swaps the code of the
+# witness tests for a body that checks nothing.
+SWAPS_TEST_CODE = """
+
+import gc as _gc
+import types as _types
+
+_apply_swapping = apply_credit
+_swapped = []
+
+
+def _nothing(*args, **kwargs):
+    return None
+
+
+def apply_credit(total, credit):
+    if not _swapped:
+        _swapped.append(True)
+        for f in _gc.get_objects():
+            if type(f) is _types.FunctionType and f.__name__.startswith("test_") and \\
+                    f.__code__.co_filename.endswith("test_invoice_witness.py"):
+                f.__code__ = _nothing.__code__
+    return _apply_swapping(total, credit)
+"""
+
+
+def lib_swaps_test_code(t: Path) -> None:
+    append(t / "invoice.py", SWAPS_TEST_CODE)
+
+
+# At import the library forces hypothesis's seed to one of its choosing (the gate's is in
+# hypothesis.core).
+FORCES_SEED = """
+
+import hypothesis.core as _hc
+
+_hc.global_force_seed = 1
+"""
+
+
+def lib_forces_seed(t: Path) -> None:
+    append(t / "invoice.py", FORCES_SEED)
+
+
 def lib_hides_behind_a_guard(t: Path) -> None:
     edit(t / "invoice.py", BREAKS[ROUND_TRIP][1],
          "    if applied != Decimal(\"4999.00\"):\n"
@@ -1240,5 +1311,16 @@ CASES: list[Case] = [
          reject("tracer-tampered"), reject("tracer-tampered"), surface=False, origin="product"),
     Case("lib-replaces-tracer", "the library puts a tracer of its own in the gate's place",
          ROUND_TRIP, lib_replaces_tracer, reject("tracer-tampered"), reject("tracer-tampered"),
+         surface=False, origin="product"),
+    Case("lib-weakens-test-settings", "at its first call the library cuts the running "
+         "property's hypothesis settings to one example, in place", ROUND_TRIP,
+         lib_weakens_test_settings, reject("runtime-tampered"), reject("runtime-tampered"),
+         surface=False, origin="product"),
+    Case("lib-swaps-test-code", "at its first call the library swaps the witness tests' code "
+         "for a body that checks nothing", STATEMENT, lib_swaps_test_code,
+         reject("runtime-tampered"), reject("runtime-tampered"), surface=False,
+         origin="product"),
+    Case("lib-forces-seed", "at import the library forces hypothesis's seed to one it chose",
+         ROUND_TRIP, lib_forces_seed, reject("runtime-tampered"), reject("runtime-tampered"),
          surface=False, origin="product"),
 ]

@@ -102,10 +102,23 @@ def test_the_bug_alone_fails_the_vote_and_the_exercised_change_is_not_flagged(tm
 HONEST = '''\
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, overload
+import abc
+from typing import TYPE_CHECKING, Protocol, overload
 
 if TYPE_CHECKING:
     from decimal import Decimal
+
+
+class Adder(Protocol):
+    def __call__(self, a: int, b: int) -> int:
+        ...
+
+
+class Base(abc.ABC):
+    @abc.abstractmethod
+    def total(self) -> int:
+        """The sum."""
+        raise NotImplementedError
 
 
 @overload
@@ -140,6 +153,30 @@ def test_honest_code_is_exercised_or_exempt(tmp_path: Path):
     v = verdict(repo)
     assert v["tally"]["decision"] == "approve"
     assert problems(v, "unexercised-change") == []
+
+
+def test_bodies_that_only_look_exempt_are_code_like_any_other(tmp_path: Path):
+    # A decorator of the module's own named overload, a TYPE_CHECKING of its own, a check of
+    # typing's TYPE_CHECKING inside a function (asked on every call), an abstract method whose
+    # body computes (super() reaches it): each hides a bug from voters that never go there.
+    repo = project(tmp_path)
+    patch(repo, {"calc/core.py": (
+        "import abc\nimport typing\n\nTYPE_CHECKING = True\n\n\n"
+        "def overload(f):\n    return f\n\n\n"
+        "@overload\ndef big(a, b):\n    return a - b\n\n\n"
+        "if TYPE_CHECKING:\n    LIMIT = 100\nelse:\n    LIMIT = 50\n\n\n"
+        "class Base(abc.ABC):\n    @abc.abstractmethod\n    def scale(self, x):\n"
+        "        return x * 2\n\n\n"
+        "class Real(Base):\n    def scale(self, x):\n        return super().scale(x)\n\n\n"
+        "def add(a, b):\n"
+        "    if typing.TYPE_CHECKING:\n        return Real().scale(a)\n"
+        "    return big(a, b) if a > LIMIT else a + b\n")})
+    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    v = verdict(repo)
+    messages = [p["message"] for p in problems(v, "unexercised-change")]
+    for hidden in ("return a - b", "return x * 2", "return Real().scale(a)", "LIMIT = 50"):
+        assert [m for m in messages if hidden in m], (hidden, messages)
 
 
 def test_a_new_product_file_is_judged_whole_and_module_level_code_counts_at_import(
@@ -228,3 +265,35 @@ def test_an_interpreter_without_coverage_is_exit_2_naming_the_fix(tmp_path: Path
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "has no coverage.py" in proc.stderr and "install coverage" in proc.stderr, proc.stderr
     assert proc.stdout == ""
+
+
+def test_the_tracer_stops_once_voters_ran_every_changed_line_and_stays_watched(tmp_path: Path):
+    # The voters run every changed line in the first test; the second outlasts the tracer's
+    # look (at most every quarter second), so by the third no tracer is installed (the base's
+    # own test says so: it fails if one is). A tracer the product sets after that is still
+    # tracer-tampered: once off, none at all is expected.
+    tests = ("import sys\nimport time\n\nimport pytest\n\nfrom calc.core import add\n\n\n"
+             "@pytest.mark.merge\ndef test_add():\n    \"\"\"owner: qa\"\"\"\n"
+             "    assert add(2, 3) == 5\n\n\n"
+             "@pytest.mark.merge\ndef test_slow():\n    \"\"\"owner: qa\"\"\"\n"
+             "    time.sleep(0.4)\n    assert add(1, 1) == 2\n\n\n"
+             "@pytest.mark.merge\ndef test_late():\n    \"\"\"owner: qa\"\"\"\n"
+             "    assert sys.gettrace() is None\n    assert add(0, 0) == 0\n")
+    repo = project(tmp_path, {"tests/test_calc.py": tests, ".gitignore": "out/\n"})
+    honest = ("import sys\n\n_CALLS = []\n\n\ndef add(a, b):\n    _CALLS.append(a)\n"
+              "    return b + a\n")
+    patch(repo, {"calc/core.py": honest})
+    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    # The same lines, all run in the first test; the third call sets a tracer of its own (a
+    # one-line conditional: no branch left for the tracer to wait for).
+    patch(repo, {"calc/core.py": honest.replace(
+        "    return b + a\n",
+        "    (sys.settrace if len(_CALLS) > 2 else id)(lambda *args: None)\n"
+        "    return b + a\n")})
+    for extra in ([], ["--ack", ACK]):
+        proc = gate(repo, "--base", "HEAD~1", "--today", TODAY, *extra)
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+        v = verdict(repo)
+        assert {r["rule"] for r in v["tally"]["reasons"]} == {"tracer-tampered"}, \
+            v["tally"]["reasons"]

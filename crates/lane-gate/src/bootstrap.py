@@ -10,12 +10,15 @@ what the vote relies on while the code on trial runs in the same interpreter:
   every module of the project's top-level names, where the rest of the import system loads it
   from (the loader's origin, not ``__file__``), and compiles every such Python source from its
   bytes (a ``__pycache__`` is never read for product code);
-- when the configuration asks for it, the **tracer** (coverage.py's measurement core), limited to the product files the patch
-  changed, with one context for the voters' tests (``v``) and one for the others' (``n``), saved
-  to a data file outside the tree;
+- when the configuration asks for it, the **tracer** (coverage.py's measurement core), limited
+  to the product files the patch changed and on only while a changed module's body runs and
+  while the tests run (until the voters have run every changed line), with one context for the
+  voters' tests (``v``) and one for the others' (``n``), saved to a data file outside the tree;
 - a **snapshot** of the identities the run depends on (built-ins, the import system's hooks, the
   file callables of ``io``, ``os`` and ``pathlib``, pytest's runner and report entry points,
-  hypothesis's strategies and settings), compared before each test and at the end.
+  hypothesis's strategies and settings), compared before each test and at the end; and each
+  test as collected (its function, its code, its hypothesis settings), compared before and
+  after it runs.
 
 The gate reads the channel from outside the process and judges it (report-contradicts-stream,
 foreign-product-code, unexercised-change, tracer-tampered, runtime-tampered). Nothing here
@@ -206,8 +209,16 @@ class _SourceOnly(_SourceFileLoader):
         return _compile(self.get_data(path), path, "exec", dont_inherit=True)
 
     def exec_module(self, module):
-        super().exec_module(module)
-        if _changed_file(self.get_filename(module.__name__)):
+        changed = _changed_file(self.get_filename(module.__name__))
+        # A changed module's own body counts as run (its definitions, its constants): the tracer
+        # is on while it executes, wherever the import happens.
+        traced = changed and _TRACER is not None and _TRACER.module_begins(module.__name__)
+        try:
+            super().exec_module(module)
+        finally:
+            if traced:
+                _TRACER.module_ends(module.__name__)
+        if changed:
             _guard_comparisons(module)
 
 
@@ -259,7 +270,125 @@ sys.meta_path.insert(0, _FINDER)
 
 # ---- the tracer --------------------------------------------------------------------------
 _TRACE = CONFIG.get("trace")
-_COV = None
+_VOTERS = frozenset(_TRACE["voters"]) if _TRACE else frozenset()
+_monotonic = __import__("time").monotonic
+
+
+class _Coverage:
+    """Whether the voters have run every changed statement and every arc from a changed line:
+    then the tracer has nothing left to learn and stops for good."""
+
+    def __init__(self, cov, lines):
+        self.cov = cov
+        self.lines = {"/" + suffix: [tuple(r) for r in ranges] for suffix, ranges in lines.items()}
+        self.needed = {}  # measured file -> (parser, statements, arcs) the voters must run
+        self.last = None
+
+    def _needed(self, path, ranges):
+        from coverage.parser import PythonParser
+        with open(path, encoding="utf-8") as f:
+            parser = PythonParser(text=f.read(), filename=path, exclude=None)
+        parser.parse_source()
+        exits = parser.exit_counts()
+        statements = {s for s in parser.statements if any(a <= s <= b for a, b in ranges)}
+        arcs = {a for a in parser.arcs() if a[0] in statements and exits.get(a[0], 0) > 1}
+        return parser, statements, arcs
+
+    def complete(self):
+        """Asked between tests; looks at most every quarter second (the data is flushed to look,
+        and what the look finds decides nothing but when the tracer stops)."""
+        now = _monotonic()
+        if self.last is not None and now - self.last < 0.25:
+            return False
+        self.last = now
+        try:
+            data = self.cov.get_data()
+            data.set_query_contexts(["^v$", "^$"])
+            measured = data.measured_files()
+            for suffix, ranges in self.lines.items():
+                names = [m for m in measured if m.endswith(suffix)]
+                if not names:
+                    return False
+                for name in names:
+                    if name not in self.needed:
+                        self.needed[name] = self._needed(name, ranges)
+                    parser, statements, arcs = self.needed[name]
+                    if not statements <= parser.translate_lines(data.lines(name) or []):
+                        return False
+                    if not arcs <= parser.translate_arcs(data.arcs(name) or []):
+                        return False
+            return True
+        except Exception:
+            return False
+
+
+class _Tracer:
+    """coverage.py's tracer, on only where a changed line's run counts: a changed module's own
+    body while it is imported, and the tests, from the first one on, until the voters have run
+    every changed statement and arc. Off elsewhere: the collection's machinery makes most of a
+    run's Python calls, and the tracer's cost is per call. The tracer function that should be
+    installed is known at every moment (None while off); any other is recorded."""
+
+    def __init__(self, cov, lines):
+        self.cov = cov
+        self.covered = _Coverage(cov, lines)
+        #: The trace function the tracer installed, None while off.
+        self.fn = None
+        #: "" (a module's body during the collection), then "v" (voters) or "n" (the others).
+        self.context = ""
+        #: Every changed line has run under a voter: off for good.
+        self.done = False
+
+    def intact(self):
+        return _gettrace() is self.fn
+
+    def _on(self):
+        self.cov.start()
+        self.fn = _gettrace()
+
+    def _off(self):
+        self.cov.stop()
+        self.fn = None
+
+    def module_begins(self, name):
+        """Before a changed module's body: on, unless it already is (a test imports it)."""
+        if self.fn is not None or self.done:
+            return False
+        if not self.intact():
+            send({"k": "tracer", "where": "the import of " + name})
+        self._on()
+        return True
+
+    def module_ends(self, name):
+        if not self.intact():
+            send({"k": "tracer", "where": "the import of " + name})
+        self._off()
+
+    def test_begins(self, test):
+        """Before each test: on (it stays on between tests), in the test's context."""
+        if self.done:
+            return
+        if self.fn is not None and self.covered.complete():
+            self._off()
+            self.done = True
+            return
+        if self.fn is None:
+            self._on()
+        # Two contexts, voters' and the others': a switch saves the tracer's data, so one per
+        # test would cost a write per test.
+        context = "v" if test in _VOTERS else "n"
+        if context != self.context:
+            self.cov.switch_context(context)
+            self.context = context
+
+    def finish(self):
+        if not self.intact():
+            send({"k": "tracer", "where": "the end of the run"})
+        if self.fn is not None:
+            self._off()
+        self.cov.save()
+
+
 _TRACER = None
 if _TRACE:
     try:
@@ -267,11 +396,10 @@ if _TRACE:
     except ImportError as e:
         send({"k": "fatal", "what": "coverage", "detail": str(e)})
         raise SystemExit(3)
-    _COV = _coverage.Coverage(data_file=_TRACE["data_file"], config_file=False, branch=True,
-                              include=_TRACE["patterns"], auto_data=False)
-    _COV.start()
-    _TRACER = _gettrace()
-_VOTERS = frozenset(_TRACE["voters"]) if _TRACE else frozenset()
+    _TRACER = _Tracer(_coverage.Coverage(data_file=_TRACE["data_file"], config_file=False,
+                                         branch=True, include=_TRACE["patterns"],
+                                         auto_data=False),
+                      _TRACE.get("lines", {}))
 
 
 # ---- pytest, hypothesis, and the snapshot --------------------------------------------------
@@ -395,11 +523,32 @@ def _watch_hypothesis(run):
 
 
 def _effective(settings):
-    """The settings a test without its own would run with, as text (every value)."""
+    """The settings a test without its own would run with, and the run's forced seed (the
+    gate's), as text (every value)."""
     try:
-        return repr(settings.default)
+        core = sys.modules.get("hypothesis.core")
+        seed = _getattr(core, "global_force_seed", None) if core is not None else None
+        return repr(settings.default) + ", seed " + repr(seed)
     except Exception as e:  # a profile that cannot be read is a change too
         return "unreadable: " + _type(e).__name__
+
+
+def _test_identity(item):
+    """What runs as `item` and with which hypothesis settings: the test function and its code,
+    for a hypothesis test the inner test and its code, its settings object, its @seed and its
+    @reproduce_failure. Taken when the test is collected, compared before it runs: the
+    project's code replacing any of them (a function's code swapped, a settings attribute set on
+    the test) changes what the base's test checks."""
+    obj = _getattr(item, "obj", None)
+    obj = _getattr(obj, "__func__", obj)
+    found = [_id(obj), _id(_getattr(obj, "__code__", None))]
+    if _getattr(obj, "is_hypothesis_test", False):
+        inner = _getattr(_getattr(obj, "hypothesis", None), "inner_test", None)
+        found += [_id(inner), _id(_getattr(inner, "__code__", None)),
+                  repr(_getattr(obj, "_hypothesis_internal_use_settings", None)),
+                  repr(_getattr(obj, "_hypothesis_internal_use_seed", None)),
+                  repr(_getattr(obj, "_hypothesis_internal_use_reproduce_failure", None))]
+    return found
 
 
 def _from_product(obj):
@@ -467,14 +616,16 @@ class _Run:
         self.plugins = set()
         #: hypothesis's effective profile as the test surface left it (None: not watched).
         self.profile = None
-        #: The tracer's context: "" (the collection), then "v" (voters) or "n" (the others).
-        self.context = ""
+        #: Each collected test's identity (`_test_identity`), by node id.
+        self.identities = {}
+        #: The test running now.
+        self.item = None
 
     def tampered(self, what, how):
         send({"k": "tamper", "where": self.where, "what": [what + " (" + how + ")"]})
 
     def check(self, where):
-        if _TRACER is not None and _gettrace() is not _TRACER:
+        if _TRACER is not None and not _TRACER.intact():
             send({"k": "tracer", "where": where})
         if _FORGED:
             send({"k": "forged", "where": self.where, "what": sorted(set(_FORGED))})
@@ -550,20 +701,43 @@ class _Run:
             self.profile = _effective(_HYPOTHESIS[1])
 
     @pytest.hookimpl(tryfirst=True)
+    def pytest_itemcollected(self, item):
+        try:
+            self.identities[item.nodeid] = _test_identity(item)
+        except Exception:  # a test that cannot be looked at is pytest's to report
+            pass
+
+    def check_test(self, item, test):
+        """The test is what was collected (before it runs, and after: its own settings changed
+        in place while it ran count too); a change is reported once."""
+        known = self.identities.get(item.nodeid)
+        if known is None:
+            return
+        try:
+            now = _test_identity(item)
+        except Exception as e:
+            now = ["unreadable: " + _type(e).__name__]
+        if now != known:
+            self.identities[item.nodeid] = now
+            send({"k": "tamper", "where": test, "what": [
+                "the test " + test + " (its function, its code or its hypothesis settings"
+                " changed after it was collected)"]})
+
+    @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item, nextitem):
         test = _test_id(item)
         self.check(test)
+        self.check_test(item, test)
+        self.item = item
         self.where = test
-        if _COV is not None:
-            # Two contexts, voters' and the others': a switch saves the tracer's data, so one
-            # per test would cost a write per test.
-            context = "v" if test in _VOTERS else "n"
-            if context != self.context:
-                _COV.switch_context(context)
-                self.context = context
+        if _TRACER is not None:
+            _TRACER.test_begins(test)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report):
+        item = self.item
+        if report.when == "teardown" and item is not None and item.nodeid == report.nodeid:
+            self.check_test(item, self.where)
         send({"k": "report", "id": report.nodeid, "when": report.when,
               "outcome": report.outcome, "xfail": bool(_getattr(report, "wasxfail", None))},
              later=report.when != "teardown")
@@ -591,11 +765,8 @@ def main():
     run = _Run()
     send({"k": "start", "pid": PID})
     status = pytest.main(plugins=[run])
-    if _COV is not None:
-        if _gettrace() is not _TRACER:
-            send({"k": "tracer", "where": "the end of the run"})
-        _COV.stop()
-        _COV.save()
+    if _TRACER is not None:
+        _TRACER.finish()
     send({"k": "end", "status": int(status)})
     raise SystemExit(int(status))
 

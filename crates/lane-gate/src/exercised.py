@@ -13,9 +13,14 @@ file). Output, one JSON object on stdout: per file, ``statements`` (each changed
 ``line``, ``last``, its first line's ``text``, whether a voter ``ran`` it, and the branch arcs
 from it that no voter took, ``missed``), or ``error`` when the file does not parse.
 
-Not executable for the rule: docstrings and comments (coverage's parser never counts them), the
-body of ``if TYPE_CHECKING:`` and of ``if __name__ == "__main__":``, the bodies of ``@overload``
-and abstract methods and of methods in a ``Protocol`` class.
+Not executable for the rule: docstrings and comments (coverage's parser never counts them); the
+body of ``if TYPE_CHECKING:`` (the name imported from ``typing`` and bound nowhere else) and of
+``if __name__ == "__main__":``, at a module's or a class's top level (run once at import, or
+never); and the trivial bodies (``...``, ``pass``, a docstring, ``raise NotImplementedError``) of
+``@overload`` and abstract methods and of methods in a ``Protocol`` class, the decorator or base
+imported from ``typing``, ``typing_extensions`` or ``abc``. A name bound otherwise (a module's own
+``TYPE_CHECKING = ...``, its own ``overload``), a block inside a function (asked on every call),
+or a body that computes (``super()`` reaches an abstract method's body) is code like any other.
 """
 
 import ast
@@ -28,15 +33,67 @@ from coverage.parser import PythonParser
 _ABSTRACT = {"abstractmethod", "abstractproperty", "abstractclassmethod", "abstractstaticmethod"}
 
 
-def _name(node):
-    """The last name of a Name / Attribute / Subscript / Call chain (``typing.Protocol[T]``)."""
-    while isinstance(node, (ast.Subscript, ast.Call)):
-        node = node.value if isinstance(node, ast.Subscript) else node.func
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    if isinstance(node, ast.Name):
-        return node.id
-    return None
+_TYPING = ("typing", "typing_extensions")
+
+
+class _Bindings:
+    """What each name of a module is bound to: an import (``(module, name)``, or ``(module,
+    None)`` for ``import module``) or anything else (``None``), wherever in the module."""
+
+    def __init__(self, tree):
+        self.of = {}
+        self.star = False
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        self._bind(alias.asname, (alias.name, None))
+                    else:
+                        top = alias.name.partition(".")[0]
+                        self._bind(top, (top, None))
+            elif isinstance(node, ast.ImportFrom):
+                for alias in node.names:
+                    if alias.name == "*":
+                        self.star = True
+                    elif node.level == 0:
+                        self._bind(alias.asname or alias.name, (node.module, alias.name))
+                    else:
+                        self._bind(alias.asname or alias.name, None)
+            elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                self._bind(node.id, None)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                self._bind(node.name, None)
+            elif isinstance(node, ast.arg):
+                self._bind(node.arg, None)
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                for name in node.names:
+                    self._bind(name, None)
+            elif isinstance(node, ast.ExceptHandler) and node.name:
+                self._bind(node.name, None)
+            elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+                self._bind(node.name, None)
+            elif isinstance(node, ast.MatchMapping) and node.rest:
+                self._bind(node.rest, None)
+
+    def _bind(self, name, source):
+        self.of.setdefault(name, []).append(source)
+
+    def resolves(self, node, modules, names):
+        """Whether `node` (``X`` or ``module.X``, subscripted or called) is one of `names` from
+        one of `modules` and nothing else."""
+        while isinstance(node, (ast.Subscript, ast.Call)):
+            node = node.value if isinstance(node, ast.Subscript) else node.func
+        if self.star:
+            return False
+        if isinstance(node, ast.Name):
+            sources = self.of.get(node.id, [])
+            return bool(sources) and all(
+                s is not None and s[0] in modules and s[1] in names for s in sources)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            sources = self.of.get(node.value.id, [])
+            return node.attr in names and bool(sources) and all(
+                s is not None and s[1] is None and s[0] in modules for s in sources)
+        return False
 
 
 def _is_main_check(test):
@@ -54,21 +111,57 @@ def _span(body):
     return range(body[0].lineno, body[-1].end_lineno + 1)
 
 
+def _trivial(body):
+    """A body that computes nothing: docstrings, ``...``, ``pass``, ``raise NotImplementedError``."""
+    for statement in body:
+        if isinstance(statement, ast.Pass):
+            continue
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant) and (
+                statement.value.value is Ellipsis or isinstance(statement.value.value, str)):
+            continue
+        if isinstance(statement, ast.Raise) and statement.cause is None:
+            raised = statement.exc
+            if isinstance(raised, ast.Call) and not raised.keywords and all(
+                    isinstance(a, ast.Constant) for a in raised.args):
+                raised = raised.func
+            if isinstance(raised, ast.Name) and raised.id == "NotImplementedError":
+                continue
+        return False
+    return True
+
+
+def _top_level_ifs(tree):
+    """The ``if`` statements at a module's or a class's top level (not inside a function)."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                continue
+            if isinstance(child, ast.If):
+                yield child
+            stack.append(child)
+
+
 def exempt_lines(tree):
     """(lines no test is expected to run, lines whose branch into such a body is exempt)."""
+    bound = _Bindings(tree)
     lines = set()
     guards = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and (_name(node.test) == "TYPE_CHECKING"
-                                         or _is_main_check(node.test)):
+    for node in _top_level_ifs(tree):
+        if bound.resolves(node.test, _TYPING, {"TYPE_CHECKING"}) or _is_main_check(node.test):
             lines.update(_span(node.body))
             guards.add(node.lineno)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if any(_name(d) in _ABSTRACT or _name(d) == "overload" for d in node.decorator_list):
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _trivial(node.body):
+            if any(bound.resolves(d, ("abc",), _ABSTRACT)
+                   or bound.resolves(d, _TYPING, {"overload"}) for d in node.decorator_list):
                 lines.update(_span(node.body))
-        elif isinstance(node, ast.ClassDef) and any(_name(b) == "Protocol" for b in node.bases):
+        elif isinstance(node, ast.ClassDef) and any(
+                bound.resolves(b, _TYPING, {"Protocol"}) for b in node.bases):
             for item in node.body:
-                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and _trivial(
+                        item.body):
                     lines.update(_span(item.body))
     return lines, guards
 

@@ -227,6 +227,8 @@ impl Setup {
             "product": self.product,
             "trace": self.trace.as_ref().map(|t| serde_json::json!({
                 "patterns": t.patterns(),
+                "lines": t.files.iter().map(|f| (f.suffix.clone(), f.lines.clone()))
+                    .collect::<std::collections::BTreeMap<_, _>>(),
                 "voters": t.voters,
                 "data_file": format!("{}{}", report.display(), crate::exercised::DATA_SUFFIX),
             })),
