@@ -55,6 +55,15 @@ pub(crate) fn of_patch(
     let mut lines = lane_scan::aware::parse_diff(&text, "git diff -U0")
         .map_err(|e| GateError::Git(format!("cannot read the patch's diff: {e}")))?;
     lines.retain(|path, _| product.contains(path.as_str()));
+    // A changed or added product file the diff shows without a line (whatever git was told
+    // about it) is judged whole; a rename keeps the lines its diff shows (none: same bytes).
+    for e in entries {
+        if e.class == Class::Product && matches!(e.change, Change::Added | Change::Changed) {
+            lines
+                .entry(e.path.clone())
+                .or_insert_with(|| vec![(1, u64::MAX)]);
+        }
+    }
     let untracked = crate::git::run(cwd, &["ls-files", "-z", "--others"])?;
     for path in untracked.split(|b| *b == 0).filter(|p| !p.is_empty()) {
         let path = String::from_utf8_lossy(path).into_owned();

@@ -102,6 +102,18 @@ const MANIFESTS: &[&str] = &[
     "constraints.in",
 ];
 
+/// Files git consults while diffing or checking out the tree the gate judges.
+const GIT_FILES: &[&str] = &[".gitattributes", ".gitmodules", ".mailmap"];
+
+/// Extensions of native code and of archives Python can import from.
+const NATIVE: &[&str] = &[".so", ".pyd", ".dylib", ".dll", ".zip", ".egg", ".whl"];
+
+/// A compiled extension, a native library (`libx.so.1` too) or an importable archive.
+fn is_native(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    NATIVE.iter().any(|ext| lower.ends_with(ext)) || lower.contains(".so.")
+}
+
 /// `python_files` when the configuration sets none.
 pub(crate) const DEFAULT_PYTHON_FILES: &[&str] = &["test_*.py", "*_test.py"];
 
@@ -281,6 +293,11 @@ pub(crate) fn classify_pyproject(base: Option<&str>, head: Option<&str>) -> (Cla
                 | "tool.coverage"
                 | "tool.setuptools"
                 | "tool.setuptools_scm"
+                | "tool.flit"
+                | "tool.maturin"
+                | "tool.scikit-build"
+                | "tool.meson-python"
+                | "tool.lanes"
         )
     };
     let touched: Vec<&String> = changed.iter().filter(|k| surface(k)).collect();
@@ -327,6 +344,19 @@ pub(crate) fn classify(path: &str, symlink: bool, facts: &Facts) -> (Class, Stri
             "installed-distribution metadata ({meta}): entry points and .pth files it declares \
              load before the product"
         ));
+    }
+    if GIT_FILES.contains(&name) {
+        return ts(format!(
+            "{name}: git reads it while diffing and checking out (attributes decide binary, \
+             line endings and filters; submodules and identities what a path is)"
+        ));
+    }
+    if is_native(name) {
+        return ts(
+            "native code or an importable archive: Python can import it in place of a module, \
+             and the gate cannot read it"
+                .into(),
+        );
     }
     if name.ends_with(".pth") {
         return ts("a .pth file: the interpreter runs it at start-up".into());
@@ -574,6 +604,31 @@ mod tests {
             "sourceless bytecode",
         ),
         ("pkg/../x.py", false, Class::TestSurface, "unplaceable"),
+        (
+            ".gitattributes",
+            false,
+            Class::TestSurface,
+            "git attributes",
+        ),
+        (
+            "pkg/.gitattributes",
+            false,
+            Class::TestSurface,
+            "git attributes",
+        ),
+        (".gitmodules", false, Class::TestSurface, "git submodules"),
+        (".mailmap", false, Class::TestSurface, "git identities"),
+        (
+            "pkg/_speedups.cpython-311-x86_64-linux-gnu.so",
+            false,
+            Class::TestSurface,
+            "compiled extension",
+        ),
+        ("pkg/_speedups.pyd", false, Class::TestSurface, "compiled"),
+        ("vendor/libfast.so.1", false, Class::TestSurface, "library"),
+        ("vendor/deps.zip", false, Class::TestSurface, "archive"),
+        ("pkg/Native.DLL", false, Class::TestSurface, "library"),
+        ("pkg/also.txt", false, Class::Product, "data"),
     ];
 
     #[test]
@@ -642,6 +697,23 @@ mod tests {
                 Class::TestSurface,
             ),
             ("not = [toml", Class::TestSurface),
+            // every build backend's table can declare entry points or what gets built
+            (
+                "[project]\nname = \"x\"\nversion = \"1\"\ndependencies = [\"a\"]\n\
+                 [tool.ruff]\nline-length = 99\n\
+                 [tool.flit.metadata.entrypoints.pytest11]\nrig = \"x\"\n",
+                Class::TestSurface,
+            ),
+            (
+                "[project]\nname = \"x\"\nversion = \"1\"\ndependencies = [\"a\"]\n\
+                 [tool.ruff]\nline-length = 99\n[tool.maturin]\nfeatures = [\"y\"]\n",
+                Class::TestSurface,
+            ),
+            (
+                "[project]\nname = \"x\"\nversion = \"1\"\ndependencies = [\"a\"]\n\
+                 [tool.ruff]\nline-length = 99\n[tool.lanes]\nmutants = \"off\"\n",
+                Class::TestSurface,
+            ),
         ];
         for (head, class) in cases {
             let (got, why) = classify_pyproject(Some(base), Some(head));

@@ -178,6 +178,9 @@ pub(crate) struct Scope<'a> {
     /// Test modules and conftest.py files the scan found (absolute).
     pub(crate) test_files: &'a [PathBuf],
     pub(crate) conftests: &'a [PathBuf],
+    /// Where the build configuration that makes the project a pytest plugin is read (None:
+    /// the rootdir).
+    pub(crate) plugin_root: Option<&'a Path>,
 }
 
 impl Scope<'_> {
@@ -265,8 +268,9 @@ impl Scope<'_> {
 }
 
 /// Whether the project at `root` is itself a pytest plugin: a `pytest11` entry point in its
-/// pyproject.toml (`[project.entry-points.pytest11]`, poetry's or flit's plugins tables),
-/// setup.cfg (`[options.entry_points]`) or setup.py (a string literal starting `pytest11`).
+/// pyproject.toml (`[project.entry-points.pytest11]`, which setuptools, hatch, pdm and flit
+/// read; poetry's plugins tables; flit's older `entrypoints`), setup.cfg
+/// (`[options.entry_points]`) or setup.py (a string literal starting `pytest11`).
 pub(crate) fn is_pytest_plugin(root: &Path) -> bool {
     let read = |name: &str| -> Option<String> {
         let bytes =
@@ -288,6 +292,7 @@ pub(crate) fn is_pytest_plugin(root: &Path) -> bool {
         if get(&["project", "entry-points", "pytest11"])
             || get(&["tool", "poetry", "plugins", "pytest11"])
             || get(&["tool", "flit", "entrypoints", "pytest11"])
+            || get(&["tool", "flit", "metadata", "entrypoints", "pytest11"])
         {
             return true;
         }
@@ -308,7 +313,7 @@ pub(crate) fn is_pytest_plugin(root: &Path) -> bool {
 /// Judges the product files `changed` names (or all of them) and returns their problems.
 pub(crate) fn check(scope: &Scope, changed: &Changed) -> Vec<Problem> {
     let root = &scope.config.rootdir;
-    let plugin = is_pytest_plugin(root);
+    let plugin = is_pytest_plugin(scope.plugin_root.unwrap_or(root));
     let files: Vec<(String, Option<&Ranges>)> = match changed {
         Changed::All => scope
             .all_product_files()

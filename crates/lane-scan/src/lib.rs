@@ -99,6 +99,10 @@ pub struct Options {
     /// The product code judged for test-aware-code: the lines a patch changed, or every
     /// product file. None: product code is not judged.
     pub changed: Option<aware::Changed>,
+    /// The tree whose build configuration says whether the project is a pytest plugin (which
+    /// lets its code import `_pytest`): the base's checkout when a patch is judged, so that a
+    /// patch cannot declare itself a plugin. None: the scanned tree.
+    pub plugin_root: Option<PathBuf>,
 }
 
 /// Asks `python` (or `python3`, then `python`, on PATH) for its version, `sys.platform` and
@@ -184,6 +188,7 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
             config: &config,
             test_files: &found.test_files,
             conftests: &found.conftests,
+            plugin_root: options.plugin_root.as_deref(),
         };
         problems.extend(aware::check(&scope, changed));
     }

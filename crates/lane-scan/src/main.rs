@@ -114,6 +114,7 @@ fn main() -> ExitCode {
             python: args.python.clone(),
             markers_plugin: false,
             changed,
+            plugin_root: None,
         })?;
         lane_scan::trace::mark("drops at the end of the scan");
         let status = Status::from_problems(&scan.section.problems);
@@ -160,6 +161,7 @@ fn fix(args: &Args, target: Option<lane_scan::python::Target>) -> Result<Status,
             python: args.python.clone(),
             markers_plugin: false,
             changed: None,
+            plugin_root: None,
         },
         write: args.fix && !args.diff,
         owner: args.owner.clone(),

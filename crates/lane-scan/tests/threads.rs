@@ -34,6 +34,7 @@ fn scan(dir: &lane_testkit::Scratch) -> lane_scan::Scan {
         python: None,
         markers_plugin: false,
         changed: None,
+        plugin_root: None,
     })
     .unwrap()
 }

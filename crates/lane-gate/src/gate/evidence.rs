@@ -204,7 +204,9 @@ fn with_base(args: &Args, p: &Prepared, base_ref: &str) -> Result<Evidence, Gate
     let base_section = base_doc.section_as(ScanSection::NAME, "<base evidence>")?;
     // The patch's product code is judged (test-aware-code) in its own tree and the vote's.
     let lines = changed::of_patch(cwd, &c.merge_base, &c.head, &based.entries)?;
-    let options = changed::with(&p.scan, lines.clone());
+    let mut options = changed::with(&p.scan, lines.clone());
+    // Whether the project is a pytest plugin is the base's to say, never the patch's.
+    options.plugin_root = Some(based.base_dir.clone());
     let patch_doc = of_tree(cwd, p.today, &options)?;
     // lane-lock diff compares the patch's own witness lane with the base's.
     let scans = LockScans {
