@@ -279,7 +279,7 @@ def test_the_tracer_stops_once_voters_ran_every_changed_line_and_stays_watched(t
              "    time.sleep(0.4)\n    assert add(1, 1) == 2\n\n\n"
              "@pytest.mark.merge\ndef test_late():\n    \"\"\"owner: qa\"\"\"\n"
              "    assert sys.gettrace() is None\n    assert add(0, 0) == 0\n")
-    repo = project(tmp_path, {"tests/test_calc.py": tests, ".gitignore": "out/\n"})
+    repo = project(tmp_path, {"tests/test_calc.py": tests})
     honest = ("import sys\n\n_CALLS = []\n\n\ndef add(a, b):\n    _CALLS.append(a)\n"
               "    return b + a\n")
     patch(repo, {"calc/core.py": honest})

@@ -59,6 +59,27 @@ def patched_repo(invoice: Path) -> Path:
     return invoice
 
 
+def test_the_gate_leaves_the_checkout_clean_and_a_users_folder_alone(tmp_path: Path):
+    # Its out folder ignores itself: `git add -A` after a run commits nothing of it, and the
+    # next run finds no uncommitted change.
+    repo = copy_tree(REPO / "examples" / "invoice", tmp_path / "repo")
+    (repo / ".gitignore").unlink()  # the example's own ignores out/: this project does not
+    repo = committed(repo, True)
+    for _ in range(2):
+        proc = gate(repo, "--base", "HEAD~1", "--today", TODAY)
+        assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+        assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""
+        git(repo, "add", "-A")
+        assert git(repo, "diff", "--cached", "--name-only") == ""
+    # An out folder the user already keeps files in gets no ignore file of the gate's.
+    (repo / "reports").mkdir()
+    (repo / "reports" / "README.md").write_text("ours\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "reports folder")
+    proc = gate(repo, "--today", TODAY, "--out", "reports")
+    assert not (repo / "reports" / ".gitignore").exists()
+
+
 def reason_rules(verdict: dict) -> set[str]:
     return {r["rule"] for r in verdict["tally"]["reasons"]}
 
@@ -501,6 +522,6 @@ def test_gate_output_files_are_exactly_the_promised_ones(invoice: Path):
     proc = gate(invoice, "--today", TODAY, "--out", "gate-out")
     assert proc.returncode == 0, proc.stderr
     names = sorted(p.name for p in (invoice / "gate-out").iterdir())
-    assert names == ["comment.md", "evidence.json", "freeze.log", "freeze.xml", "manifest.json", "merge.log",
+    assert names == [".gitignore", "comment.md", "evidence.json", "freeze.log", "freeze.xml", "manifest.json", "merge.log",
                      "merge.xml", "pytest-status", "verdict.json", "verdict.md", "verdict.sarif",
                      "witness.log", "witness.xml"]

@@ -146,12 +146,39 @@ pub(crate) fn prepare(args: &Args) -> Result<Prepared, GateError> {
 /// The out folder, made and emptied of an earlier run's files.
 fn out_folder(cwd: &Path, given: &Path) -> Result<PathBuf, GateError> {
     let out = lane_scan::config::normalize(&cwd.join(given));
+    let new = !out.exists();
     std::fs::create_dir_all(&out)
         .map_err(|e| GateError::io(format!("cannot create {}", given.display()), e))?;
     for f in OUT_FILES {
         tree::remove(&out.join(f))?;
     }
+    // The gate's output is not source: git leaves it out of `git add -A` and of the status, as
+    // pytest's cache folder does for itself. Only in a folder that holds nothing but the gate's
+    // own output (never the checkout itself or a folder of the user's).
+    let ignore = out.join(".gitignore");
+    if !ignore.exists() && !cwd.starts_with(&out) && (new || only_gate_output(&out)) {
+        super::write(&ignore, OUT_IGNORE.as_bytes())?;
+    }
     Ok(out)
+}
+
+/// The out folder's `.gitignore`: everything in it.
+const OUT_IGNORE: &str = "# Written by lane-gate: its output folder is not source.\n*\n";
+
+/// Files a run writes besides [`OUT_FILES`] (the verdict's other forms, the shard manifest).
+const OUT_OTHERS: &[&str] = &["comment.md", "manifest.json", "verdict.sarif"];
+
+/// Whether `out` holds only files a gate run writes (an earlier run's, before the ignore file).
+fn only_gate_output(out: &Path) -> bool {
+    let Ok(entries) = std::fs::read_dir(out) else {
+        return false;
+    };
+    entries.filter_map(Result::ok).all(|e| {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        e.file_type().is_ok_and(|t| t.is_file())
+            && (OUT_FILES.contains(&name.as_ref()) || OUT_OTHERS.contains(&name.as_ref()))
+    })
 }
 
 /// The interpreter (`--python`, default `python` on PATH) and what is installed in it.
