@@ -260,11 +260,34 @@ def test_an_interpreter_without_coverage_is_exit_2_naming_the_fix(tmp_path: Path
     patch(repo, {"calc/core.py": "def add(a, b):\n    return b + a\n"})
     bare = tmp_path / "bare"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True)
-    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY, "--python",
-                str(bare / "bin" / "python"))
+    python = str(bare / "bin" / "python")
+    # Without pytest at all, that is what the gate names first.
+    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY, "--python", python)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "cannot import pytest (ModuleNotFoundError: No module named 'pytest')" in \
+        proc.stderr, proc.stderr
+    assert proc.stdout == "" and len(proc.stderr.splitlines()) == 1, proc.stderr
+    # pytest (and only pytest and what it needs) on the path through a .pth file: now the
+    # missing coverage.py is the cause.
+    only = tmp_path / "only-pytest"
+    only.mkdir()
+    site = Path(__import__("pytest").__file__).parent.parent
+    for name in ("pytest", "_pytest", "pluggy", "iniconfig", "packaging", "pygments",
+                 "exceptiongroup", "tomli", "py.py"):
+        if (site / name).exists():
+            (only / name).symlink_to(site / name)
+    (site_of(python) / "only-pytest.pth").write_text(str(only) + "\n")
+    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY, "--python", python)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "has no coverage.py" in proc.stderr and "install coverage" in proc.stderr, proc.stderr
     assert proc.stdout == ""
+
+
+def site_of(python: str) -> Path:
+    import subprocess
+    out = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                         capture_output=True, text=True, check=True)
+    return Path(out.stdout.strip())
 
 
 def test_the_tracer_stops_once_voters_ran_every_changed_line_and_stays_watched(tmp_path: Path):

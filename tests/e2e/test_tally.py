@@ -405,6 +405,12 @@ def test_markdown_and_github_of_a_rejection(suite: Path):
     assert "2 reasons to reject" in md.stdout
     for reason in reasons:
         assert f"`{reason['rule']}`" in md.stdout
+    # And what to do about each rule, once: the fix, whether an acknowledgment covers it, and
+    # the command that explains it.
+    steps = md.stdout.split("What to do next:\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert [s.split("`")[1] for s in steps] == ["merge-failed", "missing-freeze-run"], steps
+    assert all(s.endswith(f"`lane-tally --explain {s.split('`')[1]}`.") for s in steps), steps
+    assert "Not acknowledgeable." in steps[0], steps[0]
     gh = tally(suite, doc, reports, "--format", "github")
     assert gh.code == 1
     lines = gh.stdout.splitlines()

@@ -85,6 +85,7 @@ pub(crate) fn markdown_with_warnings(
     } else {
         out.push_str(&format!("{n} reason{} to reject:\n\n", plural(n)));
         out.push_str(&markdown::problem_table(&section.reasons));
+        out.push_str(&next_steps(&section.reasons));
     }
     let mut warnings: Vec<Problem> = upstream_warnings
         .iter()
@@ -100,6 +101,32 @@ pub(crate) fn markdown_with_warnings(
             plural(warnings.len())
         ));
         out.push_str(&markdown::problem_table(&warnings));
+    }
+    out
+}
+
+/// What to do about each rule among `reasons`, once per rule: the catalogue's fix, whether a
+/// maintainer's acknowledgment covers it, and where the whole explanation is.
+fn next_steps(reasons: &[Problem]) -> String {
+    let mut rules: Vec<&str> = reasons.iter().map(|p| p.rule.as_str()).collect();
+    rules.sort_unstable();
+    rules.dedup();
+    let mut out = String::from("\nWhat to do next:\n\n");
+    for id in rules {
+        let Some(rule) = lane_core::rule::Rule::from_id(id) else {
+            out.push_str(&format!("- `{id}`: a rule this tool does not know.\n"));
+            continue;
+        };
+        let ack = if rule.acknowledgeable() {
+            " Acknowledgeable: a maintainer's `--ack TEXT` (from CI) turns it into a warning."
+        } else {
+            " Not acknowledgeable."
+        };
+        out.push_str(&format!(
+            "- `{id}`: {}{ack} Why: `{} --explain {id}`.\n",
+            rule.fix(),
+            rule.tool()
+        ));
     }
     out
 }

@@ -186,12 +186,43 @@ pub(crate) fn interpreter(given: Option<PathBuf>) -> Result<Python, GateError> {
     let command = given.unwrap_or_else(|| PathBuf::from("python"));
     let interp = Interpreter::probe(&command)?;
     let (dists, plugins) = interp.installed()?;
+    if !dists.contains_key("pytest") {
+        let why = imports_pytest(&command).err().unwrap_or_default();
+        if !why.is_empty() {
+            return Err(GateError::Interpreter(format!(
+                "the lanes' interpreter ({}) cannot import pytest ({why}): install the project's \
+                 test requirements into it, or name one that has them with --python",
+                command.display()
+            )));
+        }
+    }
     Ok(Python {
         command,
         interp,
         dists,
         plugins,
     })
+}
+
+/// Whether `python` imports pytest in isolated mode (a folder a `.pth` file adds counts);
+/// `Err`: the last line of what it said.
+fn imports_pytest(python: &Path) -> Result<(), String> {
+    let out = std::process::Command::new(python)
+        .args(["-I", "-c", "import pytest"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| e.to_string())?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let said = String::from_utf8_lossy(&out.stderr);
+    Err(said
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("it exited with an error")
+        .trim()
+        .to_string())
 }
 
 fn non_empty_env(name: &str) -> Option<String> {
