@@ -22,42 +22,53 @@ fail() {
 
 out=${LANES_INPUT_OUT:-out/lanes}
 today=${LANES_INPUT_TODAY:-$(date -u +%F)}
-label=${LANES_INPUT_ACK_LABEL:-}
+review=${LANES_INPUT_ACK_REVIEW:-true}
 event=${GITHUB_EVENT_PATH:-}
 summary=${GITHUB_STEP_SUMMARY:?GITHUB_STEP_SUMMARY is not set}
 
-# The pull request's base commit, number and whether it carries the acknowledgment label, from
-# the event (JSON, read with a real parser).
-facts=$(python3 - "$event" "$label" <<'PY'
+# The pull request's base commit and, on a pull_request_review event, the acknowledgment an
+# approving review gives: by someone the repository trusts (owner, member, collaborator), naming
+# the commit the review approved (the gate ignores it, and says so, on any other head). From the
+# event (JSON, read with a real parser); one fact per line.
+facts=$(python3 - "$event" "$review" <<'PY'
 import json, sys
-path, label = sys.argv[1], sys.argv[2]
+path, review_on = sys.argv[1], sys.argv[2] == "true"
 try:
     with open(path, encoding="utf-8") as f:
         event = json.load(f)
 except (OSError, ValueError) as e:
-    print(f"error|cannot read the event {path or '(GITHUB_EVENT_PATH is not set)'}: {e}")
+    print(f"error\ncannot read the event {path or '(GITHUB_EVENT_PATH is not set)'}: {e}")
     sys.exit()
 pr = event.get("pull_request") if isinstance(event, dict) else None
 if not isinstance(pr, dict):
-    print("none|||no")
+    print("none\n\n")
     sys.exit()
 base = (pr.get("base") or {}).get("sha") or ""
-number = pr.get("number") or ""
-labels = {l.get("name") for l in pr.get("labels") or [] if isinstance(l, dict)}
-print(f"pr|{base}|{number}|{'yes' if label and label in labels else 'no'}")
+review = event.get("review")
+ack = ""
+if review_on and isinstance(review, dict) \
+        and str(review.get("state", "")).lower() == "approved" \
+        and review.get("author_association") in ("OWNER", "MEMBER", "COLLABORATOR"):
+    login = (review.get("user") or {}).get("login") or "?"
+    commit = review.get("commit_id") or ""
+    ack = f"approving review by @{login} of #{pr.get('number') or '?'} at {commit}"
+print(f"pr\n{base}\n{' '.join(ack.split())}")
 PY
 ) || fail "python3 could not read the event"
-IFS="|" read -r kind event_base number labelled <<<"$facts"
-[ "$kind" != error ] || fail "${facts#error|}"
+line() { sed -n "${1}p" <<<"$facts"; }
+kind=$(line 1)
+event_base=$(line 2)
+ack=$(line 3)
+[ "$kind" != error ] || fail "$event_base"
 
 base=${LANES_INPUT_BASE:-$event_base}
 [ -n "$base" ] || fail "no base commit: the event is not a pull request; set the action's base input"
 
 args=(--base "$base" --today "$today" --out "$out" --format github)
-# The acknowledgment comes from the label only, never from the environment or the tree.
+# The acknowledgment comes from the review only, never from the environment or the tree.
 unset LANES_ACK
-if [ "${labelled:-no}" = yes ]; then
-  args+=(--ack "label $label on #$number")
+if [ -n "${ack:-}" ]; then
+  args+=(--ack "$ack")
 fi
 if [ -n "${LANES_INPUT_PYTHON:-}" ]; then
   args+=(--python "$LANES_INPUT_PYTHON")

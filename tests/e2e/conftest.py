@@ -88,6 +88,13 @@ def copy_tree(src: Path, dst: Path) -> Path:
     return dst
 
 
+def head_ack(repo: Path, text: str) -> str:
+    """An acknowledgment as CI gives it: `text` naming the commit checked out at `repo`."""
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True,
+                          text=True, check=True).stdout.strip()
+    return f"{text} at {head}"
+
+
 @pytest.fixture
 def invoice(tmp_path: Path) -> Path:
     """A fresh copy of examples/invoice to run and modify."""

@@ -45,6 +45,7 @@ class Runner:
                       ("github_env", "github_path", "github_output", "step_summary")}
         for f in self.files.values():
             f.write_text("")
+        self.event = event
         (root / "event.json").write_text(json.dumps(event))
         defaults = {k: str(v.get("default", "")) for k, v in ACTION["inputs"].items()}
         unknown = set(inputs) - set(defaults)
@@ -77,7 +78,9 @@ class Runner:
                                        "/usr/bin", "/bin"])
         env.update({
             "CI": "true", "GITHUB_ACTIONS": "true", "GITHUB_ACTION_PATH": str(REPO),
-            "GITHUB_WORKSPACE": str(self.workspace), "GITHUB_EVENT_NAME": "pull_request",
+            "GITHUB_WORKSPACE": str(self.workspace),
+            "GITHUB_EVENT_NAME": "pull_request_review" if "review" in self.event
+                                 else "pull_request",
             "GITHUB_EVENT_PATH": str(self.root / "event.json"), "RUNNER_TEMP": str(self.temp),
             "GITHUB_ENV": str(self.files["github_env"]),
             "GITHUB_PATH": str(self.files["github_path"]),
@@ -131,7 +134,10 @@ def find_links(tmp_path_factory: pytest.TempPathFactory) -> str:
     return str(out)
 
 
-def pull_request(tmp_path: Path, patch: bool, labels: tuple[str, ...] = ()) -> tuple[Path, dict]:
+def pull_request(tmp_path: Path, patch: bool, labels: tuple[str, ...] = (),
+                 review: dict | None = None) -> tuple[Path, dict]:
+    """A git copy of the example with the pull request's commit on its base, and the event.
+    `review`: a pull_request_review event's review, its `commit_id` "HEAD" or "BASE" filled in."""
     repo = copy_tree(REPO / "examples" / "invoice", tmp_path / "workspace")
     git(repo, "init", "-q")
     git(repo, "add", "-A")
@@ -143,24 +149,29 @@ def pull_request(tmp_path: Path, patch: bool, labels: tuple[str, ...] = ()) -> t
         (repo / "NOTES.md").write_text("A note that changes no code and no test.\n")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "the pull request")
+    head = git(repo, "rev-parse", "HEAD")
     event = {"action": "synchronize", "number": 12,
              "pull_request": {"number": 12, "base": {"sha": base, "ref": "main"},
-                              "head": {"sha": git(repo, "rev-parse", "HEAD")},
+                              "head": {"sha": head},
                               "labels": [{"name": n} for n in labels]}}
+    if review is not None:
+        commit = {"HEAD": head, "BASE": base}[review["commit_id"]]
+        event.update(action="submitted", review={**review, "commit_id": commit})
     return repo, event
 
 
 def runner(tmp_path: Path, find_links: str, patch: bool, labels: tuple[str, ...] = (),
-           job_env: dict[str, str] | None = None, **inputs: str) -> Runner:
+           job_env: dict[str, str] | None = None, review: dict | None = None,
+           **inputs: str) -> Runner:
     tmp_path.mkdir(parents=True, exist_ok=True)
-    repo, event = pull_request(tmp_path, patch, labels)
+    repo, event = pull_request(tmp_path, patch, labels, review)
     return Runner(tmp_path, repo, event, {"find-links": find_links, "today": TODAY,
                                           "python": sys.executable, **inputs}, job_env)
 
 
 def test_the_action_is_composite_with_the_documented_inputs():
     assert ACTION["runs"]["using"] == "composite"
-    assert {"version", "base", "ack-label", "today", "python", "out", "artifact-name",
+    assert {"version", "base", "ack-review", "today", "python", "out", "artifact-name",
             "find-links", "working-directory", "source"} <= set(ACTION["inputs"])
     assert ACTION["inputs"]["source"]["default"] == "false"
     assert ACTION["inputs"]["version"]["default"] == ""  # the action's own
@@ -223,17 +234,38 @@ def test_a_rejected_pull_request_annotates_within_github_s_limits(tmp_path: Path
     assert "--ack" not in r.log
 
 
-def test_the_label_acknowledges_and_the_environment_does_not(tmp_path: Path, find_links: str):
-    r = runner(tmp_path / "labelled", find_links, patch=True, labels=("lanes-ack",))
+def approval(association: str, commit: str) -> dict:
+    return {"state": "approved", "author_association": association, "commit_id": commit,
+            "user": {"login": "rosa"}}
+
+
+def test_an_approving_review_of_the_head_acknowledges_it_and_nothing_else_does(
+        tmp_path: Path, find_links: str):
+    r = runner(tmp_path / "reviewed", find_links, patch=True,
+               review=approval("MEMBER", "HEAD"))
     r.run()
     verdict = json.loads((r.workspace / "out" / "lanes" / "verdict.json").read_text())
-    assert verdict["gate"]["ack"] == "label lanes-ack on #12", verdict["gate"].get("ack")
-    # A workflow-level LANES_ACK (which a patch could set in a workflow it edits) is ignored.
-    other = runner(tmp_path / "unlabelled", find_links, patch=True, labels=("bug",),
-                   job_env={"LANES_ACK": "from the environment"})
+    head = r.event["pull_request"]["head"]["sha"]
+    assert verdict["gate"]["ack"] == f"approving review by @rosa of #12 at {head}", \
+        verdict["gate"].get("ack")
+    assert verdict["gate"]["voting_tree"] == "patch"
+    # A review of an earlier commit (the agent pushed after it) is passed on and ignored by the
+    # gate, which says so.
+    stale = runner(tmp_path / "stale", find_links, patch=True, review=approval("OWNER", "BASE"))
+    assert stale.run() == 1, stale.log
+    verdict = json.loads((stale.workspace / "out" / "lanes" / "verdict.json").read_text())
+    assert not verdict["gate"].get("ack") and verdict["gate"]["voting_tree"] == \
+        "base-test-surface", verdict["gate"]
+    assert "ack-for-another-commit" in {p["rule"] for p in verdict["gate"]["problems"]}
+    # A label (which outlives later pushes), a workflow-level LANES_ACK (which a patch could set
+    # in a workflow it edits) and an approval by someone the repository does not trust give none.
+    other = runner(tmp_path / "untrusted", find_links, patch=True, labels=("lanes-ack",),
+                   job_env={"LANES_ACK": f"from the environment at {head}"},
+                   review=approval("NONE", "HEAD"))
     assert other.run() == 1, other.log
     verdict = json.loads((other.workspace / "out" / "lanes" / "verdict.json").read_text())
     assert not verdict["gate"].get("ack"), verdict["gate"]
+    assert "--ack" not in other.log
 
 
 def test_an_event_that_is_not_a_pull_request_stops_with_a_message(tmp_path: Path,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import PYTHON, run_tool
+from conftest import PYTHON, head_ack, run_tool
 from test_gate import git
 from test_plugin import cases, gate, plugin_python, pytest_run, write  # noqa: F401
 
@@ -47,7 +47,7 @@ PROJECT = {
     ),
 }
 DOCTEST_ID = "calc/ops.py::calc.ops.double"
-ACK = "label lanes-ack on #18 by @maintainer"
+ACK = "approving review by @maintainer on #18"
 
 
 def project(tmp_path: Path, files: dict[str, str] = PROJECT) -> Path:
@@ -118,7 +118,7 @@ def test_a_patch_that_rewrites_the_doctest_with_the_function_is_rejected(tmp_pat
         ("calc/ops.py", 11, DOCTEST_ID)], verdict["scan"]["problems"]
     assert "merge-failed" not in {r["rule"] for r in reasons(verdict)}
     # A maintainer's acknowledgment turns it into a reviewed warning.
-    proc = gate(root, plugin_python, "--base", "HEAD~1", "--ack", ACK)
+    proc = gate(root, plugin_python, "--base", "HEAD~1", "--ack", head_ack(root, ACK))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     acked = [p for p in verdict_of(root)["scan"]["problems"] if p["rule"] == "doctest-changed"]
     assert [p["severity"] for p in acked] == ["warning"]
@@ -152,7 +152,7 @@ def test_a_patch_moving_the_doctests_out_of_merge_is_not_silent(tmp_path, plugin
     assert {"test-surface-changed", "merge-failed"} <= rules, reasons(verdict)
     # Acknowledged, the patch's own tree votes, and the verdict still names the doctest that
     # left the merge lane (lane-changed, acknowledged), beside the failing freeze case.
-    proc = gate(root, plugin_python, "--base", "HEAD~1", "--ack", ACK)
+    proc = gate(root, plugin_python, "--base", "HEAD~1", "--ack", head_ack(root, ACK))
     assert proc.returncode == 1, proc.stdout + proc.stderr
     verdict = verdict_of(root)
     tally = verdict["tally"]

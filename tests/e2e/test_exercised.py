@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 
+from conftest import head_ack
 from test_gate import TODAY, gate, git
 from test_snapshot_libraries import own_venv
 
@@ -18,7 +19,7 @@ INI = "[pytest]\nmarkers =\n    merge: votes\n    witness: bytes\n    freeze: fl
 BASE = "def add(a, b):\n    return a + b\n"
 TEST = ("import pytest\n\nfrom calc.core import add\n\n\n@pytest.mark.merge\ndef test_add():\n"
         "    \"\"\"owner: qa\"\"\"\n    assert add(2, 3) == 5\n    assert add(-1, 1) == 0\n")
-ACK = "label lanes-ack by @maintainer"
+ACK = "approving review by @maintainer"
 
 
 def project(root: Path, files: dict[str, str] | None = None) -> Path:
@@ -81,7 +82,7 @@ def test_a_changed_line_no_voter_runs_is_named_and_rejects_until_acknowledged(tm
     md = (repo / "out" / "lanes" / "verdict.md").read_text()
     assert "return a + b + 1" in md
     # a maintainer who read the lines acknowledges them: the tests pass, the patch lands
-    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY, "--ack", ACK)
+    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY, "--ack", head_ack(repo, ACK))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     v = verdict(repo)
     assert v["tally"]["decision"] == "approve"
@@ -198,7 +199,7 @@ def test_product_code_that_switches_the_tracer_off_does_not_vote(tmp_path: Path)
     repo = project(tmp_path)
     patch(repo, {"calc/core.py": "import sys\n\nsys.settrace(None)\n\n\n"
                                  "def add(a, b):\n    return a + b\n"})
-    for extra in ([], ["--ack", ACK]):
+    for extra in ([], ["--ack", head_ack(repo, ACK)]):
         proc = gate(repo, "--base", "HEAD~1", "--today", TODAY, *extra)
         assert proc.returncode == 1, proc.stdout + proc.stderr
         v = verdict(repo)
@@ -314,7 +315,7 @@ def test_the_tracer_stops_once_voters_ran_every_changed_line_and_stays_watched(t
         "    return b + a\n",
         "    (sys.settrace if len(_CALLS) > 2 else id)(lambda *args: None)\n"
         "    return b + a\n")})
-    for extra in ([], ["--ack", ACK]):
+    for extra in ([], ["--ack", head_ack(repo, ACK)]):
         proc = gate(repo, "--base", "HEAD~1", "--today", TODAY, *extra)
         assert proc.returncode == 1, proc.stdout + proc.stderr
         v = verdict(repo)

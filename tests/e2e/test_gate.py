@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BIN_DIR, PYTHON, REPO, TOOLS, copy_tree, tool_path
+from conftest import BIN_DIR, PYTHON, REPO, TOOLS, copy_tree, head_ack, tool_path
 
 PATCH = REPO / "examples" / "agent-patch" / "agent.patch"
 TODAY = "2026-12-01"
@@ -143,7 +143,8 @@ def test_gate_without_base_does_not_see_the_lock_edit(invoice: Path):
 
 def test_gate_reason_lifts_the_batched_lock_edit_only(invoice: Path):
     repo = patched_repo(invoice)
-    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY, "--reason", "bonus changes the due line")
+    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY,
+                "--reason", head_ack(repo, "bonus changes the due line"))
     assert proc.returncode == 1
     rules = reason_rules(json.loads((repo / "out" / "lanes" / "verdict.json").read_text()))
     assert "lock-batched-with-behavior" not in rules
@@ -217,8 +218,9 @@ def test_github_gate_step_is_lane_gate(tmp_path: Path, patched: bool):
     step = committed(copy_tree(src, tmp_path / "step"), patched)
     single = gate(one, "--base", "HEAD~1" if patched else "HEAD", "--today", TODAY)
     script = github_gate_script()
-    assert "${{ github.base_ref }}" in script
-    script = script.replace('"origin/${{ github.base_ref }}"', "HEAD~1" if patched else "HEAD")
+    assert "${{ github.event.pull_request.base.sha }}" in script
+    script = script.replace('"${{ github.event.pull_request.base.sha }}"',
+                            "HEAD~1" if patched else "HEAD")
     summary = tmp_path / "summary.md"
     env = gate_env(LANES_TODAY=TODAY, GITHUB_STEP_SUMMARY=str(summary))
     env["PATH"] = str(BIN_DIR) + os.pathsep + env["PATH"]
@@ -230,10 +232,13 @@ def test_github_gate_step_is_lane_gate(tmp_path: Path, patched: bool):
     assert stepped == (one / "out" / "lanes" / "verdict.json").read_bytes()
 
 
-def test_github_acknowledgment_comes_from_a_label_or_the_author():
+def test_github_acknowledgment_comes_from_a_review_of_the_commit_judged():
     block = ci_block("GitHub Actions")
-    assert "contains(github.event.pull_request.labels.*.name, 'lanes-ack')" in block
-    assert "types: [opened, synchronize, reopened, labeled, unlabeled]" in block
+    # the review's own commit, and the job checks out the pull request's head (not the merge)
+    assert "github.event.review.commit_id" in block
+    assert "github.event.review.author_association" in block
+    assert "ref: ${{ github.event.pull_request.head.sha }}" in block
+    assert "pull_request_review:" in block and "labels" not in block
     text = (REPO / "docs" / "ci.md").read_text()
     assert "github.event.pull_request.user.login != " in text
     assert "never from a file in the patch" in text.lower() or \
@@ -368,8 +373,8 @@ def committed(repo: Path, patched: bool) -> Path:
 
 @pytest.mark.parametrize("shell", [["sh", "-e", "-c"], ["bash", "-eo", "pipefail", "-c"]],
                          ids=["sh", "bash"])
-@pytest.mark.parametrize("labels", ["", "bug,lanes-ack"], ids=["no-label", "ack-label"])
-def test_gitlab_job_gives_the_same_verdict_as_lane_gate(tmp_path: Path, labels: str,
+@pytest.mark.parametrize("approved", ["", "true"], ids=["not-approved", "approved"])
+def test_gitlab_job_gives_the_same_verdict_as_lane_gate(tmp_path: Path, approved: str,
                                                         shell: list[str]):
     if shutil.which(shell[0]) is None:
         pytest.skip(f"{shell[0]} is not installed")
@@ -379,11 +384,14 @@ def test_gitlab_job_gives_the_same_verdict_as_lane_gate(tmp_path: Path, labels: 
     variables, commands = gitlab_job()
     assert variables == {"GIT_DEPTH": "0"}
     commands = [c for c in commands if not c.startswith("python -m pip install")]
-    ack = ["--ack", "label lanes-ack on !7"] if labels else []
+    head = git(job, "rev-parse", "HEAD").strip()
+    assert head == git(one, "rev-parse", "HEAD").strip()  # the same commit, dates pinned
+    text = f"approval of !7 at {head}"
+    ack = ["--ack", text] if approved else []
     single = gate(one, "--base", "HEAD~1", "--today", TODAY, *ack, LANES_SEED="41")
     env = gate_env(CI_PIPELINE_CREATED_AT=f"{TODAY}T08:15:00Z", CI_PIPELINE_ID="41",
-                   CI_MERGE_REQUEST_LABELS=labels, CI_MERGE_REQUEST_IID="7",
-                   CI_MERGE_REQUEST_TARGET_BRANCH_NAME="main")
+                   CI_MERGE_REQUEST_APPROVED=approved, CI_MERGE_REQUEST_IID="7",
+                   CI_COMMIT_SHA=head, CI_MERGE_REQUEST_TARGET_BRANCH_NAME="main")
     env["PATH"] = str(BIN_DIR) + os.pathsep + env["PATH"]
     script = "\n".join(commands).replace('"origin/$CI_MERGE_REQUEST_TARGET_BRANCH_NAME"',
                                          "HEAD~1")
@@ -394,7 +402,8 @@ def test_gitlab_job_gives_the_same_verdict_as_lane_gate(tmp_path: Path, labels: 
     gated = json.loads((one / "out" / "lanes" / "verdict.json").read_text())
     assert jobbed == gated
     assert proc.stdout == single.stdout
-    assert jobbed["gate"]["ack"] == ("label lanes-ack on !7" if labels else None)
+    assert jobbed["gate"]["ack"] == (text if approved else None)
+    assert jobbed["gate"]["voting_tree"] == ("patch" if approved else "base-test-surface")
     assert jobbed["gate"]["seed"] == {"from": "LANES_SEED", "value": 41, "predictable": True}
 
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PYTHON, REPO, copy_tree, run_tool
+from conftest import PYTHON, REPO, copy_tree, head_ack, run_tool
 from test_gate import PATCH, TODAY, gate, git, patched_repo, reason_rules
 
-ACK = "label lanes-ack on #12 by @maintainer"
+ACK = "approving review by @maintainer on #12"
 WRONG_LIBRARY = ("return max(total - credit, Decimal(\"0.00\"))",
                  "return max(_money(total - credit * Decimal(\"1.02\")), Decimal(\"0.00\"))")
 NEW_ORACLE = '''
@@ -87,13 +87,14 @@ def test_an_acknowledged_test_only_patch_is_judged_on_its_own_tree(invoice: Path
     repo = based(invoice)
     add_oracle(repo)
     commit(repo)
-    args, env = {"flag": (["--ack", ACK], {}), "env": ([], {"LANES_ACK": ACK}),
-                 "reason-alias": (["--reason", ACK], {})}[how]
+    ack = head_ack(repo, ACK)
+    args, env = {"flag": (["--ack", ack], {}), "env": ([], {"LANES_ACK": ack}),
+                 "reason-alias": (["--reason", ack], {})}[how]
     proc = gate(repo, "--base", "HEAD~1", "--today", TODAY, *args, **env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     verdict = verdict_of(repo)
     assert verdict["gate"]["voting_tree"] == "patch"
-    assert verdict["gate"]["ack"] == ACK
+    assert verdict["gate"]["ack"] == ack
     # its own three merge tests voted
     assert verdict["tally"]["lanes"]["merge"]["tests"] == 3
     assert verdict["tally"]["lanes"]["merge"]["passed"] == 3
@@ -103,11 +104,42 @@ def test_an_acknowledged_test_only_patch_is_judged_on_its_own_tree(invoice: Path
     assert "`test-surface-changed`" in proc.stdout  # listed, as a warning
 
 
+def test_an_acknowledgment_covers_the_commit_it_names_and_not_the_next_push(invoice: Path):
+    repo = based(invoice)
+    add_oracle(repo)
+    commit(repo)
+    ack = head_ack(repo, ACK)
+    assert gate(repo, "--base", "HEAD~1", "--today", TODAY,
+                "--ack", ack).returncode == 0
+    # The agent pushes again (a test edit no maintainer has read): the same text, given by a
+    # label that outlives the push or a stale variable, names the previous commit and is ignored.
+    merge = repo / "tests" / "test_invoice_merge.py"
+    merge.write_text(merge.read_text() + NEW_ORACLE.replace("zero_changes", "zero_still_changes"))
+    commit(repo, "agent: one more push")
+    for text in (ack, "label lanes-ack on #12", ack.split(" at ")[1][:11]):
+        proc = gate(repo, "--base", "HEAD~2", "--today", TODAY, "--ack", text)
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+        verdict = verdict_of(repo)
+        # the run votes as if no acknowledgment were given: the base's tests, the surface error
+        assert verdict["gate"]["voting_tree"] == "base-test-surface", text
+        assert not verdict["gate"].get("ack"), verdict["gate"]
+        assert "test-surface-changed" in reason_rules(verdict), text
+        [ignored] = warnings(verdict, "ack-for-another-commit")
+        assert text in ignored["message"] and "HEAD " in ignored["message"], ignored
+        assert "`ack-for-another-commit`" in proc.stdout
+        assert "ignored" in proc.stderr
+    # Named by a 12-digit prefix of the new head, it covers the new head.
+    head = git(repo, "rev-parse", "HEAD").strip()
+    proc = gate(repo, "--base", "HEAD~2", "--today", TODAY, "--ack", f"review at {head[:12]}")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert not warnings(verdict_of(repo), "ack-for-another-commit")
+
+
 def test_an_acknowledgment_does_not_cover_a_broken_invariant(tmp_path: Path):
     # The agent patch, acknowledged: its own tree votes, and its skip and expired ticket still
     # reject; the lock edit and ticket renewal are warnings carrying the text.
     repo = patched_repo(copy_tree(REPO / "examples" / "invoice", tmp_path / "invoice"))
-    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY, "--ack", ACK)
+    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY, "--ack", head_ack(repo, ACK))
     assert proc.returncode == 1, proc.stdout + proc.stderr
     verdict = verdict_of(repo)
     rules = reason_rules(verdict)

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PYTHON, REPO
+from conftest import PYTHON, REPO, head_ack
 from redteam_cases import BREAKS, CASES, ROUND_TRIP, STATEMENT, Case, Expect, edit
 from test_gate import TODAY, gate, git
 
-ACK = "label lanes-ack on #7 by @maintainer"
+ACK = "approving review by @maintainer on #7"
 THREATS = REPO / "docs" / "threats.md"
 BEGIN = "<!-- red-team table: generated from tests/e2e/redteam_cases.py (LANES_BLESS=1) -->"
 END = "<!-- end of the red-team table -->"
@@ -111,7 +111,7 @@ def params(path: str):
 def judged(repo: Path, acknowledged: bool) -> tuple[subprocess.CompletedProcess, dict]:
     args = ["--base", "HEAD~1", "--today", TODAY, "--lane-timeout", "300"]
     if acknowledged:
-        args += ["--ack", ACK]
+        args += ["--ack", head_ack(repo, ACK)]
     proc = gate(repo, *args)
     assert proc.returncode in (0, 1), proc.stdout + proc.stderr
     verdict = json.loads((repo / "out" / "lanes" / "verdict.json").read_text())
@@ -154,7 +154,7 @@ def test_acknowledged_the_patch_s_own_tree_votes(base_repo: Path, tmp_path: Path
     repo = patched(base_repo, tmp_path, case)
     proc, verdict = judged(repo, acknowledged=True)
     assert verdict["gate"]["voting_tree"] == "patch"
-    assert verdict["gate"]["ack"] == ACK
+    assert verdict["gate"]["ack"] == head_ack(repo, ACK)
     assert f"Acknowledged: {ACK}" in proc.stdout
     reasons = {r["rule"] for r in verdict["tally"]["reasons"]}
     assert "test-surface-changed" not in reasons  # acknowledged: a warning with the text

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import head_ack
 from test_gate import TODAY, gate, git
 from test_gate_base import ACK, WRONG_LIBRARY, based, commit, edit
 
@@ -136,7 +137,7 @@ def test_a_cheating_patch_is_rejected_with_base_and_ack(invoice: Path, case: str
     edit(repo / "invoice.py", *WRONG_LIBRARY)
     CHEATS[case](repo)
     commit(repo, f"agent: {case}")
-    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY, "--ack", ACK)
+    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY, "--ack", head_ack(repo, ACK))
     assert proc.returncode == 1, proc.stdout + proc.stderr
     verdict = verdict_of(repo)
     assert verdict["gate"]["voting_tree"] == "patch"
@@ -259,7 +260,7 @@ def test_a_narrowed_domain_is_domain_changed_against_the_base(invoice: Path, cas
     assert changed["test"] == "tests/test_invoice_merge.py::test_credit_round_trip"
     assert "domain-changed" in proc.stdout
     # Acknowledged, the patch's own tree votes and the change stays listed, as a warning.
-    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY, "--ack", ACK)
+    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY, "--ack", head_ack(repo, ACK))
     verdict = verdict_of(repo)
     assert not errors(verdict, "domain-changed")
     [acked] = warnings(verdict, "domain-changed")

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_tool
+from conftest import head_ack, run_tool
 from test_gate import TODAY, gate, git, reason_rules
 
-ACK = "label lanes-ack on #16 by @maintainer"
+ACK = "approving review by @maintainer on #16"
 
 # A root-level tests.py whose class spells the classname pytest writes for the real merge
 # module (tests/test_invoice_merge.py -> "tests.test_invoice_merge"), and a conftest hook that
@@ -81,7 +81,7 @@ def test_a_root_tests_py_impostor_is_an_unknown_test(invoice: Path, how: str):
     (repo / "tests.py").write_text(IMPOSTOR)
     (repo / "conftest.py").write_text(HOOK.format(keep=DROP_REAL))
     commit(repo)
-    args = ["--base", "HEAD~1", "--ack", ACK] if how == "base-ack" else []
+    args = ["--base", "HEAD~1", "--ack", head_ack(repo, ACK)] if how == "base-ack" else []
     proc = gate(repo, "--today", TODAY, *args)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     verdict = verdict_of(repo)
@@ -104,7 +104,7 @@ def test_an_impostor_beside_the_real_test_is_an_identity_collision(invoice: Path
     (repo / "tests.py").write_text(IMPOSTOR)
     (repo / "conftest.py").write_text(HOOK.format(keep=KEEP_REAL))
     commit(repo)
-    args = ["--base", "HEAD~1", "--ack", ACK] if how == "base-ack" else []
+    args = ["--base", "HEAD~1", "--ack", head_ack(repo, ACK)] if how == "base-ack" else []
     proc = gate(repo, "--today", TODAY, *args)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     verdict = verdict_of(repo)
@@ -209,7 +209,7 @@ def test_a_newly_locked_golden_file_is_a_lock_edit(invoice: Path, how: str):
             else "tests/fixtures/statement_credit.txt.sha256")
     assert [p["file"] for p in problems(verdict, "lock-entry-added")] == [path]
     # Acknowledged, the patch's own tree votes: the addition is still listed for the reviewer.
-    proc = gate(repo, "--today", TODAY, "--base", "HEAD~1", "--ack", ACK)
+    proc = gate(repo, "--today", TODAY, "--base", "HEAD~1", "--ack", head_ack(repo, ACK))
     verdict = verdict_of(repo)
     assert printed(proc, "lock-entry-added")
     (added,) = problems(verdict, "lock-entry-added")
@@ -279,7 +279,7 @@ def test_a_dropped_or_repointed_witness_is_seen_against_the_base(invoice: Path, 
     assert found["test"] == "tests/test_invoice_witness.py::test_statement_matches_golden_file"
     # Acknowledged: the witness change is a warning for the reviewer, but the golden bytes
     # the base's witness guarded are still locked and unwatched: orphan-lock rejects.
-    proc = gate(repo, "--today", TODAY, "--base", "HEAD~1", "--ack", ACK)
+    proc = gate(repo, "--today", TODAY, "--base", "HEAD~1", "--ack", head_ack(repo, ACK))
     assert proc.returncode == 1, proc.stdout + proc.stderr
     verdict = verdict_of(repo)
     assert "orphan-lock" in reason_rules(verdict), verdict["tally"]["reasons"]

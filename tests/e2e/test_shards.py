@@ -324,7 +324,8 @@ def test_github_matrix_recipe_runs_locally(tmp_path: Path):
     assert "matrix:\n        shard: [1, 2, 3, 4, 5, 6, 7]" in yaml
     assert "needs: [clock, shard]" in yaml and "${{ !cancelled() }}" in yaml
     assert "actions/upload-artifact@v4" in yaml and "actions/download-artifact@v4" in yaml
-    shard = step_script(yaml, "lanes: shard").replace('"origin/${{ github.base_ref }}"', "HEAD")
+    shard = step_script(yaml, "lanes: shard").replace(
+        '"${{ github.event.pull_request.base.sha }}"', "HEAD")
     vote = step_script(yaml, "lanes: vote")
     repo = committed_invoice(tmp_path, "gh")
     single = gate(committed_invoice(tmp_path, "one"), "--today", TODAY, "--base", "HEAD",
@@ -371,7 +372,7 @@ def test_gitlab_parallel_recipe_runs_locally(tmp_path: Path):
     vote = "\n".join(jobs["lanes-vote"])
     repo = committed_invoice(tmp_path, "gl")
     env = dict(CI_PIPELINE_CREATED_AT=f"{TODAY}T08:15:00Z", CI_PIPELINE_ID="41",
-               CI_MERGE_REQUEST_LABELS="", CI_MERGE_REQUEST_IID="7", CI_NODE_TOTAL="3")
+               CI_MERGE_REQUEST_APPROVED="", CI_MERGE_REQUEST_IID="7", CI_NODE_TOTAL="3")
     for k in range(1, 4):
         proc = run_script(shard, repo, CI_NODE_INDEX=str(k), **env)
         assert proc.returncode == 0, proc.stderr

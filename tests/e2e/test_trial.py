@@ -14,7 +14,7 @@ import subprocess
 import sysconfig
 from pathlib import Path
 
-from conftest import PYTHON
+from conftest import PYTHON, head_ack
 from test_gate import TODAY, gate, git
 
 INI = "[pytest]\nmarkers =\n    merge: votes\n    witness: bytes\n    freeze: flake\n"
@@ -79,7 +79,7 @@ def test_an_installed_copy_of_the_old_code_is_foreign_product_code(tmp_path: Pat
     python, site = venv(tmp_path)
     install(site, repo)  # installed at the base, as the project's CI environment was built
     commit(repo, WRONG, "agent: add")
-    for extra in ([], ["--ack", "label lanes-ack by @maintainer"]):
+    for extra in ([], ["--ack", head_ack(repo, "approving review by @maintainer")]):
         proc = gate(repo, "--base", "HEAD~1", "--today", TODAY, "--python", str(python), *extra)
         assert proc.returncode == 1, proc.stdout + proc.stderr
         v = verdict(repo)
@@ -224,7 +224,7 @@ def test_product_code_that_rewrites_a_test_module_before_its_import_does_not_vot
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "a later test")
     commit(repo, REDECORATE, "agent: add")
-    for extra in ([], ["--ack", "label lanes-ack by @maintainer"]):
+    for extra in ([], ["--ack", head_ack(repo, "approving review by @maintainer")]):
         proc = gate(repo, "--base", "HEAD~1", "--today", TODAY, *extra)
         assert proc.returncode == 1, proc.stdout + proc.stderr
         found = rules(verdict(repo))
@@ -276,7 +276,7 @@ def test_a_value_subclass_that_equals_anything_is_comparison_forged(tmp_path: Pa
     (repo / "pytest.ini").write_text(INI + "pythonpath = src\n")
     git(repo, "commit", "-q", "-am", "pythonpath")
     commit(repo, EQUALS_ANYTHING, "agent: add")
-    for extra in ([], ["--ack", "label lanes-ack by @maintainer"]):
+    for extra in ([], ["--ack", head_ack(repo, "approving review by @maintainer")]):
         proc = gate(repo, "--base", "HEAD~1", "--today", TODAY, *extra)
         assert proc.returncode == 1, proc.stdout + proc.stderr
         v = verdict(repo)

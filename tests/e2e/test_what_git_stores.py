@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from conftest import head_ack
 from test_exercised import ACK, patch, problems, project, verdict
 from test_gate import TODAY, gate
 
@@ -53,7 +54,7 @@ def test_an_entry_point_in_a_build_table_makes_no_plugin_of_the_patch(tmp_path: 
         "pyproject.toml": "[project]\nname = \"calc\"\nversion = \"1\"\n\n"
                           "[tool.flit.metadata.entrypoints.pytest11]\ncalc = \"calc.core\"\n",
         "calc/core.py": INTERNALS})
-    for extra in ([], ["--ack", ACK]):
+    for extra in ([], ["--ack", head_ack(repo, ACK)]):
         proc = gate(repo, "--base", "HEAD~1", "--today", TODAY, *extra)
         assert proc.returncode == 1, proc.stdout + proc.stderr
         v = verdict(repo)

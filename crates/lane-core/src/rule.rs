@@ -468,6 +468,10 @@ rules! {
         summary: "a product statement or branch the patch changed that no voting test executed",
         explanation: "The bootstrap traces the product files the patch changed (coverage.py's measurement core, the voters' tests and the others' in two contexts) in every voting run, while a changed module's body runs at import and while the tests run (not pytest's collection machinery), until the voters have run every changed line. A changed statement that no merge or witness test executed, or a branch of a changed line that none of them took, is a change the vote says nothing about: a bug there would be approved. Lines count with their statement (a continuation line is its statement's); docstrings and comments are not executable for this rule, nor are `if TYPE_CHECKING:` (typing's name, bound nowhere else) and `if __name__ == \"__main__\":` blocks at a module's or class's top level, nor the trivial bodies (`...`, `pass`, a docstring, `raise NotImplementedError`) of `@overload`, abstract and Protocol methods (decorator or base imported from typing, typing_extensions or abc); a look-alike (the module's own `TYPE_CHECKING` or `overload`, such a block inside a function, a body that computes) is code like any other. Module-level statements run when the voting process imports the module; a changed function called only from a test module's top level (during the collection) is not run by a voter. Coverage settings in the tree (.coveragerc, [tool.coverage], `# pragma: no cover`) are not read.",
         fix: "Add a voting test that runs the statement (it votes after review, like any test change), remove the code if nothing needs it, or have a maintainer acknowledge the change (`--ack TEXT`) after reading the listed lines.";
+    AckForAnotherCommit = "ack-for-another-commit", Warning, "lane-gate", acknowledgeable: false,
+        summary: "an acknowledgment that does not name the commit under judgment was ignored",
+        explanation: "An acknowledgment covers the commit a maintainer read: its text (`--ack`, `LANES_ACK`) must name the head commit, by its id or a prefix of at least 12 hex digits. One that names no prefix of HEAD (given for an earlier push, or naming no commit at all) is ignored: the run votes as if none were given (the base's tests vote, every acknowledgeable error stays an error), and this warning says so.",
+        fix: "Take the acknowledgment from something tied to the commit (a GitHub review carries the commit it approves; GitLab approvals reset on push) and put that commit's id in the text, e.g. `--ack \"approved by @maintainer at <head commit id>\"`; see docs/ci.md.";
     TracerTampered = "tracer-tampered", Error, "lane-gate", acknowledgeable: false,
         summary: "the gate's tracer was removed or replaced during a voting run",
         explanation: "The bootstrap starts the tracer of the changed product files before pytest and any project code, and checks before each test and at the end that it is still the interpreter's tracer. Code that switches it off or installs another (sys.settrace, a second coverage run, pytest-cov started from the tree) hides which changed lines ran: the run does not vote.",
@@ -614,6 +618,7 @@ mod tests {
                 "known-failure-passed",
                 "plugin-not-loaded",
                 "candidate-failed",
+                "ack-for-another-commit",
             ]
         );
     }

@@ -3,10 +3,13 @@
 //! review rather than a broken invariant. Acknowledged problems stay listed, as warnings
 //! carrying the text.
 
+use std::path::Path;
+
 use lane_core::{Document, Problem, Severity};
 use lane_tally::{Decision, TallySection};
 
 use crate::GateError;
+use crate::rules::{AckFacts, GateFacts};
 
 /// Whether an acknowledgment covers `rule`: the catalogue's flag (DESIGN.md §9.3). Ids the
 /// catalogue does not know are never acknowledgeable.
@@ -53,6 +56,30 @@ pub(crate) fn acknowledge_tally(section: &mut TallySection, text: &str) {
         .retain(|p| !(p.is_error() && is_acknowledgeable(&p.rule)));
     if section.reasons.is_empty() {
         section.decision = Decision::Approve;
+    }
+}
+
+/// The acknowledgment, when it names the head commit of the checkout at `cwd`
+/// (`ack-for-another-commit` decides); otherwise none, and the warning that says it was ignored
+/// (the run votes as if none were given).
+pub(crate) fn for_head(ack: Option<String>, cwd: &Path) -> (Option<String>, Option<Problem>) {
+    let Some(text) = ack else {
+        return (None, None);
+    };
+    let head = crate::git::run(cwd, &["rev-parse", "--verify", "--quiet", "HEAD^{commit}"])
+        .ok()
+        .map(|out| String::from_utf8_lossy(&out).trim().to_ascii_lowercase())
+        .filter(|h| !h.is_empty());
+    let facts = AckFacts { text, head };
+    match crate::rules::check(&GateFacts::Ack(&facts))
+        .into_iter()
+        .next()
+    {
+        None => (Some(facts.text), None),
+        Some(problem) => {
+            eprintln!("lane-gate: warning: {}", problem.message);
+            (None, Some(problem))
+        }
     }
 }
 

@@ -193,13 +193,17 @@ pub(crate) fn collect(args: &Args) -> Result<Status, GateError> {
         }
     }
     let reference = &folders[reference(&folders)?];
-    let gathered = gather(&folders, reference, &cwd)?;
-    let mut doc = with_gate_problems(reference.doc.clone(), gathered.gate_problems)?;
+    let mut gathered = gather(&folders, reference, &cwd)?;
     let ack = args.ack.clone().or_else(|| {
         std::env::var("LANES_ACK")
             .ok()
             .filter(|v| !v.trim().is_empty())
     });
+    // The vote job checks out the commit the shards judged: an acknowledgment of another is
+    // ignored here as in each shard.
+    let (ack, ignored) = crate::ack::for_head(ack, &cwd);
+    gathered.gate_problems.extend(ignored);
+    let mut doc = with_gate_problems(reference.doc.clone(), gathered.gate_problems)?;
     if let Some(text) = &ack {
         crate::ack::acknowledge_document(&mut doc, text)?;
     }

@@ -75,7 +75,11 @@ pub(crate) fn run(args: &Args) -> Result<Status, GateError> {
         candidates,
     };
     let ack = prepared.ack.as_deref();
-    let gate = gate_section(ack, prepared.interpreter_info(), &evidence, &plan, &ran);
+    let mut gate = gate_section(ack, prepared.interpreter_info(), &evidence, &plan, &ran);
+    if let Some(ignored) = &prepared.ack_ignored {
+        gate.problems.push(ignored.clone());
+        lane_core::problem::normalize(&mut gate.problems);
+    }
     let doc = record(evidence.doc, &gate, ack, &prepared.places.out, &plan)?;
     if plan.shard.is_shard() {
         eprint!(

@@ -68,8 +68,11 @@ pub(crate) struct Python {
 /// What every later step starts from.
 pub(crate) struct Prepared {
     pub(crate) today: Date,
-    /// The acknowledgment from outside the patch (`--ack`, `LANES_ACK`).
+    /// The acknowledgment from outside the patch (`--ack`, `LANES_ACK`), when it names the
+    /// head commit.
     pub(crate) ack: Option<String>,
+    /// An acknowledgment given for another commit, ignored: the warning that says so.
+    pub(crate) ack_ignored: Option<lane_core::Problem>,
     pub(crate) places: Places,
     pub(crate) python: Python,
     /// How every tree is scanned (the folder aside): for the interpreter that runs.
@@ -109,6 +112,7 @@ pub(crate) fn prepare(args: &Args) -> Result<Prepared, GateError> {
     }
     let cwd =
         std::env::current_dir().map_err(|e| GateError::io("cannot read the current folder", e))?;
+    let (ack, ack_ignored) = crate::ack::for_head(ack, &cwd);
     let out = out_folder(&cwd, &args.out)?;
     let tmp_dir = tempfile::Builder::new()
         .prefix("lane-gate.")
@@ -131,6 +135,7 @@ pub(crate) fn prepare(args: &Args) -> Result<Prepared, GateError> {
         today,
         seed: seed(args, None)?,
         ack,
+        ack_ignored,
         places: Places {
             cwd,
             out,

@@ -44,6 +44,8 @@ pub(crate) enum GateFacts<'a> {
     Trial(&'a TrialFacts),
     /// Which changed product statements the voting runs executed.
     Exercised(&'a ExercisedFacts),
+    /// The acknowledgment given, and the commit under judgment.
+    Ack(&'a AckFacts),
 }
 
 /// How one lane's pytest run ended and what its report says.
@@ -64,6 +66,13 @@ pub(crate) struct ReportCounts {
     pub(crate) cases: u64,
     /// Cases that failed or errored.
     pub(crate) failed: u64,
+}
+
+/// An acknowledgment (`--ack`, `LANES_ACK`) and the checkout's head commit.
+pub(crate) struct AckFacts {
+    pub(crate) text: String,
+    /// HEAD's full id, lowercase; `None` outside a git checkout or before its first commit.
+    pub(crate) head: Option<String>,
 }
 
 /// How the candidates' run ended and what each of their files gave.
