@@ -39,9 +39,11 @@ import builtins as _builtins
 import io as _io
 import json as _json
 import os as _os
+import time as _time
 
 _write = _os.write
 _getpid = _os.getpid
+_monotonic = _time.monotonic
 _gettrace = sys.gettrace
 _dumps = _json.dumps
 _compile = compile
@@ -271,7 +273,6 @@ sys.meta_path.insert(0, _FINDER)
 # ---- the tracer --------------------------------------------------------------------------
 _TRACE = CONFIG.get("trace")
 _VOTERS = frozenset(_TRACE["voters"]) if _TRACE else frozenset()
-_monotonic = __import__("time").monotonic
 
 
 class _Coverage:

@@ -171,7 +171,7 @@ fn out_folder(cwd: &Path, given: &Path) -> Result<PathBuf, GateError> {
 const OUT_IGNORE: &str = "# Written by lane-gate: its output folder is not source.\n*\n";
 
 /// Files a run writes besides [`OUT_FILES`] (the verdict's other forms, the shard manifest).
-const OUT_OTHERS: &[&str] = &["comment.md", "manifest.json", "verdict.sarif"];
+const OUT_OTHERS: &[&str] = &["comment.md", crate::shard::MANIFEST_FILE, "verdict.sarif"];
 
 /// Whether `out` holds only files a gate run writes (an earlier run's, before the ignore file).
 fn only_gate_output(out: &Path) -> bool {
