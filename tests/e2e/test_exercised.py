@@ -307,7 +307,8 @@ def test_the_tracer_stops_once_voters_ran_every_changed_line_and_stays_watched(t
     honest = ("import sys\n\n_CALLS = []\n\n\ndef add(a, b):\n    _CALLS.append(a)\n"
               "    return b + a\n")
     patch(repo, {"calc/core.py": honest})
-    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY)
+    # (a call counter is state that outlives a call: a maintainer read it and acknowledged)
+    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY, "--ack", head_ack(repo, ACK))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     # The same lines, all run in the first test; the third call sets a tracer of its own (a
     # one-line conditional: no branch left for the tracer to wait for).
@@ -319,5 +320,6 @@ def test_the_tracer_stops_once_voters_ran_every_changed_line_and_stays_watched(t
         proc = gate(repo, "--base", "HEAD~1", "--today", TODAY, *extra)
         assert proc.returncode == 1, proc.stdout + proc.stderr
         v = verdict(repo)
-        assert {r["rule"] for r in v["tally"]["reasons"]} == {"tracer-tampered"}, \
-            v["tally"]["reasons"]
+        # (unacknowledged, the counter and the tracer call are also capability-added)
+        expected = {"tracer-tampered"} | (set() if extra else {"capability-added"})
+        assert {r["rule"] for r in v["tally"]["reasons"]} == expected, v["tally"]["reasons"]

@@ -287,9 +287,14 @@ def test_a_value_subclass_that_equals_anything_is_comparison_forged(tmp_path: Pa
                       if p["rule"] == "comparison-forged"]
         assert "calc.core.Total.__eq__ answered True where int.__eq__ answers False" in message
         assert "tests/test_calc.py::test_add" in message, message
-    # a subclass whose comparison agrees with int's votes as plain code does
+    # a subclass whose comparison agrees with int's is not forged: it defines equality, so a
+    # maintainer reads it (capability-added) and acknowledges this commit, and it votes
     commit(repo, HONEST_SUBCLASS, "agent: add, honest")
     proc = gate(repo, "--base", "HEAD~2", "--today", TODAY)
+    assert proc.returncode == 1 and rules(verdict(repo)) == {"capability-added"}, \
+        rules(verdict(repo))
+    proc = gate(repo, "--base", "HEAD~2", "--today", TODAY,
+                "--ack", head_ack(repo, "approving review by @maintainer"))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     # the bug alone (no trick) is merge-failed
     commit(repo, "def add(a, b):\n    return a + b + (1 if a > 100 else 0)\n", "agent: bug")

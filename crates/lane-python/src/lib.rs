@@ -10,6 +10,7 @@
 //! - [`product`]: what product code reaches for (imports, lookups, writes ...);
 //! - [`Interpreter`]: the interpreter the tests run on, probed without running its packages.
 
+pub mod capability;
 mod cond;
 pub mod docfinder;
 mod interpreter;

@@ -7,11 +7,13 @@
 //! module or conftest other than the rootdir), not in a folder pytest does not enter (hidden,
 //! `norecursedirs`, a virtualenv) and not a root-level build script (setup.py, noxfile.py ...).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use lane_core::rule::SOURCE_MAX_BYTES;
 use lane_core::{Error, Problem};
+use lane_python::capability::{Found, Use};
+use lane_python::product::{Reach, Reached};
 
 use crate::rules::{ProductFile, ScanFacts, Unjudged};
 
@@ -338,7 +340,9 @@ pub(crate) fn check(scope: &Scope, changed: &Changed) -> Vec<Problem> {
         })
         .filter(|t| !t.is_empty() && !t.contains(['*', '?', '[']))
         .collect();
-    let mut problems = Vec::new();
+    let project = project_modules(root, files.iter().map(|(f, _)| f.as_str()));
+    let is_project = |m: &str| project.contains(m);
+    let mut read: Vec<Read> = Vec::new();
     for (rel, changed) in files {
         let abs = root.join(&rel);
         if !abs.is_file() {
@@ -347,20 +351,117 @@ pub(crate) fn check(scope: &Scope, changed: &Changed) -> Vec<Problem> {
         let text = lane_core::io::read_file_capped(&abs, SOURCE_MAX_BYTES, "a Python file")
             .ok()
             .and_then(|b| String::from_utf8(b).ok());
-        let reached = match text {
-            Some(text) => lane_python::product::reaches(&text).map_err(Unjudged::DoesNotParse),
-            None => Err(Unjudged::NotText),
+        let (reached, uses) = match text {
+            Some(text) => (
+                lane_python::product::reaches(&text).map_err(Unjudged::DoesNotParse),
+                lane_python::capability::uses(&text, &is_project).unwrap_or_default(),
+            ),
+            None => (Err(Unjudged::NotText), Vec::new()),
         };
+        read.push((rel, changed, reached, uses));
+    }
+    let base_imports = match changed {
+        Changed::All => None,
+        Changed::Lines(map) => Some(base_imports(scope, map, &read)),
+    };
+    let mut problems = Vec::new();
+    for (rel, changed, reached, uses) in &read {
         let file = ProductFile {
-            file: &rel,
-            changed,
-            reached: &reached,
+            file: rel,
+            changed: *changed,
+            reached,
             plugin,
             test_dirs: &extra_test_dirs,
+            uses,
+            base_imports: base_imports.as_ref(),
         };
         crate::rules::judge(&ScanFacts::Product(&file), &mut problems);
     }
     problems
+}
+
+/// One judged file: its path, changed lines, what it reaches for, its uses beyond plain
+/// computation.
+type Read<'r> = (
+    String,
+    Option<&'r Ranges>,
+    Result<Vec<Reach>, Unjudged>,
+    Vec<Use>,
+);
+
+/// The top-level modules the project defines: the packages and modules at the rootdir and
+/// under `src/`, and the first folder of every judged file.
+fn project_modules<'f>(root: &Path, judged: impl Iterator<Item = &'f str>) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for dir in [root.to_path_buf(), root.join("src")] {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let path = e.path();
+            if path.is_dir() && !name.starts_with('.') {
+                out.insert(name);
+            } else if let Some(stem) = name.strip_suffix(".py") {
+                out.insert(stem.to_string());
+            }
+        }
+    }
+    for rel in judged {
+        let rel = rel.strip_prefix("src/").unwrap_or(rel);
+        let first = rel.split('/').next().unwrap_or(rel);
+        out.insert(first.strip_suffix(".py").unwrap_or(first).to_string());
+    }
+    out
+}
+
+/// The third-party modules the base's product code imports, as far as the patch's own uses
+/// need it: those of the judged files' unchanged lines, and when a changed line uses one they
+/// do not import, those of every other product file (which the patch did not change).
+fn base_imports(
+    scope: &Scope,
+    map: &BTreeMap<String, Vec<(u64, u64)>>,
+    read: &[Read],
+) -> BTreeSet<String> {
+    let inside = |ranges: Option<&Ranges>, u: &Use| {
+        ranges.is_some_and(|r| r.iter().any(|&(c, d)| u.first <= d && c <= u.last))
+    };
+    let mut known = BTreeSet::new();
+    let mut needed = BTreeSet::new();
+    for (_, changed, _, uses) in read {
+        for u in uses {
+            if let Found::ThirdParty(top) = &u.found {
+                if inside(*changed, u) {
+                    needed.insert(top.clone());
+                } else {
+                    known.insert(top.clone());
+                }
+            }
+        }
+    }
+    if needed.is_subset(&known) {
+        return known;
+    }
+    for rel in scope.all_product_files() {
+        if map.contains_key(&rel) {
+            continue;
+        }
+        let Some(text) = lane_core::io::read_file_capped(
+            &scope.config.rootdir.join(&rel),
+            SOURCE_MAX_BYTES,
+            "a Python file",
+        )
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok()) else {
+            continue;
+        };
+        for r in lane_python::product::reaches(&text).unwrap_or_default() {
+            if let Reached::Import(m) = r.what {
+                known.insert(m.split('.').next().unwrap_or(&m).to_string());
+            }
+        }
+    }
+    known
 }
 
 #[cfg(test)]

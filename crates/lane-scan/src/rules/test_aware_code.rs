@@ -40,6 +40,12 @@ pub(crate) struct ProductFile<'a> {
     pub plugin: bool,
     /// Folder names beyond [`TEST_FOLDERS`] that hold tests (testpaths).
     pub test_dirs: &'a [String],
+    /// Its uses beyond plain computation (none when it cannot be judged: the reason is in
+    /// `reached`).
+    pub uses: &'a [lane_python::capability::Use],
+    /// The third-party modules the base's product code imports: `None` when there is no
+    /// base (the whole tree is judged).
+    pub base_imports: Option<&'a std::collections::BTreeSet<String>>,
 }
 
 /// Why a product file cannot be judged.
