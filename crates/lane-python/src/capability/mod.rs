@@ -206,6 +206,28 @@ fn binding_of(value: &Expr) -> Binding<'_> {
     }
 }
 
+/// Binds a function's parameters in its frame: each a [`Binding::Param`], the first
+/// positional one of a method (`method`) its `self`/`cls`.
+fn bind_params(frame: &mut Frame<'_>, p: &ast::Parameters, method: bool) {
+    for (i, a) in p.posonlyargs.iter().chain(&p.args).enumerate() {
+        let b = if i == 0 && method {
+            Binding::SelfParam
+        } else {
+            Binding::Param
+        };
+        frame.names.insert(a.parameter.name.to_string(), b);
+    }
+    for a in p
+        .kwonlyargs
+        .iter()
+        .map(|a| &a.parameter)
+        .chain(p.vararg.as_deref())
+        .chain(p.kwarg.as_deref())
+    {
+        frame.names.insert(a.name.to_string(), Binding::Param);
+    }
+}
+
 /// Collects the names one scope binds (not descending into nested scopes).
 struct Collect<'f, 'a> {
     frame: &'f mut Frame<'a>,
@@ -738,11 +760,8 @@ impl<'a> Walk<'_, '_, 'a> {
         }
     }
 
-    fn function(&mut self, f: &'a ast::StmtFunctionDef) {
-        for d in &f.decorator_list {
-            self.visit_expr(&d.expression);
-        }
-        let p = &f.parameters;
+    /// The parameters' default values, read in the enclosing scope.
+    fn defaults(&mut self, p: &'a ast::Parameters) {
         for d in p
             .posonlyargs
             .iter()
@@ -752,6 +771,24 @@ impl<'a> Walk<'_, '_, 'a> {
         {
             self.visit_expr(d);
         }
+    }
+
+    /// `global`/`nonlocal` NAMES: state that outlives a call.
+    fn rebinds(&mut self, stmt: &Stmt, keyword: &str, names: &[ast::Identifier]) {
+        let names: Vec<&str> = names.iter().map(ast::Identifier::as_str).collect();
+        self.cap(
+            stmt,
+            Class::State,
+            format!("{keyword} {}", names.join(", ")),
+        );
+    }
+
+    fn function(&mut self, f: &'a ast::StmtFunctionDef) {
+        for d in &f.decorator_list {
+            self.visit_expr(&d.expression);
+        }
+        let p = &f.parameters;
+        self.defaults(p);
         let name = f.name.as_str();
         match self.current() {
             Kind::Class if is_dunder(name) => {
@@ -783,23 +820,7 @@ impl<'a> Walk<'_, '_, 'a> {
                 .iter()
                 .any(|d| matches!(&d.expression, Expr::Name(n) if n.id.as_str() == "staticmethod"));
         let mut frame = Frame::new(Kind::Function, name.to_string());
-        for (i, a) in p.posonlyargs.iter().chain(&p.args).enumerate() {
-            let b = if i == 0 && method {
-                Binding::SelfParam
-            } else {
-                Binding::Param
-            };
-            frame.names.insert(a.parameter.name.to_string(), b);
-        }
-        for a in p
-            .kwonlyargs
-            .iter()
-            .map(|a| &a.parameter)
-            .chain(p.vararg.as_deref())
-            .chain(p.kwarg.as_deref())
-        {
-            frame.names.insert(a.name.to_string(), Binding::Param);
-        }
+        bind_params(&mut frame, p, method);
         Collect { frame: &mut frame }.visit_body(&f.body);
         self.frames.push(frame);
         self.visit_body(&f.body);
@@ -863,17 +884,8 @@ impl<'a> Walk<'_, '_, 'a> {
     fn lambda(&mut self, l: &'a ast::ExprLambda) {
         let mut frame = Frame::new(Kind::Function, "<lambda>".to_string());
         if let Some(p) = l.parameters.as_deref() {
-            for a in p
-                .posonlyargs
-                .iter()
-                .chain(&p.args)
-                .chain(&p.kwonlyargs)
-                .map(|a| &a.parameter)
-                .chain(p.vararg.as_deref())
-                .chain(p.kwarg.as_deref())
-            {
-                frame.names.insert(a.name.to_string(), Binding::Param);
-            }
+            self.defaults(p);
+            bind_params(&mut frame, p, false);
         }
         self.frames.push(frame);
         self.visit_expr(&l.body);
@@ -928,30 +940,8 @@ impl<'a> Visitor<'a> for Walk<'_, '_, 'a> {
             Stmt::FunctionDef(f) => self.function(f),
             Stmt::ClassDef(c) => self.class(c),
             Stmt::Import(_) | Stmt::ImportFrom(_) => self.import(stmt),
-            Stmt::Global(g) => self.cap(
-                stmt,
-                Class::State,
-                format!(
-                    "global {}",
-                    g.names
-                        .iter()
-                        .map(|n| n.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            ),
-            Stmt::Nonlocal(g) => self.cap(
-                stmt,
-                Class::State,
-                format!(
-                    "nonlocal {}",
-                    g.names
-                        .iter()
-                        .map(|n| n.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            ),
+            Stmt::Global(g) => self.rebinds(stmt, "global", &g.names),
+            Stmt::Nonlocal(g) => self.rebinds(stmt, "nonlocal", &g.names),
             Stmt::Assign(a) => {
                 for t in &a.targets {
                     self.write(t);

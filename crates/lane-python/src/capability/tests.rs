@@ -21,6 +21,17 @@ fn classes(source: &str) -> Vec<String> {
     found(source).into_iter().map(|(_, c, _)| c).collect()
 }
 
+/// Each source's uses include its class.
+fn each_is_found(cases: &[(&str, &str)]) {
+    for (source, class) in cases {
+        let got = classes(source);
+        assert!(
+            got.iter().any(|c| c == class),
+            "{source}: {got:?}, expected {class}"
+        );
+    }
+}
+
 fn plain(source: &str) {
     let got = uses(source, &|m| m == "calc").unwrap();
     assert!(got.is_empty(), "{source}\n{got:#?}");
@@ -156,13 +167,7 @@ fn each_capability_class_is_found_written_plainly() {
             "unresolved name",
         ),
     ];
-    for (source, class) in cases {
-        let got = classes(source);
-        assert!(
-            got.iter().any(|c| c == class),
-            "{source}: {got:?}, expected {class}"
-        );
-    }
+    each_is_found(cases);
 }
 
 #[test]
@@ -243,19 +248,15 @@ fn uses_are_found_through_aliases_variables_and_built_names() {
             "import pathlib\n\ntype(pathlib.Path()).read_text = lambda self: ''\n",
             "reaching out",
         ),
+        // a lambda's default value
+        ("check = lambda s, run=eval: run(s)\n", "dynamic code"),
         // a log record's caller
         (
             "def emit(record):\n    return record.pathname\n",
             "introspection",
         ),
     ];
-    for (source, class) in cases {
-        let got = classes(source);
-        assert!(
-            got.iter().any(|c| c == class),
-            "{source}: {got:?}, expected {class}"
-        );
-    }
+    each_is_found(cases);
 }
 
 #[test]
