@@ -99,22 +99,20 @@ pub struct Use {
 /// does not parse.
 pub fn uses(source: &str, is_project: &dyn Fn(&str) -> bool) -> Result<Vec<Use>, u64> {
     let source = source.strip_prefix('\u{feff}').unwrap_or(source);
-    let starts: Vec<usize> = std::iter::once(0)
-        .chain(memchr::memchr_iter(b'\n', source.as_bytes()).map(|i| i + 1))
-        .collect();
-    let line_of = |at: usize| -> u64 { starts.partition_point(|&s| s <= at) as u64 };
+    let lines = crate::parse::Lines::new(source);
+    let line_of = |at: TextSize| lines.line(at);
     if let Some(offset) = crate::parse::too_deep(source) {
-        return Err(line_of(offset));
+        return Err(line_of(TextSize::try_from(offset).unwrap_or_default()));
     }
-    let parsed = ruff_python_parser::parse_module(source)
-        .map_err(|e| line_of(e.location.start().to_usize()))?;
+    let parsed =
+        ruff_python_parser::parse_module(source).map_err(|e| line_of(e.location.start()))?;
     let body = &parsed.syntax().body;
     let mut module = Frame::new(Kind::Module, String::new());
     Collect { frame: &mut module }.visit_body(body);
     let mut walk = Walk {
         frames: vec![module],
         is_project,
-        line_of: &|at: TextSize| line_of(at.to_usize()),
+        line_of: &line_of,
         found: Vec::new(),
         depth: 0,
     };
