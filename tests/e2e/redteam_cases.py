@@ -1047,6 +1047,32 @@ def lib_hides_behind_a_guard(t: Path) -> None:
          "    return applied + credit + CENT\n")
 
 
+# The wrong library's every changed line runs under the base's tests, for one input the property
+# never draws, and the tests would not notice if the line were wrong (unpinned-change: its
+# mutants survive the voters that ran it).
+def _hidden_round_trip(t: Path, line: str) -> None:
+    edit(t / "invoice.py", BREAKS[ROUND_TRIP][1], line)
+
+
+def lib_bug_folded_in(t: Path) -> None:
+    # a cent more for one amount, folded into an expression with no branch
+    _hidden_round_trip(t, "    return applied + credit + CENT * (applied == Decimal(\"4999.00\"))\n")
+
+
+def lib_bug_in_the_untaken_half(t: Path) -> None:
+    _hidden_round_trip(t, "    return applied + credit if applied != Decimal(\"4999.00\") "
+                          "else applied + credit + CENT\n")
+
+
+def lib_bug_behind_a_side_computation(t: Path) -> None:
+    # the wrong branch runs, but only inside a computation whose result nothing checks
+    _hidden_round_trip(t, "    _adjust(Decimal(\"4999.00\"))\n"
+                          "    return applied + credit + _adjust(applied)\n")
+    append(t / "invoice.py", "\n\ndef _adjust(amount):\n"
+                             "    if amount == Decimal(\"4999.00\"):\n"
+                             "        return CENT\n    return Decimal(\"0.00\")\n")
+
+
 REWRITES_TEST = """
 
 import pathlib as _pathlib
@@ -1304,6 +1330,15 @@ CASES: list[Case] = [
          "property never draws", ROUND_TRIP, lib_hides_where_voters_never_go,
          reject("unexercised-change"), shown("unexercised-change"), surface=False,
          origin="product"),
+    Case("lib-bug-folded-in", "the bug is folded into an expression with no branch, for one "
+         "input the property never draws", ROUND_TRIP, lib_bug_folded_in,
+         reject("unpinned-change"), shown("unpinned-change"), surface=False, origin="product"),
+    Case("lib-bug-in-the-untaken-half", "the bug is the half of a one-line conditional no test "
+         "takes", ROUND_TRIP, lib_bug_in_the_untaken_half, reject("unpinned-change"),
+         shown("unpinned-change"), surface=False, origin="product"),
+    Case("lib-bug-behind-a-side-computation", "the bug's branch runs only inside a computation "
+         "whose result nothing checks", ROUND_TRIP, lib_bug_behind_a_side_computation,
+         reject("unpinned-change"), shown("unpinned-change"), surface=False, origin="product"),
     Case("lib-switches-tracer-off", "the library switches the tracer off first thing, to hide "
          "that the bug's line never ran", ROUND_TRIP, lib_switches_tracer_off,
          reject("tracer-tampered"), reject("tracer-tampered"), surface=False, origin="product"),

@@ -320,6 +320,8 @@ def test_the_tracer_stops_once_voters_ran_every_changed_line_and_stays_watched(t
         proc = gate(repo, "--base", "HEAD~1", "--today", TODAY, *extra)
         assert proc.returncode == 1, proc.stdout + proc.stderr
         v = verdict(repo)
-        # (unacknowledged, the counter and the tracer call are also capability-added)
-        expected = {"tracer-tampered"} | (set() if extra else {"capability-added"})
+        # (unacknowledged, the counter and the tracer call are also capability-added, and the
+        # tracer call is unpinned: no voter fails without it)
+        expected = {"tracer-tampered"} | (set() if extra else {"capability-added",
+                                                               "unpinned-change"})
         assert {r["rule"] for r in v["tally"]["reasons"]} == expected, v["tally"]["reasons"]

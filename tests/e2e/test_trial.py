@@ -288,11 +288,15 @@ def test_a_value_subclass_that_equals_anything_is_comparison_forged(tmp_path: Pa
         assert "calc.core.Total.__eq__ answered True where int.__eq__ answers False" in message
         assert "tests/test_calc.py::test_add" in message, message
     # a subclass whose comparison agrees with int's is not forged: it defines equality, so a
-    # maintainer reads it (capability-added) and acknowledges this commit, and it votes
+    # maintainer reads it (capability-added) and acknowledges this commit, and it votes (its
+    # `__eq__` is also unpinned: no voter checks what it returns beyond its truth, so the mutant
+    # that returns `other` instead survives)
     commit(repo, HONEST_SUBCLASS, "agent: add, honest")
     proc = gate(repo, "--base", "HEAD~2", "--today", TODAY)
-    assert proc.returncode == 1 and rules(verdict(repo)) == {"capability-added"}, \
-        rules(verdict(repo))
+    v = verdict(repo)
+    assert proc.returncode == 1 and rules(v) == {"capability-added", "unpinned-change"}, rules(v)
+    unpinned = [p["line"] for p in v["gate"]["problems"] if p["rule"] == "unpinned-change"]
+    assert unpinned == [5], v["gate"]["problems"]
     proc = gate(repo, "--base", "HEAD~2", "--today", TODAY,
                 "--ack", head_ack(repo, "approving review by @maintainer"))
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -472,6 +472,14 @@ rules! {
         summary: "a product statement or branch the patch changed that no voting test executed",
         explanation: "The bootstrap traces the product files the patch changed (coverage.py's measurement core, the voters' tests and the others' in two contexts) in every voting run, while a changed module's body runs at import and while the tests run (not pytest's collection machinery), until the voters have run every changed line. A changed statement that no merge or witness test executed, or a branch of a changed line that none of them took, is a change the vote says nothing about: a bug there would be approved. Lines count with their statement (a continuation line is its statement's); docstrings and comments are not executable for this rule, nor are `if TYPE_CHECKING:` (typing's name, bound nowhere else) and `if __name__ == \"__main__\":` blocks at a module's or class's top level, nor the trivial bodies (`...`, `pass`, a docstring, `raise NotImplementedError`) of `@overload`, abstract and Protocol methods (decorator or base imported from typing, typing_extensions or abc); a look-alike (the module's own `TYPE_CHECKING` or `overload`, such a block inside a function, a body that computes) is code like any other. Module-level statements run when the voting process imports the module; a changed function called only from a test module's top level (during the collection) is not run by a voter. Coverage settings in the tree (.coveragerc, [tool.coverage], `# pragma: no cover`) are not read.",
         fix: "Add a voting test that runs the statement (it votes after review, like any test change), remove the code if nothing needs it, or have a maintainer acknowledge the change (`--ack TEXT`) after reading the listed lines.";
+    UnpinnedChange = "unpinned-change", Error, "lane-gate", acknowledgeable: true,
+        summary: "a changed product statement the voters ran but would not notice going wrong",
+        explanation: "For each changed product statement that voting tests executed, the gate makes a few mutants from its syntax tree (the statement removed, an operand dropped, one half of a conditional expression kept, the condition negated, an argument returned instead of the value; comparison boundaries, operators, constants moved by one), at most `[tool.lanes] mutants-per-statement = N` of them (8 by default), and runs each in the same hardened pytest (`-x`, the vote's hypothesis seed, a timeout per mutant) on the voting tests the trace saw execute the statement and, when it survives them, on every voting test; a mutant whose run fails, errors or times out is killed. A statement is unpinned when a mutant that takes part of it away survives (that part can go and no voter notices), or when none of its mutants is killed: an arithmetic bug that only shows beyond the property's bounds, the untaken half of a one-line conditional, a branch an unchecked side computation runs. Each finding shows the surviving mutant as a one-line diff and the tests that ran the statement. A statement whose mutants the budget (`[tool.lanes] mutant-seconds = N`, the wall time for all mutants, 600 by default) left unrun is reported too, never passed. Module-level statements count as run by the voters that ran any statement of their file. No mutants run when a voting lane already fails the patch. Logging calls, docstrings, annotations, decorators, default arguments and `__repr__` are never mutated; `lane-gate --mutants off` (local runs only) skips this check and says so in the verdict.",
+        fix: "Add a voting test that fails for the shown mutant (it votes after review, like any test change), remove the part no test needs, or have a maintainer acknowledge the change (`--ack TEXT`) after reading the listed lines. The budget lives in the base's pyproject.toml: `[tool.lanes] mutants-per-statement = N` and `[tool.lanes] mutant-seconds = N`.";
+    MutantsOff = "mutants-off", Warning, "lane-gate", acknowledgeable: false,
+        summary: "the changed lines' mutants were not run (`lane-gate --mutants off`)",
+        explanation: "`--mutants off` skips the mutants of the changed product statements (unpinned-change) to make a local run quicker. The verdict says so: an approval without the mutants has not asked whether the voters would notice a changed line going wrong.",
+        fix: "Leave `--mutants` at its default in CI; use `--mutants off` only for local runs.";
     AckForAnotherCommit = "ack-for-another-commit", Warning, "lane-gate", acknowledgeable: false,
         summary: "an acknowledgment that does not name the commit under judgment was ignored",
         explanation: "An acknowledgment covers the commit a maintainer read: its text (`--ack`, `LANES_ACK`) must name the head commit, by its id or a prefix of at least 12 hex digits. One that names no prefix of HEAD (given for an earlier push, or naming no commit at all) is ignored: the run votes as if none were given (the base's tests vote, every acknowledgeable error stays an error), and this warning says so.",
@@ -622,6 +630,7 @@ mod tests {
                 "known-failure-passed",
                 "plugin-not-loaded",
                 "candidate-failed",
+                "mutants-off",
                 "ack-for-another-commit",
             ]
         );
@@ -684,6 +693,7 @@ mod tests {
                 "domain-changed",
                 "test-surface-changed",
                 "unexercised-change",
+                "unpinned-change",
             ]
         );
     }

@@ -27,7 +27,10 @@ decides the vote.
 Configuration, one JSON line on stdin: ``path`` (folders put first on ``sys.path``, and on
 ``PYTHONPATH`` for children), ``channel`` (the descriptor), ``product`` (top-level module names
 of the project), ``trace`` (null, or ``patterns``: the changed product files by their import path,
-``data_file`` and ``voters``: test ids that vote).
+``data_file``, ``voters``: test ids that vote, and ``per_test``: each voter in a context of its own,
+``v|`` and its id, so the mutants know voters that ran each changed statement),
+and ``mutant`` (null, or ``suffix`` and ``source``: the product file by its import path, and the
+mutated source the run compiles in its place, DESIGN §12).
 pytest's arguments are ``sys.argv[1:]``.
 """
 
@@ -198,6 +201,9 @@ def _wrap(cls, name, method, base):
 import importlib.machinery as _machinery  # noqa: E402
 
 _PRODUCT = frozenset(CONFIG.get("product", []))
+#: ("/" + the mutated file's import path, its mutated source), or None.
+_MUTANT = (("/" + CONFIG["mutant"]["suffix"], CONFIG["mutant"]["source"])
+           if CONFIG.get("mutant") else None)
 _SourceFileLoader = _machinery.SourceFileLoader
 _ExtensionFileLoader = _machinery.ExtensionFileLoader
 _SourcelessFileLoader = _machinery.SourcelessFileLoader
@@ -208,6 +214,9 @@ class _SourceOnly(_SourceFileLoader):
 
     def get_code(self, fullname):
         path = self.get_filename(fullname)
+        if _MUTANT is not None and path.endswith(_MUTANT[0]):
+            send({"k": "mutant", "path": path})
+            return _compile(_MUTANT[1], path, "exec", dont_inherit=True)
         return _compile(self.get_data(path), path, "exec", dont_inherit=True)
 
     def exec_module(self, module):
@@ -273,6 +282,7 @@ sys.meta_path.insert(0, _FINDER)
 # ---- the tracer --------------------------------------------------------------------------
 _TRACE = CONFIG.get("trace")
 _VOTERS = frozenset(_TRACE["voters"]) if _TRACE else frozenset()
+_PER_TEST = bool(_TRACE and _TRACE.get("per_test"))
 
 
 class _Coverage:
@@ -304,7 +314,7 @@ class _Coverage:
         self.last = now
         try:
             data = self.cov.get_data()
-            data.set_query_contexts(["^v$", "^$"])
+            data.set_query_contexts(["^v", "^$"])
             measured = data.measured_files()
             for suffix, ranges in self.lines.items():
                 names = [m for m in measured if m.endswith(suffix)]
@@ -375,9 +385,15 @@ class _Tracer:
             return
         if self.fn is None:
             self._on()
-        # Two contexts, voters' and the others': a switch saves the tracer's data, so one per
-        # test would cost a write per test.
-        context = "v" if test in _VOTERS else "n"
+        # Two contexts, voters' and the others' (a switch saves the tracer's data), or, where the
+        # mutants need each statement's voters, one per voter (a switch that saves nothing costs
+        # little, and only the tests that ran a changed line leave data).
+        if test not in _VOTERS:
+            context = "n"
+        elif _PER_TEST:
+            context = "v|" + test
+        else:
+            context = "v"
         if context != self.context:
             self.cov.switch_context(context)
             self.context = context

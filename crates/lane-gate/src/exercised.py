@@ -10,8 +10,9 @@ Input, one JSON object on stdin: ``data_files`` (the tracer's) and ``files``: ea
 file's absolute path -> ``lines`` (the changed lines, inclusive ranges) and ``suffix`` (its path
 below the folder it imports from: a copy of the same bytes loaded from elsewhere counts as the
 file). Output, one JSON object on stdout: per file, ``statements`` (each changed statement:
-``line``, ``last``, its first line's ``text``, whether a voter ``ran`` it, and the branch arcs
-from it that no voter took, ``missed``), or ``error`` when the file does not parse.
+``line``, ``last``, its first line's ``text``, whether a voter ``ran`` it, the branch arcs
+from it that no voter took, ``missed``, and ``tests``: the voters that ran it, where the run gave
+each voter a context of its own, ``v|`` and its id), or ``error`` when the file does not parse.
 
 Not executable for the rule: docstrings and comments (coverage's parser never counts them); the
 body of ``if TYPE_CHECKING:`` (the name imported from ``typing`` and bound nowhere else) and of
@@ -209,9 +210,14 @@ def judge(path, request, data):
     data.set_query_contexts(["^v", "^$"])
     lines = set()
     arcs = set()
+    tests_of = {}
     for name in _measured(data, path, request["suffix"]):
         lines.update(data.lines(name) or [])
         arcs.update(data.arcs(name) or [])
+        for line, contexts in (data.contexts_by_lineno(name) or {}).items():
+            voters = {c[2:] for c in contexts if c.startswith("v|")}
+            if voters:
+                tests_of.setdefault(parser.first_line(line), set()).update(voters)
     ran = parser.translate_lines(lines)
     arcs = parser.translate_arcs(arcs)
     possible = parser.arcs()
@@ -234,7 +240,8 @@ def judge(path, request, data):
         if len(shown) > 100:
             shown = shown[:97] + "..."
         statements.append({"line": first, "last": last, "text": shown,
-                           "ran": first in ran, "missed": missed})
+                           "ran": first in ran, "missed": missed,
+                           "tests": sorted(tests_of.get(first, ()))})
     return {"statements": statements}
 
 

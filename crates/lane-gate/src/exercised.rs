@@ -39,6 +39,9 @@ pub(crate) struct TracePlan {
     pub(crate) files: Vec<Traced>,
     /// Test ids (without parameters) whose contexts count.
     pub(crate) voters: Vec<String>,
+    /// Each voter in a context of its own, the tracer on to the end: each changed statement's
+    /// voters are known (the mutants run them).
+    pub(crate) per_test: bool,
 }
 
 impl TracePlan {
@@ -69,7 +72,11 @@ pub(crate) fn plan(
             lines: lines.clone(),
         })
         .collect();
-    (!files.is_empty()).then_some(TracePlan { files, voters })
+    (!files.is_empty()).then_some(TracePlan {
+        files,
+        voters,
+        per_test: false,
+    })
 }
 
 /// `rel` below the deepest of `dirs` that holds it (`src/pkg/core.py` -> `pkg/core.py`).
@@ -95,12 +102,27 @@ pub(crate) struct Unexercised {
     pub(crate) branch: Option<i64>,
 }
 
-/// What the analysis found: the unexercised statements and branches, and the changed files it
-/// could not read (a syntax error: fail closed).
+/// A changed statement a voter ran, and which voters (when the run traced each on its own).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RanBy {
+    /// Tree-relative.
+    pub(crate) file: String,
+    /// The file's path below the folder it imports from.
+    pub(crate) suffix: String,
+    pub(crate) line: u64,
+    /// The statement's first line, as written (trimmed, shortened).
+    pub(crate) text: String,
+    /// Voter ids, sorted; empty for a module-level statement run at import.
+    pub(crate) tests: Vec<String>,
+}
+
+/// What the analysis found: the unexercised statements and branches, the changed files it
+/// could not read (a syntax error: fail closed), and the changed statements voters ran.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct ExercisedFacts {
     pub(crate) unexercised: Vec<Unexercised>,
     pub(crate) unreadable: Vec<(String, String)>,
+    pub(crate) ran: Vec<RanBy>,
 }
 
 #[derive(Deserialize)]
@@ -116,6 +138,8 @@ struct StatementOut {
     text: String,
     ran: bool,
     missed: Vec<(i64, i64)>,
+    #[serde(default)]
+    tests: Vec<String>,
 }
 
 /// Runs the analysis with `python` over the trace data files `data` for the vote tree `tree`.
@@ -166,7 +190,15 @@ pub(crate) fn analyse(
                 text: s.text.clone(),
                 branch,
             };
-            if !s.ran {
+            if s.ran {
+                facts.ran.push(RanBy {
+                    file: traced.rel.clone(),
+                    suffix: traced.suffix.clone(),
+                    line: s.line,
+                    text: s.text.clone(),
+                    tests: s.tests.clone(),
+                });
+            } else {
                 facts.unexercised.push(at(None));
             }
             facts

@@ -21,6 +21,7 @@ mod error;
 mod exercised;
 mod gate;
 mod git;
+mod mutants;
 mod publish;
 mod pytest;
 mod python;
@@ -93,6 +94,10 @@ pub struct Args {
     /// Seconds each lane's pytest run may take before its process group is killed.
     #[arg(long, value_name = "SECS", default_value_t = 3600)]
     pub(crate) lane_timeout: u64,
+    /// Whether the changed product statements' mutants run (unpinned-change); `off` is for
+    /// local runs, and the verdict says it was given.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = Mutants::On)]
+    pub(crate) mutants: Mutants,
     /// The interpreter the lanes run in [default: python on PATH].
     #[arg(long, value_name = "PATH")]
     pub(crate) python: Option<PathBuf>,
@@ -134,6 +139,13 @@ pub struct Args {
     /// Arguments for every pytest run (after `--`); they may not override the gate's own.
     #[arg(last = true, value_name = "PYTEST_ARGS")]
     pub(crate) pytest_args: Vec<String>,
+}
+
+/// `--mutants`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Mutants {
+    On,
+    Off,
 }
 
 /// Runs the gate and maps the outcome to the exit status once: 0 approve (or a shard that

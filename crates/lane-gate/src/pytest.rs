@@ -145,6 +145,16 @@ pub(crate) struct Setup {
     pub(crate) trace: Option<std::sync::Arc<crate::exercised::TracePlan>>,
     /// The tests' temporary folder (TMPDIR, TMP, TEMP).
     pub(crate) tmpdir: Option<PathBuf>,
+    /// A mutant's run: the product file the bootstrap compiles from this source instead of
+    /// its bytes.
+    pub(crate) mutant: Option<std::sync::Arc<MutantSource>>,
+}
+
+/// A mutated product module: its path below the folder it imports from, and its source.
+#[derive(Debug)]
+pub(crate) struct MutantSource {
+    pub(crate) suffix: String,
+    pub(crate) source: String,
 }
 
 /// A run's end and what its outcome channel carried.
@@ -230,7 +240,12 @@ impl Setup {
                 "lines": t.files.iter().map(|f| (f.suffix.clone(), f.lines.clone()))
                     .collect::<std::collections::BTreeMap<_, _>>(),
                 "voters": t.voters,
+                "per_test": t.per_test,
                 "data_file": format!("{}{}", report.display(), crate::exercised::DATA_SUFFIX),
+            })),
+            "mutant": self.mutant.as_ref().map(|m| serde_json::json!({
+                "suffix": m.suffix,
+                "source": m.source,
             })),
         });
         format!("{config}\n")
@@ -404,6 +419,7 @@ mod tests {
             product: vec![],
             trace: None,
             tmpdir: None,
+            mutant: None,
         };
         let got = setup.arguments(&args(&["-m", "merge"]), Path::new("/tmp/r.xml"));
         assert_eq!(
@@ -441,6 +457,7 @@ mod tests {
             product: vec![],
             trace: None,
             tmpdir: None,
+            mutant: None,
         };
         let report = Path::new("r.xml");
         let record = "--lanes-contract=record".to_string();

@@ -589,6 +589,7 @@ mod tests {
             product: Vec::new(),
             trace: None,
             tmpdir: None,
+            mutant: None,
         };
         let select: Vec<String> = ["-m", "merge", "-o", "junit_suite_name=x"]
             .map(String::from)

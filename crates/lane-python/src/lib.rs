@@ -15,6 +15,7 @@ mod cond;
 pub mod docfinder;
 mod interpreter;
 pub mod layout;
+pub mod mutant;
 mod parse;
 pub mod product;
 mod summary;

@@ -11,6 +11,8 @@ use lane_core::{Document, Problem};
 use super::classify::locked_paths;
 use super::evidence::verify_lock;
 use crate::GateError;
+use crate::exercised::ExercisedFacts;
+use crate::mutants::MutantFacts;
 use crate::rules::{self, GateFacts};
 
 /// What identifies one state of a file: size, inode, and change time (which no process can set
@@ -182,20 +184,62 @@ pub(crate) fn check(
 }
 
 /// The changed product statements and branches no voting run executed (unexercised-change):
-/// the trace data the runs left in `reports_dir`, analysed with `python`. Nothing when the
-/// runs traced nothing.
+/// the trace data the runs left in `reports_dir`, analysed with `python`; and the facts, for
+/// the mutants. Nothing when the runs traced nothing.
 pub(crate) fn exercised(
     python: &Path,
     vote_root: &Path,
     setup: &crate::pytest::Setup,
     reports_dir: &Path,
-) -> Result<Vec<Problem>, GateError> {
+) -> Result<(Vec<Problem>, Option<ExercisedFacts>), GateError> {
     let Some(plan) = &setup.trace else {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), None));
     };
     let data = crate::exercised::data_files(reports_dir)?;
     let facts = crate::exercised::analyse(python, vote_root, plan, &data)?;
-    Ok(rules::check(&GateFacts::Exercised(&facts)))
+    Ok((rules::check(&GateFacts::Exercised(&facts)), Some(facts)))
+}
+
+/// The mutants of the changed statements the voters ran (unpinned-change), or, with
+/// `--mutants off`, the warning that they did not run; none when a voting lane did not pass
+/// (`voters_passed` false).
+pub(crate) fn mutants(
+    args: &crate::Args,
+    vote_root: &Path,
+    setup: &crate::pytest::Setup,
+    exercised: Option<&ExercisedFacts>,
+    scratch: &Path,
+    lanes_took: std::time::Duration,
+    voters_passed: bool,
+) -> Result<Vec<Problem>, GateError> {
+    let Some(exercised) = exercised else {
+        return Ok(Vec::new());
+    };
+    if !voters_passed {
+        // The voters already fail the patch: every mutant would be "killed" by the failure the
+        // vote has, and the one that undoes the bug would survive. The vote rejects as it is.
+        return Ok(Vec::new());
+    }
+    if args.mutants == crate::Mutants::Off {
+        let facts = MutantFacts {
+            off: true,
+            ..MutantFacts::default()
+        };
+        return Ok(rules::check(&GateFacts::Mutants(&facts)));
+    }
+    let budget = crate::mutants::Budget::of(vote_root)?;
+    let jobs = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let runs = crate::mutants::Runs {
+        setup,
+        tree: vote_root,
+        scratch: scratch.to_path_buf(),
+        budget,
+        // A mutant that runs much longer than the whole vote did is caught in a loop.
+        timeout: (std::time::Duration::from_secs(10) + lanes_took * 2).min(setup.timeout),
+        jobs,
+    };
+    let facts = crate::mutants::run(&runs, &exercised.ran)?;
+    Ok(rules::check(&GateFacts::Mutants(&facts)))
 }
 
 #[cfg(test)]

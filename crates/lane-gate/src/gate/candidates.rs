@@ -113,6 +113,7 @@ mod tests {
             product: Vec::new(),
             trace: None,
             tmpdir: None,
+            mutant: None,
         };
         let files = [
             "tests/test_a.py".to_string(),

@@ -87,6 +87,15 @@ pub(crate) fn has_report(path: &Path) -> bool {
 }
 
 impl LaneRuns {
+    /// Whether the voting lanes (merge, witness) each ended passed or with nothing to run.
+    pub(crate) fn voters_passed(&self) -> bool {
+        [Lane::Merge, Lane::Witness].iter().all(|lane| {
+            self.runs
+                .get(lane.as_str())
+                .is_none_or(|r| !r.timed_out && matches!(r.exit, Some(0 | 5)))
+        })
+    }
+
     /// Records one lane's run: the note on stderr, the problems, the report copied.
     fn record(
         &mut self,
@@ -294,6 +303,7 @@ mod tests {
             product: Vec::new(),
             trace: None,
             tmpdir: None,
+            mutant: None,
         };
         Fixture {
             pytest,

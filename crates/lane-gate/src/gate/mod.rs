@@ -51,6 +51,7 @@ pub(crate) fn run(args: &Args) -> Result<Status, GateError> {
         prepared.today,
         &mut evidence,
     )?;
+    let lanes_began = std::time::Instant::now();
     let lanes = lanes::run_lanes(&LaneSetup {
         shard: &plan.shard,
         setup: &plan.setup,
@@ -60,14 +61,25 @@ pub(crate) fn run(args: &Args) -> Result<Status, GateError> {
         timeout_secs: args.lane_timeout,
         product_dirs: &plan.product_dirs,
     })?;
+    let lanes_took = lanes_began.elapsed();
     let mut after = after::check(&evidence.doc, &evidence.vote_root, &plan.watched)?;
-    plan.watched.writable_again();
-    after.extend(after::exercised(
+    let (unexercised, exercised) = after::exercised(
         &prepared.python.command,
         &evidence.vote_root,
         &plan.setup,
         &lanes.reports_dir,
+    )?;
+    after.extend(unexercised);
+    after.extend(after::mutants(
+        args,
+        &evidence.vote_root,
+        &plan.setup,
+        exercised.as_ref(),
+        &prepared.places.tmp.join("mutants"),
+        lanes_took,
+        lanes.voters_passed(),
     )?);
+    plan.watched.writable_again();
     let candidates = run_candidates(&prepared, &evidence, &plan, &lanes)?;
     let ran = Ran {
         lanes,

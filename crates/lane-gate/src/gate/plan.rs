@@ -148,7 +148,11 @@ pub(crate) fn plan(
         )?
         .map(|scan| scan.tests)
         .unwrap_or_default();
-    let trace = crate::exercised::plan(vote_root, &product_dirs, &evidence.changed, voters(&tests));
+    let mut trace =
+        crate::exercised::plan(vote_root, &product_dirs, &evidence.changed, voters(&tests));
+    if let Some(t) = &mut trace {
+        t.per_test = args.mutants == crate::Mutants::On;
+    }
     if trace.is_some() && !has_coverage(python) {
         return Err(GateError::Checkout(format!(
             "the patch changes product code and the lanes' interpreter ({}) has no coverage.py: \
@@ -171,6 +175,7 @@ pub(crate) fn plan(
         product,
         trace: trace.map(std::sync::Arc::new),
         tmpdir: Some(tests_tmp(evidence, places)?),
+        mutant: None,
     };
     // Files whose bytes decide the vote: any write to them while pytest runs is seen by their
     // inode change time, even when the bytes are put back before the run ends.

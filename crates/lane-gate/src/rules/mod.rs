@@ -8,6 +8,7 @@ use lane_core::detector::{Facts, Registered};
 use lane_core::scan::Lane;
 
 use crate::exercised::ExercisedFacts;
+use crate::mutants::MutantFacts;
 use crate::pytest::Ended;
 use crate::python::Plugin;
 use crate::section::CandidateFile;
@@ -44,6 +45,8 @@ pub(crate) enum GateFacts<'a> {
     Trial(&'a TrialFacts),
     /// Which changed product statements the voting runs executed.
     Exercised(&'a ExercisedFacts),
+    /// What the mutants of the changed statements the voters ran gave.
+    Mutants(&'a MutantFacts),
     /// The acknowledgment given, and the commit under judgment.
     Ack(&'a AckFacts),
 }

@@ -103,6 +103,7 @@ mod tests {
         let facts = ExercisedFacts {
             unexercised: vec![at(4, None), at(7, Some(9)), at(7, Some(-3))],
             unreadable: vec![("pkg/bad.py".into(), "invalid syntax (line 2)".into())],
+            ran: Vec::new(),
         };
         let mut problems = Vec::new();
         check(&GateFacts::Exercised(&facts), &mut problems);
