@@ -1,10 +1,11 @@
 //! Which product statements the patch changed that the voters executed (DESIGN §9.6,
 //! `unexercised-change`). The bootstrap of every voting run traces the changed product files
-//! (coverage.py's measurement core, one context for the voters' tests, `v`, and one for the
-//! others', `n`) into a data file beside the run's report; after the runs, `exercised.py` reads
-//! those files in a fresh `python -I` (no project code imported: the changed files are only
-//! parsed, by coverage.py's own parser) and says, for each changed statement, whether a voter
-//! ran it and which branches from it no voter took.
+//! (coverage.py's measurement core, a context per voter, `v|` and its id, or with `--mutants
+//! off` one for all of them, `v`, and one for the others', `n`) into a data file beside the
+//! run's report; after the runs, `exercised.py` reads those files in a fresh `python -I` (no
+//! project code imported: the changed files are only parsed, by coverage.py's own parser) and
+//! says, for each changed statement, whether a voter ran it, which voters, and which branches
+//! from it no voter took.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -39,8 +40,8 @@ pub(crate) struct TracePlan {
     pub(crate) files: Vec<Traced>,
     /// Test ids (without parameters) whose contexts count.
     pub(crate) voters: Vec<String>,
-    /// Each voter in a context of its own, the tracer on to the end: each changed statement's
-    /// voters are known (the mutants run them).
+    /// Each voter in a context of its own (`v|` and its id): the voters the trace saw run each
+    /// changed statement are known (its mutants meet them first).
     pub(crate) per_test: bool,
 }
 

@@ -345,10 +345,7 @@ fn run_on(
     if past_deadline {
         return Ok(Outcome::Unrun);
     }
-    let applied = finished
-        .stream
-        .windows(MUTANT_RECORD.len())
-        .any(|w| w == MUTANT_RECORD);
+    let applied = crate::trial::read(&finished.stream).mutated;
     Ok(match (finished.ended.timed_out, finished.ended.code) {
         (true, _) => Outcome::Killed,
         // a failure, an interruption (the mutant broke an import), an internal error, a signal
@@ -361,9 +358,6 @@ fn run_on(
         (false, Some(code)) => Outcome::Undecided(format!("pytest exited {code}")),
     })
 }
-
-/// What the bootstrap writes on the channel when it compiles the mutated source.
-const MUTANT_RECORD: &[u8] = b"\"k\":\"mutant\"";
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]

@@ -28,6 +28,8 @@ enum Record {
         outcome: String,
     },
     Collect {},
+    /// A mutant's run: the bootstrap compiled the mutated source in place of the file.
+    Mutant {},
     Tamper {
         #[serde(rename = "where")]
         at: String,
@@ -115,6 +117,8 @@ pub(crate) struct Stream {
     pub(crate) forged: Vec<Tamper>,
     /// What the bootstrap could not set up.
     pub(crate) fatal: Option<String>,
+    /// A mutant's run: the mutated module was loaded.
+    pub(crate) mutated: bool,
 }
 
 /// The channel's bytes read into a [`Stream`]. The first record of a test's phase is final.
@@ -167,6 +171,7 @@ pub(crate) fn read(bytes: &[u8]) -> Stream {
                 entry.1 = entry.1.max(went);
             }
             Record::Collect {} => {}
+            Record::Mutant {} => stream.mutated = true,
             Record::Tracer { at } => stream.tracer.push(at),
             Record::Forged { at, what } => stream.forged.push(Tamper { at, what }),
             Record::Tamper { at, what } => stream.tampered.push(Tamper { at, what }),
