@@ -1,6 +1,6 @@
 """The README, docs/ci.md and the pages the README points to for the rest point at real things:
 make targets, tool flags, rule ids, files and anchors; the verdicts docs/demo.md shows are what
-the gate prints today."""
+the gate prints today; and the README stays a short read."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ MOVED = ("docs/tools.md", "docs/speed.md", "docs/fidelity.md", "docs/demo.md",
          "docs/architecture.md", "python/pytest-lanes-gate/README.md")
 # Each checked page (README and docs/ci.md included) and its text.
 PAGES = {doc: (REPO / doc).read_text() for doc in ("README.md", "docs/ci.md", *MOVED)}
+README_MAX_LINES = 300
 MAKEFILE = (REPO / "Makefile").read_text()
 HOOKS = (REPO / ".pre-commit-hooks.yaml").read_text()
 SUBCOMMANDS = {"lane-lock": {"lock", "verify", "diff"},
@@ -221,6 +222,32 @@ def test_demo_page_shows_the_real_demo_patch_verdict(tmp_path: Path):
     proc = gate(repo, "--base", "HEAD~1", "--today", TODAY)
     assert proc.returncode == 1
     check_demo_block("make demo-patch", proc.stdout)
+
+
+# A measured figure: a time (0.181 s, 11-27 ms), a speed ratio (23.9x) or a dated run
+# (2026-12-06 10:34).
+FIGURE = re.compile(r"\b\d+(?:\.\d+)?(?:-\d+)? ?(?:s|ms|µs)\b|\b\d+(?:\.\d+)?x\b"
+                    r"|\b\d{4}-\d\d-\d\d \d\d:\d\d\b")
+
+
+def test_readme_is_a_short_read_without_benchmark_history():
+    lines = README.splitlines()
+    assert len(lines) <= README_MAX_LINES, \
+        f"README.md has {len(lines)} lines (at most {README_MAX_LINES}): move reference to docs/"
+    figures = [line for line in lines if FIGURE.search(line)]
+    assert not figures, f"README.md holds measured figures (they belong in docs/speed.md): " \
+                        f"{figures[:5]}"
+    assert not re.search(r"^#+ .*\b(?:speed|benchmarks?)\b", README, re.I | re.M), \
+        "README.md has a speed or benchmark section (docs/speed.md holds it)"
+    speed = PAGES["docs/speed.md"]
+    # The benchmarks' figures and history are in docs/speed.md: every benchmark script is named
+    # there, with the table of what it last measured against its peers.
+    for script in sorted(p.name for p in (REPO / "scripts").glob("bench-*")
+                         if p.suffix != ".sh"):
+        assert f"scripts/{script}" in speed, script
+    rows = [line for line in speed.splitlines() if line.startswith("| ") and FIGURE.search(line)]
+    assert "| benchmark | lanes | peers |" in speed and len(rows) >= 5, \
+        "docs/speed.md lacks the table of measured figures"
 
 
 def test_make_docs_writes_completions_and_man_pages(tmp_path: Path):
