@@ -267,7 +267,7 @@ def test_the_readme_adoption_steps_print_what_the_tools_print(tmp_path: Path):
         "lane-scan", "lane-scan", "lane-scan", "lane-scan", "lane-gate"], commands
     iso8601 = unpacked(SUITES[0], tmp_path / "iso8601")
     sqlparse = unpacked(SUITES[2], tmp_path / "sqlparse")
-    # Steps 1, 2, 3 and 4 on iso8601; the freeze-candidate example of step 2 on sqlparse.
+    # Steps 2, 3, 4 and 5 on iso8601; the freeze-candidate example of step 3 on sqlparse.
     where = [iso8601, iso8601, sqlparse, iso8601, iso8601]
     for (command, readme), cwd in zip(blocks, where):
         printed = shown(command, cwd)

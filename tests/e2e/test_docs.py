@@ -1,5 +1,6 @@
-"""The README and docs/ci.md point at real things: make targets, tool flags, rule ids, files, and
-the verdicts the README shows are what the gate prints today."""
+"""The README, docs/ci.md and the pages the README points to for the rest point at real things:
+make targets, tool flags, rule ids, files and anchors; the verdicts docs/demo.md shows are what
+the gate prints today; and the README stays a short read."""
 
 from __future__ import annotations
 
@@ -17,6 +18,14 @@ from test_gate import TODAY, gate, gate_env, patched_repo
 
 README = (REPO / "README.md").read_text()
 CI = (REPO / "docs" / "ci.md").read_text()
+DEMO = REPO / "docs" / "demo.md"
+# The pages the README's reference material lives in: what the README checked when it held that
+# material is checked where it is now.
+MOVED = ("docs/tools.md", "docs/speed.md", "docs/fidelity.md", "docs/demo.md",
+         "docs/architecture.md", "python/pytest-lanes-gate/README.md")
+# Each checked page (README and docs/ci.md included) and its text.
+PAGES = {doc: (REPO / doc).read_text() for doc in ("README.md", "docs/ci.md", *MOVED)}
+README_MAX_LINES = 300
 MAKEFILE = (REPO / "Makefile").read_text()
 HOOKS = (REPO / ".pre-commit-hooks.yaml").read_text()
 SUBCOMMANDS = {"lane-lock": {"lock", "verify", "diff"},
@@ -55,8 +64,9 @@ def test_readme_make_commands_are_targets():
     targets = makefile_targets()
     named = set(re.findall(r"\bmake ([a-z][\w-]*)", README))
     assert {"demo", "test", "demo-patch", "docs", "install"} <= named
-    missing = named - targets
-    assert not missing, f"README names make targets the Makefile lacks: {missing}"
+    for doc in ("README.md", *MOVED):
+        missing = set(re.findall(r"\bmake ([a-z][\w-]*)", PAGES[doc])) - targets
+        assert not missing, f"{doc} names make targets the Makefile lacks: {missing}"
 
 
 def test_ci_repository_targets_exist():
@@ -71,7 +81,8 @@ def test_makefile_keeps_the_ci_targets():
         assert target in makefile_targets(), target
 
 
-@pytest.mark.parametrize("doc", ["README.md", "docs/ci.md", "docs/evidence.md"])
+@pytest.mark.parametrize("doc", ["README.md", "docs/ci.md", "docs/evidence.md", "docs/tools.md",
+                                 "python/pytest-lanes-gate/README.md"])
 def test_tool_flags_in_docs_exist(doc: str):
     text = (REPO / doc).read_text()
     invocations = tool_invocations(text)
@@ -101,9 +112,11 @@ def test_lane_gate_usage_matches_its_help():
 
 
 def test_explain_examples_name_real_rules():
-    examples = re.findall(r"(lane-[a-z]+|freeze-ledger) --explain ([a-z-]+)", README)
-    assert examples
-    for tool, rule in examples:
+    assert re.search(r"(lane-[a-z]+|freeze-ledger) --explain ([a-z-]+)", README)
+    examples = {example for doc in ("README.md", *MOVED)
+                for example in re.findall(r"(lane-[a-z]+|freeze-ledger) --explain ([a-z-]+)",
+                                          PAGES[doc])}
+    for tool, rule in sorted(examples):
         run = run_tool(tool, "--explain", rule)
         assert run.code == 0, run.stderr
         assert rule in run.stdout
@@ -112,16 +125,28 @@ def test_explain_examples_name_real_rules():
 def test_rule_ids_in_readme_and_ci_are_documented():
     documented = set(re.findall(r"^### ([a-z-]+)$", (REPO / "docs" / "evidence.md").read_text(),
                                 re.M))
-    for text in (README, CI):
+    for doc, text in PAGES.items():
         for rule in re.findall(r"\(`([a-z]+(?:-[a-z]+)+)`\)", text):
-            assert rule in documented, rule
+            assert rule in documented, (doc, rule)
+
+
+def anchors(text: str) -> set[str]:
+    """The anchors a markdown renderer gives the page's headings (lower case, punctuation but
+    hyphens dropped, spaces as hyphens)."""
+    return {re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+            for heading in re.findall(r"^#+ (.*)$", re.sub(r"```.*?```", "", text, flags=re.S),
+                                      re.M)}
 
 
 def test_linked_and_named_files_exist():
-    for text in (README, CI):
-        for link in re.findall(r"\]\(([^)#]+)\)", text):
-            if "://" not in link:
-                assert (REPO / link).exists(), link
+    for doc, text in PAGES.items():
+        for link, anchor in re.findall(r"\]\(([^)#]*)(?:#([^)]*))?\)", text):
+            if "://" in link:
+                continue
+            target = (REPO / doc).parent / link if link else REPO / doc
+            assert target.exists(), (doc, link)
+            if anchor:
+                assert anchor in anchors(target.read_text()), (doc, link, anchor)
     for path in ("crates/lane-gate", "examples/agent-patch/agent.patch", "examples/invoice",
                  "docs/evidence.md", "docs/ci.md", "docs/test-surface.md",
                  ".pre-commit-hooks.yaml"):
@@ -167,35 +192,62 @@ def test_ci_makefile_recipe_gates_the_example(invoice: Path):
     assert verdict["tally"]["decision"] == "approve"
 
 
-def check_readme_block(marker: str, actual: str) -> None:
-    """The README's block equals `actual`; LANES_BLESS=1 rewrites the block (review the diff)."""
+def check_demo_block(marker: str, actual: str) -> None:
+    """docs/demo.md's block equals `actual`; LANES_BLESS=1 rewrites the block (review the
+    diff)."""
     if os.environ.get("LANES_BLESS") == "1" and not os.environ.get("CI"):
-        path = REPO / "README.md"
-        text = path.read_text()
+        text = DEMO.read_text()
         pattern = rf"(<!-- {marker} -->\n```markdown\n)(.*?)(```\n<!-- /{marker} -->)"
-        path.write_text(re.sub(pattern, lambda m: m.group(1) + actual + m.group(3), text,
+        DEMO.write_text(re.sub(pattern, lambda m: m.group(1) + actual + m.group(3), text,
                                count=1, flags=re.S))
         return
-    assert readme_block(marker) == actual
+    assert demo_block(marker) == actual
 
 
-def readme_block(marker: str) -> str:
-    m = re.search(rf"<!-- {marker} -->\n```markdown\n(.*?)```\n<!-- /{marker} -->", README, re.S)
-    assert m, f"README lacks the {marker} block"
+def demo_block(marker: str) -> str:
+    m = re.search(rf"<!-- {marker} -->\n```markdown\n(.*?)```\n<!-- /{marker} -->",
+                  DEMO.read_text(), re.S)
+    assert m, f"docs/demo.md lacks the {marker} block"
     return m.group(1)
 
 
-def test_readme_shows_the_real_demo_verdict(invoice: Path):
+def test_demo_page_shows_the_real_demo_verdict(invoice: Path):
     proc = gate(invoice, "--today", TODAY)
     assert proc.returncode == 0
-    check_readme_block("make demo", proc.stdout)
+    check_demo_block("make demo", proc.stdout)
 
 
-def test_readme_shows_the_real_demo_patch_verdict(tmp_path: Path):
+def test_demo_page_shows_the_real_demo_patch_verdict(tmp_path: Path):
     repo = patched_repo(copy_tree(REPO / "examples" / "invoice", tmp_path / "invoice"))
     proc = gate(repo, "--base", "HEAD~1", "--today", TODAY)
     assert proc.returncode == 1
-    check_readme_block("make demo-patch", proc.stdout)
+    check_demo_block("make demo-patch", proc.stdout)
+
+
+# A measured figure: a time (0.181 s, 11-27 ms), a speed ratio (23.9x) or a dated run
+# (2026-12-06 10:34).
+FIGURE = re.compile(r"\b\d+(?:\.\d+)?(?:-\d+)? ?(?:s|ms|µs)\b|\b\d+(?:\.\d+)?x\b"
+                    r"|\b\d{4}-\d\d-\d\d \d\d:\d\d\b")
+
+
+def test_readme_is_a_short_read_without_benchmark_history():
+    lines = README.splitlines()
+    assert len(lines) <= README_MAX_LINES, \
+        f"README.md has {len(lines)} lines (at most {README_MAX_LINES}): move reference to docs/"
+    figures = [line for line in lines if FIGURE.search(line)]
+    assert not figures, f"README.md holds measured figures (they belong in docs/speed.md): " \
+                        f"{figures[:5]}"
+    assert not re.search(r"^#+ .*\b(?:speed|benchmarks?)\b", README, re.I | re.M), \
+        "README.md has a speed or benchmark section (docs/speed.md holds it)"
+    speed = PAGES["docs/speed.md"]
+    # The benchmarks' figures and history are in docs/speed.md: every benchmark script is named
+    # there, with the table of what it last measured against its peers.
+    for script in sorted(p.name for p in (REPO / "scripts").glob("bench-*")
+                         if p.suffix != ".sh"):
+        assert f"scripts/{script}" in speed, script
+    rows = [line for line in speed.splitlines() if line.startswith("| ") and FIGURE.search(line)]
+    assert "| benchmark | lanes | peers |" in speed and len(rows) >= 5, \
+        "docs/speed.md lacks the table of measured figures"
 
 
 def test_make_docs_writes_completions_and_man_pages(tmp_path: Path):
@@ -231,7 +283,7 @@ def test_agent_patch_readme_names_the_reasons_the_gate_gives():
     named = {span for row in rows for span in re.findall(r"`([a-z]+(?:-[a-z]+)+)`", row)
              if span not in TOOLS}
     # The verdict's summary table: | `rule` | error | problems | files |
-    shown = set(re.findall(r"^\| `([a-z-]+)` \| error \|", readme_block("make demo-patch"), re.M))
+    shown = set(re.findall(r"^\| `([a-z-]+)` \| error \|", demo_block("make demo-patch"), re.M))
     assert named == shown, (named ^ shown)
 
 
