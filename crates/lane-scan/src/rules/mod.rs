@@ -331,6 +331,7 @@ mod tests {
             guards: Vec::new(),
             returns_call_of_param: None,
             regression_checks: Vec::new(),
+            calls: Vec::new(),
         }
     }
 
@@ -363,6 +364,8 @@ mod tests {
             computed_params: Vec::new(),
             empty_fixture_params: Vec::new(),
             plugin_xfail: false,
+            tests_project_eq: false,
+            asserting_helper: None,
         }
     }
 
@@ -416,6 +419,22 @@ mod tests {
         assert_eq!(of(asserts(2, 1, 0), &[Lane::Merge]), []);
         assert_eq!(of(asserts(2, 2, 1), &[Lane::Merge]), []);
         assert_eq!(of(asserts(0, 0, 1), &[Lane::Merge]), []);
+        // The facts of a helper that asserts, and of a reflexivity test of a project class's
+        // `__eq__` (gathered from the tree: tests/golden/helpers-and-reflexivity).
+        let mut helped = facts(&function(asserts(0, 0, 0)), &[Lane::Merge]);
+        helped.asserting_helper = Some(facts::At {
+            what: "check",
+            file: "tests/helpers.py",
+            line: 3,
+        });
+        assert_eq!(rules(&no_assertion::DETECTOR, &helped), []);
+        let mut reflexive = facts(&function(asserts(1, 1, 0)), &[Lane::Merge]);
+        assert_eq!(
+            rules(&tautology::DETECTOR, &reflexive),
+            [("tautology".to_string(), Some(9))]
+        );
+        reflexive.tests_project_eq = true;
+        assert_eq!(rules(&tautology::DETECTOR, &reflexive), []);
         for lanes in [
             &[Lane::Witness][..],
             &[Lane::Freeze],
