@@ -224,6 +224,15 @@ def contract_problems(items) -> list[tuple[str, int, str, str]]:
     return problems
 
 
+# What to run next when a test has no lane, on the interrupted line too (the line `pytest -q`
+# ends with): the codemod gives every unmarked test its lane and lists for a human what it
+# leaves.
+FIX_HINT = (
+    "run `lane-scan --fix` to give unmarked tests their lanes (`lane-scan --diff` shows the "
+    "edits first)"
+)
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     config = session.config
     state = config.stash.get(_STATE, None)
@@ -240,6 +249,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if not problems:
         return
     lines = [f"{file}:{line}: {rule}: {message}" for file, line, rule, message in problems]
+    hint = any(rule == "unmarked" for _, _, rule, _ in problems)
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     if reporter is not None:
         reporter.ensure_newline()
@@ -250,9 +260,11 @@ def pytest_collection_finish(session: pytest.Session) -> None:
             "every test needs exactly one lane mark (merge, witness or freeze) and no "
             "unconditional skip; `lane-scan --explain RULE` says why and how to fix it"
         )
+        if hint:
+            reporter.line(FIX_HINT)
     raise session.Interrupted(
         f"{len(problems)} lanes contract error{'s' if len(problems) != 1 else ''} "
-        f"(pytest-lanes-gate): {lines[0]}"
+        f"(pytest-lanes-gate): {lines[0]}" + (f"; {FIX_HINT}" if hint else "")
     )
 
 

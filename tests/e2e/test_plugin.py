@@ -141,6 +141,29 @@ def test_an_unadopted_suite_runs_as_before(tmp_path, plugin_python):
                 in asked.stdout)
 
 
+def test_a_new_unmarked_test_stops_pytest_naming_lane_scan_fix(tmp_path, plugin_python):
+    root = write(tmp_path, ADOPTED)
+    write(root, {"tests/test_new.py": "def test_added():\n    assert len('ab') == 2\n"})
+    stopped = pytest_run(plugin_python, root, "-q")
+    assert stopped.returncode == 2, stopped.stdout + stopped.stderr
+    interrupted = [l for l in stopped.stdout.splitlines() if "Interrupted: " in l]
+    assert len(interrupted) == 1, stopped.stdout
+    assert "1 lanes contract error" in interrupted[0]
+    assert "run `lane-scan --fix`" in interrupted[0]
+    # and what it names does the job: after the fix the same run passes
+    fixed = run_tool("lane-scan", "--fix", cwd=root)
+    assert fixed.code == 0, fixed.stdout + fixed.stderr
+    again = pytest_run(plugin_python, root, "-q")
+    assert again.returncode == 0, again.stdout + again.stderr
+    # a contract error --fix does not mend (two lanes) does not name it
+    write(root, {"tests/test_new.py": (
+        "import pytest\n\n\n@pytest.mark.merge\n@pytest.mark.freeze\n"
+        "def test_added():\n    assert len('ab') == 2\n")})
+    two = pytest_run(plugin_python, root, "-q")
+    assert two.returncode == 2, two.stdout + two.stderr
+    assert "multiple-lanes" in two.stdout and "lane-scan --fix" not in two.stdout
+
+
 BROKEN = {
     "pytest.ini": BARE_INI,
     "tests/test_broken.py": (

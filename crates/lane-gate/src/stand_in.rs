@@ -13,8 +13,9 @@ const SCRIPT: &str = r#"#!/bin/sh
 here=$(dirname "$0")
 if [ "$1" = "-I" ] && [ "$2" = "-S" ]; then
     # lane-python's probe answer: fields ended by NUL (version, platform, implementation,
-    # executable, prefix, platlibdir, how many site folders, the folders, sys.path).
-    printf '%s\000' 3 12 1 linux cpython "$here/python" "$here" lib 1 "$here/site"
+    # built-in modules, executable, prefix, platlibdir, how many site folders, the folders,
+    # sys.path).
+    printf '%s\000' 3 12 1 linux cpython _abc,builtins,sys "$here/python" "$here" lib 1 "$here/site"
     exit 0
 fi
 # The gate's bootstrap configuration: the outcome channel's descriptor.

@@ -47,8 +47,10 @@ impl Compare {
 }
 
 /// An `if` condition, as far as it can be decided without running code: constants,
-/// `sys.version_info` and `sys.platform` comparisons (decided for a target interpreter),
-/// `TYPE_CHECKING`, and `not` / `and` / `or` of those.
+/// `sys.version_info` and `sys.platform` comparisons, the implementation's name and
+/// `sys.builtin_module_names` (decided for a target interpreter), `TYPE_CHECKING`, and `not` /
+/// `and` / `or` of those. A string compared `in` / `not in` a tuple (or list) of string
+/// literals is the `or` of `==` (the `and` of `!=`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Cond {
     Const(bool),
@@ -76,6 +78,12 @@ pub enum Cond {
         eq: bool,
         how: Implementation,
         value: CompactString,
+    },
+    /// `name in sys.builtin_module_names` (`present`), or `not in` (`'__pypy__' not in
+    /// sys.builtin_module_names`, PyPy's test).
+    BuiltinModule {
+        present: bool,
+        name: CompactString,
     },
     /// A name or attribute chain (`PY3`, `compat.PY3`) read at `line`: its truth is the value
     /// the name is bound to there, followed into the module it comes from by the caller's
@@ -110,6 +118,9 @@ pub struct Target {
     pub platform: String,
     /// `sys.implementation.name`: `cpython`, `pypy` ... (empty: not known).
     pub implementation: String,
+    /// `sys.builtin_module_names`, as the interpreter reports them (empty: not known; every
+    /// interpreter has some).
+    pub builtin_modules: Vec<String>,
 }
 
 impl Target {
@@ -206,6 +217,13 @@ impl Cond {
             }
             Cond::Implementation { eq, how, value } => {
                 Some((target?.implementation(*how)? == value.as_str()) == *eq)
+            }
+            Cond::BuiltinModule { present, name } => {
+                let known = &target?.builtin_modules;
+                if known.is_empty() {
+                    return None;
+                }
+                Some(known.iter().any(|m| m == name.as_str()) == *present)
             }
             Cond::OsName { eq, value } => {
                 let name = if target?.platform == "win32" {
@@ -324,26 +342,7 @@ pub(crate) fn cond(expr: &Expr, depth: usize, lines: &Lines, shadow: &[CompactSt
             if let Some(p) = version_prefix(right) {
                 return version(p, left, op.flipped());
             }
-            let eq = match op {
-                Compare::Eq => true,
-                Compare::NotEq => false,
-                _ => return Cond::Unknown,
-            };
-            let (subject, value) = match (left, right) {
-                (s, Expr::StringLiteral(v)) | (Expr::StringLiteral(v), s) => (s, literal(&v.value)),
-                _ => return Cond::Unknown,
-            };
-            if is_sys(subject, "platform") {
-                Cond::Platform { eq, value }
-            } else if let Some(how) = implementation_subject(subject) {
-                Cond::Implementation { eq, how, value }
-            } else if matches!(subject, Expr::Attribute(a) if a.attr.as_str() == "name"
-                && matches!(&*a.value, Expr::Name(n) if n.id.as_str() == "os"))
-            {
-                Cond::OsName { eq, value }
-            } else {
-                Cond::Unknown
-            }
+            string_compare(left, c.ops[0], right)
         }
         Expr::Call(c)
             if c.arguments.keywords.is_empty()
@@ -372,6 +371,61 @@ pub(crate) fn cond(expr: &Expr, depth: usize, lines: &Lines, shadow: &[CompactSt
             },
             _ => Cond::Unknown,
         },
+        _ => Cond::Unknown,
+    }
+}
+
+/// `SUBJECT == / != 'value'` (either way round) with SUBJECT `sys.platform`, the
+/// implementation's name (see [`implementation_subject`]) or `os.name`; `SUBJECT in / not in
+/// ('a', 'b')` as the `or` of `==` / the `and` of `!=`; `'name' in / not in
+/// sys.builtin_module_names`.
+fn string_compare(left: &Expr, op: CmpOp, right: &Expr) -> Cond {
+    let one = |subject: &Expr, eq: bool, value: CompactString| {
+        if is_sys(subject, "platform") {
+            Cond::Platform { eq, value }
+        } else if let Some(how) = implementation_subject(subject) {
+            Cond::Implementation { eq, how, value }
+        } else if matches!(subject, Expr::Attribute(a) if a.attr.as_str() == "name"
+            && matches!(&*a.value, Expr::Name(n) if n.id.as_str() == "os"))
+        {
+            Cond::OsName { eq, value }
+        } else {
+            Cond::Unknown
+        }
+    };
+    match (op, left, right) {
+        (CmpOp::Eq | CmpOp::NotEq, s, Expr::StringLiteral(v))
+        | (CmpOp::Eq | CmpOp::NotEq, Expr::StringLiteral(v), s) => {
+            one(s, op == CmpOp::Eq, literal(&v.value))
+        }
+        (CmpOp::In | CmpOp::NotIn, Expr::StringLiteral(v), names)
+            if is_sys(names, "builtin_module_names") =>
+        {
+            Cond::BuiltinModule {
+                present: op == CmpOp::In,
+                name: literal(&v.value),
+            }
+        }
+        (CmpOp::In | CmpOp::NotIn, subject, Expr::Tuple(ast::ExprTuple { elts, .. }))
+        | (CmpOp::In | CmpOp::NotIn, subject, Expr::List(ast::ExprList { elts, .. })) => {
+            let eq = op == CmpOp::In;
+            let parts: Option<Vec<Cond>> = elts
+                .iter()
+                .map(|e| match e {
+                    Expr::StringLiteral(v) => match one(subject, eq, literal(&v.value)) {
+                        Cond::Unknown => None,
+                        known => Some(known),
+                    },
+                    _ => None,
+                })
+                .collect();
+            match parts {
+                // `x in ()` is false, `x not in ()` true: the empty `or` and `and` agree.
+                Some(parts) if eq => Cond::Or(parts),
+                Some(parts) => Cond::And(parts),
+                None => Cond::Unknown,
+            }
+        }
         _ => Cond::Unknown,
     }
 }
@@ -411,5 +465,93 @@ fn name_path(expr: &Expr, depth: usize) -> Option<Vec<CompactString>> {
             Some(path)
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The condition guarding the only function of `if COND:`, decided for `target`.
+    fn decided(condition: &str, target: Option<&Target>) -> Option<bool> {
+        let src = format!("import sys, platform\nif {condition}:\n    def test_a(): pass\n");
+        let module = crate::summarize(&src).expect("parses");
+        let [(guard, true)] = &module.functions[0].guards[..] else {
+            panic!("{condition}: {:?}", module.functions[0].guards);
+        };
+        guard.eval(target)
+    }
+
+    fn target(implementation: &str, builtins: &[&str]) -> Target {
+        Target {
+            version: (3, 12, 1),
+            platform: "linux".into(),
+            implementation: implementation.into(),
+            builtin_modules: builtins.iter().map(|b| (*b).to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn the_interpreter_s_own_names_are_decided_for_the_target() {
+        let cpython = target("cpython", &["_abc", "builtins", "sys"]);
+        let pypy = target("pypy", &["__pypy__", "builtins", "sys"]);
+        // (condition, on CPython, on PyPy)
+        let cases = [
+            ("'__pypy__' in sys.builtin_module_names", false, true),
+            ("'__pypy__' not in sys.builtin_module_names", true, false),
+            ("\"_abc\" in sys.builtin_module_names", true, false),
+            ("sys.implementation.name == 'pypy'", false, true),
+            ("sys.implementation.name != 'cpython'", false, true),
+            (
+                "sys.implementation.name in ('pypy', 'graalpy')",
+                false,
+                true,
+            ),
+            ("sys.implementation.name not in ['pypy']", true, false),
+            (
+                "platform.python_implementation() in ('CPython',)",
+                true,
+                false,
+            ),
+            ("sys.platform in ('linux', 'darwin')", true, true),
+            ("sys.platform not in ('win32', 'cygwin')", true, true),
+            ("os.name in ()", false, false),
+        ];
+        for (condition, on_cpython, on_pypy) in cases {
+            assert_eq!(
+                decided(condition, Some(&cpython)),
+                Some(on_cpython),
+                "{condition}"
+            );
+            assert_eq!(
+                decided(condition, Some(&pypy)),
+                Some(on_pypy),
+                "{condition}"
+            );
+        }
+    }
+
+    #[test]
+    fn what_the_target_does_not_say_stays_undecided() {
+        let unknown = target("", &[]);
+        for condition in [
+            "'__pypy__' in sys.builtin_module_names",
+            "'__pypy__' not in sys.builtin_module_names",
+            "sys.implementation.name in ('pypy',)",
+        ] {
+            assert_eq!(decided(condition, Some(&unknown)), None, "{condition}");
+            assert_eq!(decided(condition, None), None, "{condition}");
+        }
+        let cpython = target("cpython", &["sys"]);
+        for condition in [
+            // Not literals, or not a name the scan decides.
+            "NAME in sys.builtin_module_names",
+            "'x' in sys.modules",
+            "sys.implementation.name in ('pypy', NAME)",
+            "sys.implementation.name in NAMES",
+            "sys.builtin_module_names",
+        ] {
+            assert_eq!(decided(condition, Some(&cpython)), None, "{condition}");
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! The interpreter the tests will run on, asked once without running any of its packages or
 //! the project's code: `python -I -S` (isolated: no environment, no user site, no current
-//! folder; no `site`: nothing installed is imported) reports its version, platform and
-//! implementation, where it is installed, its `sys.path`, and the site-packages folders its
+//! folder; no `site`: nothing installed is imported) reports its version, platform,
+//! implementation and built-in modules, where it is installed, its `sys.path`, and the site-packages folders its
 //! `sysconfig` names. What the folders are for is the caller's: lane-scan reads installed
 //! test-class bases from them, lane-gate the pytest plugins of installed distributions.
 
@@ -15,6 +15,7 @@ use crate::cond::Target;
 /// virtual environment, which is found from the `pyvenv.cfg` beside the executable or one
 /// folder up, as `site` finds it. The sysconfig folders are the environment's first, then the
 /// base's; -1 when sysconfig cannot name them. `sys.platlibdir` is empty before Python 3.9.
+/// `sys.builtin_module_names` are joined by commas (each is a dotted identifier).
 const PROBE: &str = r#"
 import sys
 def sysconfig_site():
@@ -35,7 +36,8 @@ def sysconfig_site():
     except Exception:
         return None
 site = sysconfig_site()
-fields = [*sys.version_info[:3], sys.platform, sys.implementation.name, sys.executable,
+fields = [*sys.version_info[:3], sys.platform, sys.implementation.name,
+    ",".join(sys.builtin_module_names), sys.executable,
     sys.prefix, getattr(sys, "platlibdir", ""), -1 if site is None else len(site), *(site or []),
     *sys.path]
 sys.stdout.write("".join(f"{f}\0" for f in fields))
@@ -53,6 +55,8 @@ pub struct Interpreter {
     pub platform: String,
     /// `sys.implementation.name`: `cpython`, `pypy` ...
     pub implementation: String,
+    /// `sys.builtin_module_names`, in the interpreter's order.
+    pub builtin_modules: Vec<String>,
     /// `sys.prefix` without `site`: the base installation's, in a virtual environment too.
     pub base_prefix: PathBuf,
     /// `sys.platlibdir` (`lib`, `lib64`); None before Python 3.9, which has none.
@@ -125,6 +129,7 @@ impl Interpreter {
             version: self.version,
             platform: self.platform.clone(),
             implementation: self.implementation.clone(),
+            builtin_modules: self.builtin_modules.clone(),
         }
     }
 
@@ -175,6 +180,7 @@ fn parse(command: &Path, text: &str) -> Option<Interpreter> {
         c,
         platform,
         implementation,
+        builtins,
         executable,
         prefix,
         platlibdir,
@@ -198,6 +204,11 @@ fn parse(command: &Path, text: &str) -> Option<Interpreter> {
         version: (a.parse().ok()?, b.parse().ok()?, c.parse().ok()?),
         platform: (*platform).to_string(),
         implementation: (*implementation).to_string(),
+        builtin_modules: builtins
+            .split(',')
+            .filter(|b| !b.is_empty())
+            .map(str::to_string)
+            .collect(),
         base_prefix: PathBuf::from(prefix),
         platlibdir: (!platlibdir.is_empty()).then(|| (*platlibdir).to_string()),
         path: path.iter().map(PathBuf::from).collect(),
@@ -258,6 +269,7 @@ mod tests {
             "1",
             "linux",
             "cpython",
+            "_abc,builtins,sys",
             "/v/bin/python",
             "/usr",
             "lib",
@@ -283,6 +295,7 @@ mod tests {
                 version: (3, 12, 1),
                 platform: "linux".into(),
                 implementation: "cpython".into(),
+                builtin_modules: vec!["_abc".into(), "builtins".into(), "sys".into()],
             }
         );
     }
@@ -295,6 +308,7 @@ mod tests {
             "10",
             "linux",
             "cpython",
+            "sys",
             "/usr/bin/python3",
             "/usr",
             "",
@@ -310,7 +324,7 @@ mod tests {
 
     #[test]
     fn anything_else_is_no_answer() {
-        let fields = ["3", "12", "1", "linux", "cpython", "/e", "/p", "lib"];
+        let fields = ["3", "12", "1", "linux", "cpython", "sys", "/e", "/p", "lib"];
         let with = |more: &[&str]| answer(&[&fields[..], more].concat());
         for text in [
             String::new(),
@@ -335,6 +349,8 @@ mod tests {
         };
         assert!(found.version >= (3, 0, 0));
         assert!(!found.platform.is_empty());
+        // Every interpreter builds some modules in; `sys` is one on CPython and PyPy alike.
+        assert!(found.builtin_modules.iter().any(|b| b == "sys"));
         assert!(found.sysconfig_site.is_some());
     }
 }

@@ -27,7 +27,7 @@ pub use summary::{
     ANY_FIXTURE, Asserts, Binding, Bound, Call, Called, CatchBy, Catcher, Class, Definition, Ex,
     FileArg, Function, Guarded, GuardedAssert, Handler, HandlerBody, IgnoreKind, IgnoreList,
     IgnoreOp, IgnorePiece, Import, Located, Module, NameBinding, RegressionCheck, RuntimeDef,
-    dotted, summarize,
+    SelfCompared, dotted, summarize,
 };
 
 #[cfg(test)]

@@ -155,3 +155,66 @@ fn the_fixed_tree_passes_the_lane_rules_but_for_the_listed_candidates() {
         "{checked:?}"
     );
 }
+
+/// The rules whose problems no inserted line mends.
+const LEFT_FOR_HUMAN: [&str; 3] = ["tautology", "no-assertion", "undecided-test-branch"];
+
+/// What `--fix` cannot mend, `--diff` names first: scanned after `--fix`, a tree has no
+/// `tautology`, `no-assertion` or `undecided-test-branch` problem that the `--diff` report
+/// did not list as left for a human, in its file, with its rule and its test (or, for a
+/// module's problem, its message). Checked on every `fix-*`
+/// golden case (tests/golden/fix-left-for-human has one of each, before and after a lane).
+#[test]
+fn what_the_fix_leaves_the_diff_lists_for_a_human() {
+    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden"));
+    let mut found = 0;
+    let mut checked = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let case = entry.unwrap().path();
+        let name = case.file_name().unwrap().to_string_lossy().into_owned();
+        if !name.starts_with("fix-") {
+            continue;
+        }
+        let scratch = Scratch::new("diff-then-fix");
+        golden::copy_into(&case.join("tree"), scratch.path());
+        let run = |args: &[&str]| {
+            Cmd::new(env!("CARGO_BIN_EXE_lane-scan"))
+                .args(args.iter().copied())
+                .dir(scratch.path())
+                .run()
+        };
+        let preview = run(&["--diff"]).stderr;
+        run(&["--fix"]);
+        let scanned = run(&["--format", "json"]);
+        let doc: serde_json::Value = serde_json::from_str(&scanned.stdout)
+            .unwrap_or_else(|e| panic!("{name}: {e}: {}{}", scanned.stdout, scanned.stderr));
+        for p in doc["scan"]["problems"].as_array().unwrap() {
+            let rule = p["rule"].as_str().unwrap();
+            if !LEFT_FOR_HUMAN.contains(&rule) {
+                continue;
+            }
+            found += 1;
+            // The report speaks of the tree before the fix: lines may have moved since.
+            let file = p["file"].as_str().unwrap();
+            let message = p["message"].as_str().unwrap();
+            let what = match p["test"].as_str() {
+                Some(test) => test,
+                // Its message without its `file:line: ` (the line after the fix).
+                None => message.split_once(": ").map_or(message, |(_, m)| m),
+            };
+            let tag = format!(": left for a human ({rule}): ");
+            assert!(
+                preview.lines().any(|l| l.starts_with(&format!("{file}:"))
+                    && l.contains(&tag)
+                    && l.contains(what)),
+                "{name}: {p} is not listed by --diff:\n{preview}"
+            );
+        }
+        checked.push(name);
+    }
+    assert!(
+        checked.iter().any(|c| c == "fix-left-for-human"),
+        "{checked:?}"
+    );
+    assert!(found >= 4, "only {found} problems left");
+}

@@ -232,6 +232,40 @@ if os.environ.get('FAST'):\n    @pytest.mark.merge\n    def test_env():\n       
     assert!(undecided.iter().all(|p| p["file"] == "tests/test_m.py"));
 }
 
+/// The interpreter's own names are decided for the target the scan asks (this machine's
+/// python3, CPython): `sys.builtin_module_names` as it reports them, and the implementation's
+/// name, compared or looked up in a tuple, written in the module or through a name.
+#[test]
+fn builtin_modules_and_the_implementation_are_decided() {
+    let module = "import sys\nimport pytest\n\n\
+IS_PYPY = '__pypy__' in sys.builtin_module_names\n\n\
+if '__pypy__' not in sys.builtin_module_names:\n    @pytest.mark.merge\n    def test_not_pypy():\n        assert 1\n\n\
+if '__pypy__' in sys.builtin_module_names:\n    @pytest.mark.merge\n    def test_pypy():\n        assert 1\n\n\
+if 'sys' in sys.builtin_module_names:\n    @pytest.mark.merge\n    def test_sys_built_in():\n        assert 1\n\n\
+if sys.implementation.name in ('pypy', 'graalpy'):\n    @pytest.mark.merge\n    def test_other_implementation():\n        assert 1\n\n\
+if not IS_PYPY:\n    @pytest.mark.merge\n    def test_named():\n        assert 1\n\n\
+if 'x' in sys.modules:\n    @pytest.mark.merge\n    def test_modules():\n        assert 1\n";
+    let doc = scan("builtins-if", &[("tests/test_b.py", module)]);
+    let ids = ids(&doc);
+    assert_eq!(
+        ids,
+        [
+            "tests/test_b.py::test_modules",
+            "tests/test_b.py::test_named",
+            "tests/test_b.py::test_not_pypy",
+            "tests/test_b.py::test_sys_built_in",
+        ],
+        "{doc:#}"
+    );
+    // Only what the scan cannot know stays undecided.
+    let undecided = problems(&doc, "undecided-test-branch");
+    let lines: Vec<u64> = undecided
+        .iter()
+        .map(|p| p["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, [33], "{doc:#}");
+}
+
 /// A name a condition reads is followed to the module it comes from and
 /// decided there when its value is built from what the scan decides; anything else stays
 /// `undecided-test-branch` at the test's line.

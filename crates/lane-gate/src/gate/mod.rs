@@ -240,6 +240,7 @@ mod tests {
                 version: (3, 12, 1),
                 platform: "linux".into(),
                 implementation: "cpython".into(),
+                builtin_modules: Vec::new(),
             }),
             ..Default::default()
         };

@@ -65,6 +65,110 @@ impl<'a> Locals<'a> {
         });
         names.iter().any(|l| l == name)
     }
+
+    /// The name or dotted name every binding of `name` in the body calls (`u = URL(...)`,
+    /// `u: URL = yarl.URL(...)`), when there is one and only such bindings; None when any
+    /// binding is something else (a loop target, a walrus, an unpacking, another call).
+    pub(super) fn built_by(&self, name: &str) -> Option<CompactString> {
+        let mut walk = BuiltBy {
+            name,
+            stores: 0,
+            calls: Vec::new(),
+            depth: 0,
+            too_deep: false,
+        };
+        walk.visit_body(self.body);
+        let first = walk.calls.first()?.as_ref()?;
+        let same = walk.calls.iter().all(|c| c.as_ref() == Some(first));
+        (same && walk.calls.len() == walk.stores && !walk.too_deep).then(|| first.clone())
+    }
+}
+
+/// What [`Locals::built_by`] counts: every binding of `name` in Store context, and for each
+/// plain assignment to it alone, the name called (None: not a call of a name).
+struct BuiltBy<'n> {
+    name: &'n str,
+    stores: usize,
+    calls: Vec<Option<CompactString>>,
+    /// How deep the statements walked nest; past [`MAX_DEPTH`] the walk stops (`too_deep`)
+    /// and answers nothing.
+    depth: usize,
+    too_deep: bool,
+}
+
+impl<'a> Visitor<'a> for BuiltBy<'_> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        if self.depth > MAX_DEPTH {
+            self.too_deep = true;
+            return;
+        }
+        let assigned = match stmt {
+            Stmt::Assign(a) => match &a.targets[..] {
+                [target] => Some((target, Some(&*a.value))),
+                _ => None,
+            },
+            Stmt::AnnAssign(a) => Some((&*a.target, a.value.as_deref())),
+            _ => None,
+        };
+        if let Some((Expr::Name(n), value)) = assigned
+            && n.id.as_str() == self.name
+        {
+            let called = match value {
+                Some(Expr::Call(c)) => name_called(&c.func, 0),
+                _ => None,
+            };
+            self.calls.push(called);
+        }
+        self.depth += 1;
+        ruff_python_ast::visitor::walk_stmt(self, stmt);
+        self.depth -= 1;
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if let Expr::Name(n) = expr
+            && n.ctx == ast::ExprContext::Store
+            && n.id.as_str() == self.name
+        {
+            self.stores += 1;
+        }
+        // Expression nesting is bounded by the parser's bracket limit.
+        ruff_python_ast::visitor::walk_expr(self, expr);
+    }
+}
+
+/// `f` or `a.b.f` as written, when every part is a plain name.
+fn name_called(func: &Expr, depth: usize) -> Option<CompactString> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    match func {
+        Expr::Name(n) => Some(CompactString::new(n.id.as_str())),
+        Expr::Attribute(a) => {
+            let mut base = name_called(&a.value, depth + 1)?;
+            base.push('.');
+            base.push_str(a.attr.as_str());
+            Some(base)
+        }
+        _ => None,
+    }
+}
+
+/// `raise AssertionError`, `raise AssertionError(...)` (`builtins.AssertionError` too): a
+/// check that fails the test.
+fn raises_assertion_error(raise: &ast::StmtRaise) -> bool {
+    let exc = match raise.exc.as_deref() {
+        Some(Expr::Call(c)) => &*c.func,
+        Some(other) => other,
+        None => return false,
+    };
+    match exc {
+        Expr::Name(n) => n.id.as_str() == "AssertionError",
+        Expr::Attribute(a) => {
+            a.attr.as_str() == "AssertionError"
+                && matches!(&*a.value, Expr::Name(n) if n.id.as_str() == "builtins")
+        }
+        _ => false,
+    }
 }
 
 /// The names a body binds in Store context.
@@ -253,6 +357,7 @@ impl Summarizer<'_> {
         for stmt in body {
             match stmt {
                 Stmt::Assert(a) => self.assertion(stmt, &a.test, walk),
+                Stmt::Raise(r) if raises_assertion_error(r) => walk.asserts.checks += 1,
                 Stmt::Expr(e) => {
                     self.count_check_call(&e.value, &mut walk.asserts);
                     if let Expr::Call(c) = &*e.value
@@ -334,6 +439,21 @@ impl Summarizer<'_> {
             walk.asserts
                 .first_tautology
                 .get_or_insert(self.line_of(stmt));
+            // `x == x` of a name the body bound (a literal's comparison is not one).
+            if let Expr::Compare(c) = test
+                && let Expr::Name(n) = &*c.left
+                && let Some(built_by) = walk.locals.built_by(n.id.as_str())
+                // A class the body binds itself is not the project's.
+                && !built_by
+                    .split('.')
+                    .next()
+                    .is_some_and(|first| walk.locals.contains(first))
+            {
+                walk.asserts.self_compared.push(SelfCompared {
+                    line: self.line_of(stmt),
+                    built_by,
+                });
+            }
         }
         let or_always_true = or_cannot_fail(test, &walk.locals);
         if walk.catchers > 0 || or_always_true {

@@ -111,6 +111,39 @@ impl<'a> Visitor<'a> for RegressionChecks {
     }
 }
 
+/// The calls of names and dotted names anywhere in a body, each once (see
+/// [`Function::calls`]). Statements nested deeper than [`MAX_DEPTH`] are not read: their
+/// calls are missed, and a test that counts on them is judged as if it made none.
+pub(super) struct CallsMade<'s, 'src> {
+    pub(super) summarizer: &'s Summarizer<'src>,
+    pub(super) found: Vec<Ex>,
+    pub(super) depth: usize,
+}
+
+impl<'a> Visitor<'a> for CallsMade<'_, '_> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        if self.depth > MAX_DEPTH {
+            return;
+        }
+        self.depth += 1;
+        ruff_python_ast::visitor::walk_stmt(self, stmt);
+        self.depth -= 1;
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if let Expr::Call(call) = expr
+            && matches!(&*call.func, Expr::Name(_) | Expr::Attribute(_))
+        {
+            let func = self.summarizer.ex(&call.func, 0);
+            if matches!(func, Ex::Name(_) | Ex::Dotted(_)) && !self.found.contains(&func) {
+                self.found.push(func);
+            }
+        }
+        // Expression nesting is bounded by the parser's bracket limit.
+        ruff_python_ast::visitor::walk_expr(self, expr);
+    }
+}
+
 impl<'a> Visitor<'a> for MentionsMark {
     fn visit_expr(&mut self, expr: &'a Expr) {
         if self.0 {
@@ -228,6 +261,18 @@ impl Summarizer<'_> {
         } else {
             self.regression_checks(&f.body)
         };
+        // Only a body that asserts nothing needs them: a helper it calls may.
+        let calls = if asserts.asserts == 0 && asserts.checks == 0 {
+            let mut made = CallsMade {
+                summarizer: self,
+                found: Vec::new(),
+                depth: 0,
+            };
+            made.visit_body(&f.body);
+            made.found
+        } else {
+            Vec::new()
+        };
         let p = &f.parameters;
         let params: Vec<CompactString> = (p.posonlyargs.iter().chain(&p.args).chain(&p.kwonlyargs))
             .map(|a| CompactString::new(a.parameter.name.as_str()))
@@ -248,6 +293,7 @@ impl Summarizer<'_> {
             asserts,
             body_calls,
             assumes,
+            calls,
         }
     }
 

@@ -127,12 +127,26 @@ pub struct Asserts {
     pub tautologies: u32,
     /// Line of the first tautology.
     pub first_tautology: Option<u64>,
-    /// Calls of `*.raises` / `*.warns` / `*.deprecated_call` / `self.assert*` / `self.fail`.
+    /// Calls of `*.raises` / `*.warns` / `*.deprecated_call` / `self.assert*` / `*.fail`
+    /// (`pytest.fail`, `self.fail`), and `raise AssertionError`.
     pub checks: u32,
+    /// The tautologies that compare a name with itself where every binding of the name in the
+    /// body is a call of one name or dotted name (`u = URL(...)`; `assert u == u`): each
+    /// tests that callable's `__eq__` when it is a class defining one, which only a reader of
+    /// the project can tell. In the order the body is read.
+    pub self_compared: Vec<SelfCompared>,
     /// The assertions whose failure something may keep from failing the test, and what
     /// would: None for most bodies (no `assert` in a `try` or `with suppress(...)`, none whose
     /// test is an `or` with an operand that cannot be false).
     pub guarded: Option<Box<Guarded>>,
+}
+
+/// One tautology of [`Asserts::self_compared`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SelfCompared {
+    pub line: u64,
+    /// The name or dotted name called to build the value, as written (`URL`, `yarl.URL`).
+    pub built_by: CompactString,
 }
 
 /// The assertions of a body that sit in a `try` or a `with suppress(...)`, or whose test is an
@@ -243,6 +257,10 @@ pub struct Function {
     /// `NAME.check(...)` calls anywhere in the body (pytest-regressions' `*_regression`
     /// fixtures), with the file-naming arguments they pass.
     pub regression_checks: Vec<Located<RegressionCheck>>,
+    /// For a body with no assertion and no check (see [`Asserts`]): the names and dotted names
+    /// it calls anywhere ([`Ex::Name`] / [`Ex::Dotted`], each once, in the order first called),
+    /// so that a helper that asserts for it can be found; empty otherwise.
+    pub calls: Vec<Ex>,
 }
 
 /// A file-naming argument of a pytest-regressions `check` call.

@@ -94,6 +94,101 @@ fn tautologies_and_checks() {
     }
 }
 
+#[test]
+fn raising_assertion_error_is_a_check() {
+    // (name, body, checks)
+    let cases = [
+        ("raise", "    raise AssertionError\n", 1),
+        (
+            "raise a call",
+            "    if f():\n        raise AssertionError('no')\n",
+            1,
+        ),
+        ("builtins", "    raise builtins.AssertionError('no')\n", 1),
+        ("pytest.fail", "    pytest.fail('no')\n", 1),
+        ("another error", "    raise ValueError('no')\n", 0),
+        (
+            "re-raise",
+            "    try:\n        f()\n    except E:\n        raise\n",
+            0,
+        ),
+        ("an attribute", "    raise errors.AssertionError\n", 0),
+    ];
+    for (name, body, checks) in cases {
+        let f = only_fn(&format!("def t():\n{body}"));
+        assert_eq!(f.asserts.checks, checks, "{name}");
+    }
+}
+
+#[test]
+fn a_self_comparison_names_the_callable_every_binding_calls() {
+    let built_by = |body: &str| -> Vec<(u64, String)> {
+        let f = only_fn(&format!("def t(p):\n{body}"));
+        f.asserts
+            .self_compared
+            .iter()
+            .map(|s| (s.line, s.built_by.to_string()))
+            .collect()
+    };
+    let one = |line: u64, by: &str| vec![(line, by.to_string())];
+    assert_eq!(
+        built_by("    u = URL('x')\n    assert u == u\n"),
+        one(3, "URL")
+    );
+    assert_eq!(
+        built_by("    u: URL = yarl.URL('x')\n    assert u is u\n"),
+        one(3, "yarl.URL")
+    );
+    assert_eq!(
+        built_by("    u = URL('x')\n    if p:\n        u = URL('y')\n    assert u == u\n"),
+        one(5, "URL")
+    );
+    // Not one callable for every binding, or not a call of a name: nothing to resolve.
+    for body in [
+        "    u = URL('x')\n    u = parse('x')\n    assert u == u\n",
+        "    u = URL('x')\n    for u in p:\n        pass\n    assert u == u\n",
+        "    u = URL('x')\n    (u := URL('y'))\n    assert u == u\n",
+        "    u, v = URL('x'), 1\n    assert u == u\n",
+        "    u = make()('x')\n    assert u == u\n",
+        "    u = 'x'\n    assert u == u\n",
+        "    u: URL\n    assert u == u\n",
+        // The class is the body's own.
+        "    URL = p\n    u = URL('x')\n    assert u == u\n",
+        // A literal compared with itself, a parameter, a comparison that can fail.
+        "    assert 1 == 1\n",
+        "    assert p == p\n",
+        "    u = URL('x')\n    assert u != u\n",
+    ] {
+        assert_eq!(built_by(body), [], "{body}");
+    }
+}
+
+#[test]
+fn a_body_that_asserts_nothing_lists_the_names_it_calls() {
+    let calls = |body: &str| -> Vec<String> {
+        only_fn(&format!("def t(p):\n{body}"))
+            .calls
+            .iter()
+            .map(dotted)
+            .collect()
+    };
+    assert_eq!(
+        calls("    check(p)\n    x = helpers.total(check(p), p.m())\n    [f() for _ in p]\n"),
+        ["check", "helpers.total", "p.m", "f"]
+    );
+    // Nested bodies too; a call of a call's result is not a name's.
+    assert_eq!(
+        calls("    with ctx():\n        if p:\n            g(1)\n    make()(2)\n"),
+        ["ctx", "g", "make"]
+    );
+    // A body that asserts or checks needs none.
+    assert_eq!(calls("    check(p)\n    assert p\n"), Vec::<String>::new());
+    assert_eq!(
+        calls("    check(p)\n    pytest.fail('x')\n"),
+        Vec::<String>::new()
+    );
+}
+
 /// (asserts, tautologies, guarded) of the only function in `body` (indented by 4).
 fn counted(body: &str) -> (u32, u32, Option<Box<Guarded>>) {
     let f = only_fn(&format!("def t():\n{body}"));

@@ -17,6 +17,11 @@
 //!
 //! A module whose tests are all unmarked and get one lane gets one `pytestmark`; otherwise each
 //! outermost class that is uniform gets a class decorator, and each remaining test a decorator.
+//! What no inserted line can mend is listed for a human with its reason (`LEFT_FOR_HUMAN`): a
+//! test given a lane its assertions do not meet (`tautology`, `no-assertion`), the scan's own
+//! problems of those rules, and tests defined under an `if` it cannot decide
+//! (`undecided-test-branch`), so that the scan after `--fix` has no such problem `--diff` did
+//! not name.
 //! `fix-owner`: modules whose merge tests have no owner (docstring or CODEOWNERS) are listed, or
 //! with `--owner TEAM` get an `owner:` line in their docstring. Only lines are inserted: every
 //! byte outside them is kept, a test's body is never touched, each file is replaced atomically,
@@ -35,7 +40,7 @@ use lane_core::scan::{Lane, ScanTest};
 use lane_core::{Error, Rule};
 use lane_python::layout::Def;
 
-use crate::rules::{NoVote, NoVoteAt};
+use crate::rules::{LEFT_FOR_HUMAN, NoVote, NoVoteAt};
 
 use self::edits::{Files, apply, import_pytest, line_up};
 
@@ -92,6 +97,8 @@ struct Decided<'s> {
     lane_after: Vec<(&'s ScanTest, Option<Lane>)>,
     given: BTreeMap<&'static str, usize>,
     candidates: usize,
+    /// Problems listed as left for a human (see [`LEFT_FOR_HUMAN`]).
+    left: usize,
 }
 
 /// Runs the fixes.
@@ -139,6 +146,7 @@ pub fn fix(options: &FixOptions) -> Result<FixOutcome, Error> {
             &mut decided,
         );
     }
+    left_in_scan(&scan.section.problems, &mut decided);
     let lacking = owners::lacking(&decided.lane_after);
     owners::owners(options, &lacking, &mut files, &mut decided.lines);
     let changed = write_changes(
@@ -214,7 +222,45 @@ fn decide_file<'s>(
             decided.candidates += 1;
             decided.lines.push(line);
         }
+        if let (Decision::Lane(lane, _), true, Some(no_vote)) = (d, *marked, no_votes.get(&t.id)) {
+            for left in no_vote.left.iter().filter(|l| l.lane == *lane) {
+                decided.left += 1;
+                decided.lines.push(left_line(
+                    t.defining_file(),
+                    left.line,
+                    &left.rule,
+                    &left.message,
+                ));
+            }
+        }
     }
+}
+
+/// The problems of the scan that nothing `--fix` writes mends ([`LEFT_FOR_HUMAN`]: a test
+/// already in a lane whose assertions cannot fail, a test defined under an undecided `if`),
+/// listed as left for a human.
+fn left_in_scan(problems: &[lane_core::Problem], decided: &mut Decided<'_>) {
+    for p in problems {
+        if !LEFT_FOR_HUMAN.iter().any(|r| r.id() == p.rule) {
+            continue;
+        }
+        let (file, line) = (p.file.as_deref().unwrap_or(""), p.line.unwrap_or(0));
+        decided.left += 1;
+        decided
+            .lines
+            .push(left_line(file, line, &p.rule, &p.message));
+    }
+}
+
+/// The report line of a problem left for a human: where, the rule and its message (the
+/// message's own `file:line: ` prefix dropped), and where the fix is explained.
+fn left_line(file: &str, line: u64, rule: &str, message: &str) -> String {
+    let prefix = format!("{file}:{line}: ");
+    let message = message.strip_prefix(&prefix).unwrap_or(message);
+    format!(
+        "{prefix}left for a human ({rule}): {message}; `lane-scan --explain {rule}` says how to \
+         fix it"
+    )
 }
 
 /// The report line of a freeze candidate: a test the lane rules refuse as a voter, or one whose
@@ -318,6 +364,7 @@ fn report(options: &FixOptions, decided: Decided<'_>, changed: usize, unparsable
         mut lines,
         given,
         candidates,
+        left,
         ..
     } = decided;
     lines.sort_by_cached_key(|l| {
@@ -353,6 +400,14 @@ fn report(options: &FixOptions, decided: Decided<'_>, changed: usize, unparsable
             format!(", {unparsable} file{} left untouched (not parsable)", plural(unparsable))
         }
     ));
+    // A line of its own: the summary line above is what scripts already read.
+    if left > 0 {
+        report.push_str(&format!(
+            "lane-scan --fix: {left} problem{} left for a human, listed above with the rule \
+             that reports each\n",
+            plural(left)
+        ));
+    }
     report
 }
 

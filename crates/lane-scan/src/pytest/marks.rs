@@ -502,6 +502,12 @@ impl<'a> SourceTree<'a> {
         }
     }
 
+    /// The module-level tree function `ex` names (`helper`, `mod.helper`, `from helpers
+    /// import check`) and the module defining it.
+    pub fn function_of(&self, ex: &'a Ex, m: ModuleId) -> Option<(ModuleId, &'a Function)> {
+        self.function_and_module(ex, m, 0)
+    }
+
     /// The tree function a decorator expression names (`deco`, `deco(...)`, `mod.deco`,
     /// `from helpers import deco`), if it is one.
     pub fn function(&self, ex: &'a Ex, m: ModuleId) -> Option<&'a lane_python::Function> {

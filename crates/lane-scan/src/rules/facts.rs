@@ -100,6 +100,13 @@ pub struct TestFacts<'a> {
     /// An installed plugin marks the test xfail as it collects it (pytest-asyncio's async
     /// generators).
     pub plugin_xfail: bool,
+    /// Its body asserts only things that cannot fail, and one of them compares with itself a
+    /// value built by a project class that defines `__eq__` (see [`tests_project_eq`]): a
+    /// reflexivity test of that `__eq__`.
+    pub tests_project_eq: bool,
+    /// Its body asserts and checks nothing, and calls a helper of the test tree that does (see
+    /// [`asserting_helper`]): where, when found.
+    pub asserting_helper: Option<At<'a, &'a str>>,
 }
 
 /// What a test's parameter sets are, as far as the source says.
@@ -245,6 +252,8 @@ impl<'a> TestFacts<'a> {
             computed_params: Vec::new(),
             empty_fixture_params: Vec::new(),
             plugin_xfail: found.plugin_marks.contains(&"xfail"),
+            tests_project_eq: false,
+            asserting_helper: None,
         };
         for a in found.applied() {
             match facts.effect_of(tree, a) {
@@ -291,6 +300,16 @@ impl<'a> TestFacts<'a> {
                     line: call.line,
                 });
             }
+        }
+        let counted = &func.asserts;
+        if counted.asserts == 0 && counted.checks == 0 && !func.calls.is_empty() {
+            facts.asserting_helper = asserting_helper(tree, func, found.func_module);
+        }
+        if counted.checks == 0
+            && counted.tautologies == counted.asserts
+            && !counted.self_compared.is_empty()
+        {
+            facts.tests_project_eq = tests_project_eq(tree, func, found.func_module);
         }
         if let Some(doc) = &func.docstring {
             [facts.attachments.owner, facts.attachments.shrinking] =
@@ -681,6 +700,100 @@ impl<'a> TestFacts<'a> {
         }
         missing.map(BadWitnessArg::FixtureMissing)
     }
+}
+
+/// Whether root-relative `rel` is test code: a conftest, a file named like a test module
+/// (`test_*.py`, `*_test.py`), or one under a test folder (`tests`, `test`, `testing`).
+fn in_test_tree(rel: &str) -> bool {
+    let (dirs, name) = rel.rsplit_once('/').unwrap_or(("", rel));
+    name == "conftest.py"
+        || name.starts_with("test_")
+        || name.ends_with("_test.py")
+        || dirs
+            .split('/')
+            .any(|d| crate::aware::TEST_FOLDERS.contains(&d))
+}
+
+/// Whether a self-comparison of `func` (module `m`; see `Asserts::self_compared`) compares a
+/// value built by a project class that defines `__eq__` itself: the name called resolves,
+/// through the test module's imports, to a class of another module that is not test code,
+/// with an unconditional `def __eq__` in its body. A function's result, a class without its
+/// own `__eq__` (inherited, or none), a test-tree class, a parameter (a fixture) and anything
+/// the scan cannot resolve stay tautologies.
+fn tests_project_eq<'a>(tree: &SourceTree<'a>, func: &'a Function, m: ModuleId) -> bool {
+    func.asserts.self_compared.iter().any(|s| {
+        let first = s.built_by.split('.').next().unwrap_or_default();
+        if func.params.iter().any(|p| p == first) {
+            return false;
+        }
+        match tree.eval_path(&s.built_by, m) {
+            Val::Class(i, class) => {
+                i != m
+                    && !in_test_tree(&tree.modules[i].rel)
+                    && class
+                        .methods
+                        .iter()
+                        .any(|f| f.name == "__eq__" && f.guards.is_empty())
+            }
+            _ => false,
+        }
+    })
+}
+
+/// How many calls deep [`asserting_helper`] follows helpers.
+const HELPER_DEPTH: usize = 8;
+/// How many helpers it reads at most, over all depths.
+const HELPERS_READ: usize = 256;
+
+/// The first module-level function of the test tree (the test's own module, or one it
+/// imports that is test code: a conftest, `tests/helpers.py`) that `func` calls, directly or
+/// through up to [`HELPER_DEPTH`] such helpers, and that asserts something that can fail,
+/// raises `AssertionError` or checks (`pytest.fail`, `pytest.raises` ...). Each helper is read
+/// once (calls that cycle end), a name that is a parameter of the caller (a fixture) is not
+/// followed, and what the scan cannot resolve (methods, product code, installed modules)
+/// asserts nothing.
+fn asserting_helper<'a>(
+    tree: &SourceTree<'a>,
+    func: &'a Function,
+    m: ModuleId,
+) -> Option<At<'a, &'a str>> {
+    let mut read: Vec<*const Function> = vec![std::ptr::from_ref(func)];
+    let mut todo: Vec<(ModuleId, &'a Function, usize)> = vec![(m, func, 0)];
+    // Each caller's calls in the order written, then the helpers among them in that order:
+    // the helper found is the same every run.
+    while let Some((caller_module, caller, depth)) = todo.pop() {
+        let mut next = Vec::new();
+        for called in &caller.calls {
+            let (Ex::Name(name) | Ex::Dotted(name)) = called else {
+                continue;
+            };
+            let first = name.split('.').next().unwrap_or_default();
+            if caller.params.iter().any(|p| p == first) || read.len() >= HELPERS_READ {
+                continue;
+            }
+            let Some((i, helper)) = tree.function_of(called, caller_module) else {
+                continue;
+            };
+            let rel = tree.modules[i].rel.as_str();
+            if read.contains(&std::ptr::from_ref(helper)) || (i != m && !in_test_tree(rel)) {
+                continue;
+            }
+            read.push(std::ptr::from_ref(helper));
+            let a = &helper.asserts;
+            if a.asserts > a.tautologies || a.checks > 0 {
+                return Some(At {
+                    what: helper.name.as_str(),
+                    file: rel,
+                    line: helper.line,
+                });
+            }
+            if depth + 1 < HELPER_DEPTH {
+                next.push((i, helper, depth + 1));
+            }
+        }
+        todo.extend(next.into_iter().rev());
+    }
+    None
 }
 
 fn kwarg<'c>(call: &'c Call, name: &str) -> Option<&'c Ex> {

@@ -73,7 +73,28 @@ pub struct NoVote {
     /// One parameter set's (`pytest.param(..., marks=...)`, a parametrized fixture's params):
     /// an unconditional skip or an expected failure, by mark name. Sorted, unique.
     pub params: Vec<NoVoteAt>,
+    /// What the test would still be refused for in each voting lane that nothing `--fix`
+    /// writes can mend (`tautology`, `no-assertion`: its body is a human's to change), by
+    /// lane: `--fix` lists them for the lane it gives. Sorted, unique.
+    pub left: Vec<LeftFor>,
 }
+
+/// One problem of [`NoVote::left`]: the rule and the message the test gets in `lane`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LeftFor {
+    pub lane: Lane,
+    pub rule: String,
+    pub line: u64,
+    pub message: String,
+}
+
+/// The rules whose problems `lane-scan --fix` cannot mend and lists as left for a human, for
+/// the tests it gives a lane and wherever the scan already reports them.
+pub const LEFT_FOR_HUMAN: &[Rule] = &[
+    Rule::Tautology,
+    Rule::NoAssertion,
+    Rule::UndecidedTestBranch,
+];
 
 /// One reason in [`NoVote`], with its place.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -85,7 +106,7 @@ pub struct NoVoteAt {
 
 impl NoVote {
     fn is_empty(&self) -> bool {
-        self.whole.is_empty() && self.params.is_empty()
+        self.whole.is_empty() && self.params.is_empty() && self.left.is_empty()
     }
 }
 
@@ -96,11 +117,24 @@ fn no_vote(facts: &mut TestFacts) -> NoVote {
     let mut found = Vec::new();
     skips::whole_test(facts, &mut found);
     let lane = facts.lane;
+    let mut left = Vec::new();
     for voting in Lane::ALL.into_iter().filter(|l| l.votes()) {
         facts.lane = Some(voting);
         (voting_lane::DETECTOR.check)(&ScanFacts::Test(facts), &mut found);
+        let mut judged = Vec::new();
+        for detector in [&tautology::DETECTOR, &no_assertion::DETECTOR] {
+            (detector.check)(&ScanFacts::Test(facts), &mut judged);
+        }
+        left.extend(judged.into_iter().map(|p| LeftFor {
+            lane: voting,
+            rule: p.rule,
+            line: p.line.unwrap_or(0),
+            message: p.message,
+        }));
     }
     facts.lane = lane;
+    left.sort();
+    left.dedup();
     let refuses = |rule: &str| {
         skips::REFUSES_VOTER
             .iter()
@@ -136,7 +170,11 @@ fn no_vote(facts: &mut TestFacts) -> NoVote {
         .collect();
     params.sort();
     params.dedup();
-    NoVote { whole, params }
+    NoVote {
+        whole,
+        params,
+        left,
+    }
 }
 
 /// Checks one collected test: its record, and its problems pushed to `problems`; with why it
@@ -331,6 +369,7 @@ mod tests {
             guards: Vec::new(),
             returns_call_of_param: None,
             regression_checks: Vec::new(),
+            calls: Vec::new(),
         }
     }
 
@@ -363,6 +402,8 @@ mod tests {
             computed_params: Vec::new(),
             empty_fixture_params: Vec::new(),
             plugin_xfail: false,
+            tests_project_eq: false,
+            asserting_helper: None,
         }
     }
 
@@ -416,6 +457,22 @@ mod tests {
         assert_eq!(of(asserts(2, 1, 0), &[Lane::Merge]), []);
         assert_eq!(of(asserts(2, 2, 1), &[Lane::Merge]), []);
         assert_eq!(of(asserts(0, 0, 1), &[Lane::Merge]), []);
+        // The facts of a helper that asserts, and of a reflexivity test of a project class's
+        // `__eq__` (gathered from the tree: tests/golden/helpers-and-reflexivity).
+        let mut helped = facts(&function(asserts(0, 0, 0)), &[Lane::Merge]);
+        helped.asserting_helper = Some(facts::At {
+            what: "check",
+            file: "tests/helpers.py",
+            line: 3,
+        });
+        assert_eq!(rules(&no_assertion::DETECTOR, &helped), []);
+        let mut reflexive = facts(&function(asserts(1, 1, 0)), &[Lane::Merge]);
+        assert_eq!(
+            rules(&tautology::DETECTOR, &reflexive),
+            [("tautology".to_string(), Some(9))]
+        );
+        reflexive.tests_project_eq = true;
+        assert_eq!(rules(&tautology::DETECTOR, &reflexive), []);
         for lanes in [
             &[Lane::Witness][..],
             &[Lane::Freeze],

@@ -1,5 +1,7 @@
 //! no-assertion: in a lane whose assertions must be able to fail, a test with no `assert` that
-//! checks nothing else either (`pytest.raises` / `warns`, `self.assert*`, `self.fail`).
+//! checks nothing else either (`pytest.raises` / `warns`, `self.assert*`, `pytest.fail` /
+//! `self.fail`, `raise AssertionError`), and calls no helper of the test tree that does (a
+//! function of its module, a conftest or `tests/helpers.py`, followed a few calls deep).
 
 use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
@@ -17,7 +19,7 @@ fn check(facts: &ScanFacts<'_>, problems: &mut Vec<Problem>) {
         return;
     };
     let counted = &t.func.asserts;
-    if counted.checks > 0 || counted.asserts > 0 {
+    if counted.checks > 0 || counted.asserts > 0 || t.asserting_helper.is_some() {
         return;
     }
     let msg = format!("{lane} test {} asserts nothing", t.id);

@@ -1,6 +1,8 @@
 //! tautology: in a lane whose assertions must be able to fail, a test whose every `assert`
 //! cannot (`assert True`, `assert x == x`) and that checks nothing else (`pytest.raises`,
-//! `self.assert*` ...).
+//! `self.assert*` ...). A value built by a project class that defines `__eq__`, compared with
+//! itself (`u = URL(...)`; `assert u == u`), is a reflexivity test of that `__eq__`, not a
+//! tautology; a function's result compared with itself still is.
 
 use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};
@@ -18,7 +20,11 @@ fn check(facts: &ScanFacts<'_>, problems: &mut Vec<Problem>) {
         return;
     };
     let counted = &t.func.asserts;
-    if counted.checks > 0 || counted.asserts == 0 || counted.tautologies != counted.asserts {
+    if counted.checks > 0
+        || counted.asserts == 0
+        || counted.tautologies != counted.asserts
+        || t.tests_project_eq
+    {
         return;
     }
     let msg = format!("{lane} test {} only asserts things that cannot fail", t.id);

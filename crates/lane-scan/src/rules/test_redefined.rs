@@ -140,6 +140,7 @@ mod tests {
             version: (3, minor, 0),
             platform: platform.to_string(),
             implementation: "cpython".to_string(),
+            builtin_modules: Vec::new(),
         }
     }
 

@@ -1,0 +1,1 @@
+from shop.money import Money, Plain, Inherits, parse
