@@ -436,3 +436,74 @@ def test_a_known_failure_has_a_home_in_the_freeze_lane(tmp_path, expected, warni
         assert [p["test"] for p in warnings] == [KNOWN_ID]
         assert "promote it" in warnings[0]["message"]
         assert warnings[0]["severity"] == "warning"
+
+
+KNOWN = {
+    "pytest.ini": BARE_INI,
+    "tests/test_week.py": (
+        "import pytest\n\n\n"
+        "@pytest.mark.merge\n"
+        "def test_sum():\n"
+        "    \"\"\"owner: billing\"\"\"\n"
+        "    assert 1 + 1 == 2\n\n\n"
+        "@pytest.mark.merge\n"
+        "def test_product():\n"
+        "    \"\"\"owner: billing\"\"\"\n"
+        "    assert 2 * 3 == 6\n\n\n"
+        "@pytest.mark.freeze\n"
+        "def test_flaky_refresh(lane_replay):\n"
+        "    lane_replay(b'refresh-state-7')\n"
+        "    assert False, 'the refresh stuttered'\n\n\n"
+        "@pytest.mark.freeze\n"
+        "@pytest.mark.xfail(strict=True, reason='rounding bug')\n"
+        "def test_known_rounding():\n"
+        "    assert round(2.675, 2) == 2.68\n"
+    ),
+}
+FLAKY_ID = "tests/test_week.py::test_flaky_refresh"
+KNOWN_ID = "tests/test_week.py::test_known_rounding"
+
+
+def test_tickets_are_captured_from_the_run_that_saw_the_failure(tmp_path, plugin_python):
+    """A flake's seed, capsule and CI job come from the gate's out folder, a known bug gets a
+    known-failure ticket without them, and the gate then approves with nothing typed."""
+    root = write(tmp_path, KNOWN)
+    job = "https://ci.example.invalid/app/jobs/4411"
+    env = {"LANES_TODAY": TODAY, "LANES_JOB_URL": job}
+    gate = ["--python", str(plugin_python)]
+    first = run_tool("lane-gate", *gate, cwd=root, env=env)
+    assert first.code == 1, first.stdout + first.stderr
+    assert "missing-ticket" in first.stdout
+    capture = json.loads((root / "out/lanes/capture.json").read_text())
+    assert capture["job"] == job
+    by_test = {c["test"]: c for c in capture["cases"]}
+    assert by_test[FLAKY_ID]["outcome"] == "failed"
+    assert by_test[KNOWN_ID]["outcome"] == "xfail"
+    capsule = by_test[FLAKY_ID]["capsule"]
+    assert (root / "out/lanes/capsules" / capsule).read_bytes() == b"refresh-state-7"
+
+    scan = run_tool("lane-scan", cwd=root)
+    added = run_tool("freeze-ledger", "add", FLAKY_ID, "--from", "out/lanes",
+                     "--expires", "2027-01-15", "--today", TODAY, cwd=root, stdin=scan.stdout)
+    assert added.code == 0, added.stderr
+    ticket = added.json()
+    assert ticket["last_replay_job"] == job
+    assert ticket["seed"] == capture["seed"] is not None
+    # lane_replay writes its capsule again on every run: the ticket pins its own copy
+    kept = ticket["input_path"]
+    assert kept == capsule.replace(".lanes/replay/", ".lanes/capsules/", 1) and "typed" not in ticket
+    assert (root / kept).read_bytes() == b"refresh-state-7"
+    # A known bug: refused as a flake without its fields, taken as a known failure.
+    refused = run_tool("freeze-ledger", "add", KNOWN_ID, "--expires", "2027-01-15",
+                       "--today", TODAY, cwd=root, stdin=scan.stdout)
+    assert refused.code == 2 and "--known-failure" in refused.stderr, refused.stderr
+    known = run_tool("freeze-ledger", "add", KNOWN_ID, "--known-failure", "--issue",
+                     "https://tracker.example.invalid/issues/12", "--owner", "billing",
+                     "--expires", "2027-01-15", "--today", TODAY, cwd=root, stdin=scan.stdout)
+    assert known.code == 0, known.stderr
+    assert known.json()["kind"] == "known-failure"
+
+    second = run_tool("lane-gate", *gate, cwd=root, env=env)
+    assert second.code == 0, second.stdout + second.stderr
+    ledger = json.loads((root / "out/lanes/evidence.json").read_text())["ledger"]
+    assert [t["status"] for t in ledger["tickets"]] == ["ok", "ok"]

@@ -10,7 +10,7 @@ use lane_core::{Error, Status, clock};
 
 use crate::check::{self, CheckOptions, DEFAULT_MAX_DAYS, TOOL};
 use crate::diff;
-use crate::edit::{self, AddRequest, Input, LedgerFile, RenewRequest};
+use crate::edit::{self, AddRequest, Adding, Input, LedgerFile, RenewRequest};
 use crate::ledger::{Ledger, Seed};
 use crate::list;
 
@@ -18,16 +18,21 @@ const AFTER_HELP: &str = "\
 Example (before pytest, in the gate's pipeline):
   lane-scan | lane-lock verify | freeze-ledger check --today \"$LANES_TODAY\" > evidence.json
 
-Record a flake's capsule, then review what a patch did to the ledger:
-  freeze-ledger add tests/test_invoice.py::test_flaky_rounding --seed 1234 \\
-      --input tests/capsules/rounding.bin --expires 2026-03-01 \\
-      --replay-job https://ci.example.org/jobs/981 --today 2026-01-15 < /dev/null
+Capture a flake's capsule from the gate's run that saw it fail, record a known bug, then
+review what a patch did to the ledger:
+  freeze-ledger add tests/test_invoice.py::test_flaky_rounding --from out/lanes \\
+      --expires 2026-03-01 --today 2026-01-15 < /dev/null
+  freeze-ledger add tests/test_invoice.py::test_euro_rounding --known-failure \\
+      --issue https://tracker.example.org/issues/88 --owner billing-team \\
+      --expires 2026-03-01 --today 2026-01-15 < /dev/null
   git show origin/main:freeze_ledger.json > base.json
   freeze-ledger diff base.json freeze_ledger.json < evidence.json
 
-The ledger (--ledger, default <rootdir>/freeze_ledger.json) is a JSON array of tickets:
-test_id, seed, input_sha256, expires_on, last_replay_job, and optionally input_path,
-owner, reason, created_on. A missing ledger file has no tickets (check then reports every
+The ledger (--ledger, default <rootdir>/freeze_ledger.json) is a JSON array of tickets. A
+flake's: test_id, seed, input_sha256, expires_on, last_replay_job, and optionally
+input_path, issue, typed (the replay fields typed by hand rather than captured with --from),
+owner, reason, created_on. A known failure's: test_id, kind \"known-failure\", issue, owner,
+expires_on, and optionally reason, created_on. A missing ledger file has no tickets (check then reports every
 freeze test of the scan as missing-ticket; add creates the file).
 
 check and diff write the evidence document (stdin or --input, extended with the `ledger`
@@ -74,22 +79,36 @@ pub enum Command {
         doc: DocumentArgs,
     },
     /// Add a ticket for a freeze test (refused if it exists, expires in the past or past
-    /// --max-days, or the scan on stdin does not place the test in the freeze lane).
+    /// --max-days, or the scan on stdin does not place the test in the freeze lane). A flake's
+    /// seed, capsule and replay job are captured with --from OUT_DIR (the gate's out folder of
+    /// the run that saw the failure) or typed (each typed one is marked in `typed`); a
+    /// deterministic bug marked xfail(strict=True) gets --known-failure --issue URL --owner WHO.
     Add {
         /// The pytest node id, without parametrization brackets.
         test_id: String,
-        /// The seed that reproduces the flake (an integer that fits 64 bits).
+        /// A deterministic known failure (xfail(strict=True)): needs --issue and --owner; no
+        /// seed, capsule or replay job.
+        #[arg(long, conflicts_with_all = ["from", "seed", "replay_job", "input", "input_sha256"])]
+        known_failure: bool,
+        /// The gate's out folder (out/lanes) of the run that saw the failure: the seed, the
+        /// capsule and the CI job are taken from it.
+        #[arg(long, value_name = "OUT_DIR")]
+        from: Option<PathBuf>,
+        /// The seed that reproduces the flake (an integer that fits 64 bits); typed.
         #[arg(long, value_name = "N", allow_hyphen_values = true)]
-        seed: String,
+        seed: Option<String>,
         #[command(flatten)]
         input: InputArgs,
         /// Expiry date, YYYY-MM-DD (the ticket is valid through this day).
         #[arg(long, value_name = "DATE")]
         expires: String,
-        /// URL of the CI job that replayed the flake with this capsule.
+        /// URL of the CI job that replayed the flake with this capsule; typed.
         #[arg(long, value_name = "URL")]
-        replay_job: String,
-        /// Who answers for the flake (recorded as `owner`).
+        replay_job: Option<String>,
+        /// URL of the issue that tracks the failure (required with --known-failure).
+        #[arg(long, value_name = "URL")]
+        issue: Option<String>,
+        /// Who answers for the test (recorded as `owner`; required with --known-failure).
         #[arg(long, value_name = "WHO")]
         owner: Option<String>,
         /// Why the test is frozen (recorded as `reason`).
@@ -98,16 +117,21 @@ pub enum Command {
         #[command(flatten)]
         clock: Clock,
     },
-    /// Renew a ticket: a new expiry, and the new replay job that justifies it (required);
-    /// optionally a new seed or capsule.
+    /// Renew a ticket: a new expiry, and for a flake the new replay job that justifies it
+    /// (required), optionally a new seed or capsule; for a known failure, optionally a new
+    /// issue link.
     Renew {
         test_id: String,
         /// New expiry date, YYYY-MM-DD.
         #[arg(long, value_name = "DATE")]
         expires: String,
-        /// URL of the new replay job (required: a renewal needs the run that justifies it).
+        /// URL of the new replay job (required for a flake: a renewal needs the run that
+        /// justifies it).
         #[arg(long, value_name = "URL")]
         replay_job: Option<String>,
+        /// A known failure's new issue link.
+        #[arg(long, value_name = "URL")]
+        issue: Option<String>,
         /// A new seed.
         #[arg(long, value_name = "N", allow_hyphen_values = true)]
         seed: Option<String>,
@@ -147,7 +171,7 @@ pub enum ListFormat {
 }
 
 #[derive(Debug, clap::Args)]
-#[group(required = true, multiple = false)]
+#[group(required = false, multiple = false)]
 pub struct InputArgs {
     /// The capsule file: its SHA-256 and root-relative path are recorded.
     #[arg(long, value_name = "FILE")]
@@ -203,30 +227,26 @@ pub fn run(cli: Cli) -> Result<Status, Error> {
         Command::List { format } => run_list(*format, &target),
         Command::Add {
             test_id,
+            known_failure,
+            from,
             seed,
             input,
             expires,
             replay_job,
+            issue,
             owner,
             reason,
             clock,
         } => {
-            let today = clock::today(clock.today.as_deref())?;
+            let adding = adding(*known_failure, from, seed, input, replay_job)?;
             let req = AddRequest {
                 test_id: test_id.clone(),
-                seed: parse_seed(seed)?,
-                input: match (&input.input, &input.input_sha256) {
-                    (Some(file), _) => Input::File(file.clone()),
-                    (None, Some(hex)) => Input::Sha256(hex.clone()),
-                    (None, None) => {
-                        return Err(Error::usage("add needs --input FILE or --input-sha256 HEX"));
-                    }
-                },
+                adding,
                 expires: parse_flag_date("--expires", expires)?,
-                replay_job: replay_job.clone(),
+                issue: issue.clone(),
                 owner: owner.clone(),
                 reason: reason.clone(),
-                today,
+                today: clock::today(clock.today.as_deref())?,
                 max_days: clock.max_days,
             };
             run_add(&target, req)
@@ -235,6 +255,7 @@ pub fn run(cli: Cli) -> Result<Status, Error> {
             test_id,
             expires,
             replay_job,
+            issue,
             seed,
             input,
             input_sha256,
@@ -245,6 +266,7 @@ pub fn run(cli: Cli) -> Result<Status, Error> {
                 test_id: test_id.clone(),
                 expires: parse_flag_date("--expires", expires)?,
                 replay_job: replay_job.clone(),
+                issue: issue.clone(),
                 seed: seed.as_deref().map(parse_seed).transpose()?,
                 input: match (input, input_sha256) {
                     (Some(file), _) => Some(Input::File(file.clone())),
@@ -260,15 +282,56 @@ pub fn run(cli: Cli) -> Result<Status, Error> {
     }
 }
 
+/// What `add` is asked to write: a known failure, or a flake captured `--from` a run and/or
+/// typed (then every replay field must be given).
+fn adding(
+    known_failure: bool,
+    from: &Option<PathBuf>,
+    seed: &Option<String>,
+    input: &InputArgs,
+    replay_job: &Option<String>,
+) -> Result<Adding, Error> {
+    if known_failure {
+        return Ok(Adding::KnownFailure);
+    }
+    let input = match (&input.input, &input.input_sha256) {
+        (Some(file), _) => Some(Input::File(file.clone())),
+        (None, Some(hex)) => Some(Input::Sha256(hex.clone())),
+        (None, None) => None,
+    };
+    if from.is_none() && (seed.is_none() || input.is_none() || replay_job.is_none()) {
+        return Err(Error::usage(
+            "add needs --from OUT_DIR (the gate's out folder of the run that saw the \
+             failure), or every replay field typed: --seed N, --input FILE (or \
+             --input-sha256 HEX) and --replay-job URL; a deterministic bug marked \
+             xfail(strict=True) is --known-failure --issue URL --owner WHO",
+        ));
+    }
+    Ok(Adding::Flake {
+        seed: seed.as_deref().map(parse_seed).transpose()?,
+        input,
+        replay_job: replay_job.clone(),
+        from: from.clone(),
+    })
+}
+
 /// `add`: the ticket written, on stdout, after one line on stderr.
 fn run_add(target: &LedgerFile<'_>, req: AddRequest) -> Result<Status, Error> {
     // The scan, when one is piped in: a terminal or empty stdin is an empty document.
     let doc = lane_core::io::read_document(None)?;
     let scan: Option<ScanSection> = doc.section_as(ScanSection::NAME, "<stdin>")?;
     let ticket = edit::add(target, req, scan.as_ref())?;
+    let typed = match ticket.replay() {
+        Some(r) if !r.typed.is_empty() => format!("; typed: {}", r.typed.join(", ")),
+        Some(_) => "; captured from the run".to_string(),
+        None => String::new(),
+    };
     eprintln!(
-        "{TOOL}: added a ticket for {} to {} (expires {})",
-        ticket.test_id, target.name, ticket.expires_on
+        "{TOOL}: added a {} ticket for {} to {} (expires {}{typed})",
+        ticket.kind.name(),
+        ticket.test_id,
+        target.name,
+        ticket.expires_on
     );
     lane_core::io::write_stdout(&ticket.to_pretty())?;
     Ok(Status::Clean)
@@ -277,10 +340,16 @@ fn run_add(target: &LedgerFile<'_>, req: AddRequest) -> Result<Status, Error> {
 /// `renew`: the ticket written, on stdout, after one line on stderr.
 fn run_renew(target: &LedgerFile<'_>, req: RenewRequest) -> Result<Status, Error> {
     let ticket = edit::renew(target, req)?;
-    eprintln!(
-        "{TOOL}: renewed the ticket for {} in {} (expires {}, replay job {})",
-        ticket.test_id, target.name, ticket.expires_on, ticket.last_replay_job
-    );
+    match ticket.replay() {
+        Some(r) => eprintln!(
+            "{TOOL}: renewed the ticket for {} in {} (expires {}, replay job {})",
+            ticket.test_id, target.name, ticket.expires_on, r.last_replay_job
+        ),
+        None => eprintln!(
+            "{TOOL}: renewed the known-failure ticket for {} in {} (expires {})",
+            ticket.test_id, target.name, ticket.expires_on
+        ),
+    }
     lane_core::io::write_stdout(&ticket.to_pretty())?;
     Ok(Status::Clean)
 }

@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::capsule;
-use crate::ledger::{Ledger, Row, Ticket};
+use crate::ledger::{Ledger, Replay, Row, Ticket};
 use crate::rules::{DETECTORS, LedgerFacts};
 
 pub const SECTION: &str = "ledger";
@@ -100,14 +100,16 @@ impl<'a> CheckFacts<'a> {
         let capsules = ledger
             .rows
             .par_iter()
-            .map(|row| match &row.ticket {
-                Ok(Ticket {
-                    input_path: Some(path),
-                    input_sha256,
-                    ..
-                }) => capsule::verify(opts.root, path, input_sha256),
-                _ => Ok(()),
-            })
+            .map(
+                |row| match row.ticket.as_ref().ok().and_then(Ticket::replay) {
+                    Some(Replay {
+                        input_path: Some(path),
+                        input_sha256,
+                        ..
+                    }) => capsule::verify(opts.root, path, input_sha256),
+                    _ => Ok(()),
+                },
+            )
             .collect();
         let days_left = ledger
             .rows

@@ -11,8 +11,9 @@ use lane_core::scan::{Lane, ScanSection};
 use serde_json::Value;
 
 use crate::capsule;
+use crate::capture::{self, Captured};
 use crate::check::days_between;
-use crate::ledger::{self, Ledger, Seed, Ticket};
+use crate::ledger::{self, Kind, Ledger, Replay, Seed, Ticket};
 
 /// The ledger file an edit reads and replaces: where it is, how messages name it, and the
 /// root capsule paths are relative to.
@@ -29,12 +30,25 @@ pub(crate) enum Input {
     Sha256(String),
 }
 
+/// What a new ticket keeps frozen.
+pub(crate) enum Adding {
+    /// A flake: each replay field typed, or captured from the out folder of the gate's run
+    /// that saw the failure (`from`); a typed field wins and is marked typed.
+    Flake {
+        seed: Option<Seed>,
+        input: Option<Input>,
+        replay_job: Option<String>,
+        from: Option<PathBuf>,
+    },
+    /// A deterministic known failure (`xfail(strict=True)`): an issue and an owner, no replay.
+    KnownFailure,
+}
+
 pub(crate) struct AddRequest {
     pub test_id: String,
-    pub seed: Seed,
-    pub input: Input,
+    pub adding: Adding,
     pub expires: Date,
-    pub replay_job: String,
+    pub issue: Option<String>,
     pub owner: Option<String>,
     pub reason: Option<String>,
     pub today: Date,
@@ -44,8 +58,10 @@ pub(crate) struct AddRequest {
 pub(crate) struct RenewRequest {
     pub test_id: String,
     pub expires: Date,
-    /// Required: a renewal names the replay job that justifies it.
+    /// Required for a flake: a renewal names the replay job that justifies it.
     pub replay_job: Option<String>,
+    /// A known failure's new issue link.
+    pub issue: Option<String>,
     pub seed: Option<Seed>,
     pub input: Option<Input>,
     pub today: Date,
@@ -158,83 +174,308 @@ pub(crate) fn add(
         ));
     }
     if let Some(scan) = scan {
-        let found = scan.tests.iter().find(|t| t.id == req.test_id);
-        match found {
-            Some(t) if t.lane == Some(Lane::Freeze) => {}
-            Some(t) => {
-                let lane = t.lane.map_or("no single".to_string(), |l| l.to_string());
-                return Err(refuse(
-                    target,
-                    format!(
-                        "the scan places {} in the {lane} lane, not freeze; only freeze tests get tickets",
-                        req.test_id
-                    ),
-                ));
-            }
-            None => {
-                return Err(refuse(
-                    target,
-                    format!("the scan has no test {}", req.test_id),
-                ));
-            }
-        }
+        in_freeze_lane(target, scan, &req)?;
     }
     check_expiry(target, req.expires, req.today, req.max_days)?;
-    let (input_sha256, input_path) = resolve_input(target, &req.input)?;
+    let (kind, install) = match req.adding {
+        Adding::KnownFailure => {
+            if req.issue.is_none() || req.owner.is_none() {
+                return Err(refuse(
+                    target,
+                    "a known failure needs --issue URL (the issue that tracks the bug) and \
+                     --owner WHO",
+                ));
+            }
+            (Kind::KnownFailure, None)
+        }
+        Adding::Flake {
+            seed,
+            input,
+            replay_job,
+            from,
+        } => {
+            let captured = from
+                .as_deref()
+                .map(|out| capture::read(out, &req.test_id))
+                .transpose()?;
+            flake(target, seed, input, replay_job, captured.as_ref())?
+        }
+    };
     let ticket = Ticket {
         test_id: req.test_id,
-        seed: req.seed,
-        input_sha256,
-        input_path,
+        kind,
         expires_on: req.expires,
-        last_replay_job: req.replay_job,
+        issue: req.issue,
         created_on: Some(req.today),
         owner: req.owner,
         reason: req.reason,
     };
     field_issues(target, &ticket)?;
+    if let Some((from, to, digest)) = install {
+        install_capsule(target, &from, &to, &digest)?;
+    }
     tickets.push(ticket.clone());
     write(target, &tickets)?;
     Ok(ticket)
 }
 
+/// The scan (when one is piped in) places the test in the freeze lane, and a known failure
+/// carries `xfail`.
+fn in_freeze_lane(
+    target: &LedgerFile<'_>,
+    scan: &ScanSection,
+    req: &AddRequest,
+) -> Result<(), Error> {
+    let Some(t) = scan.tests.iter().find(|t| t.id == req.test_id) else {
+        return Err(refuse(
+            target,
+            format!("the scan has no test {}", req.test_id),
+        ));
+    };
+    if t.lane != Some(Lane::Freeze) {
+        let lane = t.lane.map_or("no single".to_string(), |l| l.to_string());
+        return Err(refuse(
+            target,
+            format!(
+                "the scan places {} in the {lane} lane, not freeze; only freeze tests get tickets",
+                req.test_id
+            ),
+        ));
+    }
+    if matches!(req.adding, Adding::KnownFailure) && !t.marks.iter().any(|m| m == "xfail") {
+        return Err(refuse(
+            target,
+            format!(
+                "{} has no xfail mark; a known failure is a freeze test marked \
+                 xfail(strict=True) (a flake gets a replay ticket instead)",
+                req.test_id
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A flake's replay fields (typed ones marked), and the captured capsule to copy into the
+/// root when the ticket is written (from the out folder, to the root-relative path).
+#[allow(clippy::type_complexity)]
+fn flake(
+    target: &LedgerFile<'_>,
+    seed: Option<Seed>,
+    input: Option<Input>,
+    replay_job: Option<String>,
+    captured: Option<&Captured>,
+) -> Result<(Kind, Option<(PathBuf, String, String)>), Error> {
+    let mut typed = Vec::new();
+    let from = |what: &str| match captured {
+        Some(c) => format!(
+            "the run in --from recorded no {what} (it saw the test {})",
+            c.saw
+        ),
+        None => format!("no {what} given (type it, or capture it with --from OUT_DIR)"),
+    };
+    let seed = match (seed, captured.and_then(|c| c.seed)) {
+        (Some(s), _) => {
+            typed.push("seed");
+            s
+        }
+        (None, Some(s)) => s,
+        (None, None) => {
+            return Err(refuse(
+                target,
+                format!(
+                    "{}; give --seed N",
+                    from("seed (hypothesis was not loaded)")
+                ),
+            ));
+        }
+    };
+    let job = match (replay_job, captured.and_then(|c| c.job.clone())) {
+        (Some(j), _) => {
+            typed.push("last_replay_job");
+            j
+        }
+        (None, Some(j)) => j,
+        (None, None) => {
+            return Err(refuse(
+                target,
+                format!(
+                    "{}; give --replay-job URL",
+                    from(
+                        "CI job (the gate records GitHub Actions', GitLab's, Buildkite's or \
+                          Jenkins' job URL, or LANES_JOB_URL)"
+                    )
+                ),
+            ));
+        }
+    };
+    let mut install = None;
+    let (input_sha256, input_path) = match (input, captured.and_then(|c| c.capsule.clone())) {
+        (Some(input), _) => {
+            typed.push("input_sha256");
+            resolve_input(target, &input)?
+        }
+        (None, Some((path, sha, copy))) => {
+            ledger::check_input_path(&path).map_err(|m| refuse(target, m))?;
+            let digest = capsule::sha256_file(&copy)
+                .map_err(|e| refuse(target, format!("{}: {e}", copy.display())))?;
+            if digest != sha {
+                return Err(refuse(
+                    target,
+                    format!(
+                        "the capsule copy {} does not have the digest the run recorded",
+                        copy.display()
+                    ),
+                ));
+            }
+            let kept = kept_capsule_path(&path);
+            install = Some((copy, kept.clone(), sha.clone()));
+            (sha, Some(kept))
+        }
+        (None, None) => {
+            return Err(refuse(
+                target,
+                format!(
+                    "{}; give --input FILE",
+                    from("capsule (lane_replay, or a `replay` property)")
+                ),
+            ));
+        }
+    };
+    typed.sort_unstable();
+    let replay = Replay {
+        seed,
+        input_sha256,
+        input_path,
+        last_replay_job: job,
+        typed: typed.into_iter().map(str::to_string).collect(),
+    };
+    Ok((Kind::Flake(replay), install))
+}
+
+/// Where the ticket keeps a captured capsule: a `lane_replay` capsule (under `.lanes/replay/`,
+/// which every run of its test writes again) moves to `.lanes/capsules/`, so that the bytes the
+/// ticket pins are not the file the next run replaces (the gate watches a ticket's capsule); a
+/// capsule the test only names (a `replay` property pointing at a file of the project) stays.
+fn kept_capsule_path(recorded: &str) -> String {
+    match recorded.strip_prefix(REPLAY_DIR) {
+        Some(rest) => format!("{KEPT_DIR}{rest}"),
+        None => recorded.to_string(),
+    }
+}
+
+/// Where pytest-lanes-gate's `lane_replay` writes capsules, and where a ticket keeps them.
+const REPLAY_DIR: &str = ".lanes/replay/";
+const KEPT_DIR: &str = ".lanes/capsules/";
+
+/// Puts the captured capsule at its root-relative path: nothing to do when the same bytes are
+/// there; refused when other bytes are.
+fn install_capsule(
+    target: &LedgerFile<'_>,
+    copy: &Path,
+    rel: &str,
+    digest: &str,
+) -> Result<(), Error> {
+    let dest = lane_core::paths::resolve_inside(target.root, rel)
+        .map_err(|why| refuse(target, format!("capsule {rel} {why}")))?;
+    if dest.exists() {
+        let there =
+            capsule::sha256_file(&dest).map_err(|e| refuse(target, format!("{rel}: {e}")))?;
+        if there == digest {
+            return Ok(());
+        }
+        return Err(refuse(
+            target,
+            format!(
+                "{rel} holds other bytes than the capsule the run recorded; move it away first"
+            ),
+        ));
+    }
+    let bytes =
+        std::fs::read(copy).map_err(|e| refuse(target, format!("{}: {e}", copy.display())))?;
+    if let Some(parent) = dest.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| Error::io(rel, e))?;
+    }
+    lane_core::io::atomic_write(&dest, &bytes).map_err(|e| e.renamed(rel))?;
+    eprintln!(
+        "{}: copied the run's capsule to {rel} (commit it with the ledger)",
+        crate::check::TOOL
+    );
+    Ok(())
+}
+
 /// Renews a ticket (new expiry and replay job, optionally a new seed or capsule); returns it.
 pub(crate) fn renew(target: &LedgerFile<'_>, req: RenewRequest) -> Result<Ticket, Error> {
     let (_edit, mut tickets) = read_valid(target)?;
-    let Some(job) = req.replay_job else {
-        return Err(refuse(
-            target,
-            "a renewal needs --replay-job URL: the replay job whose run justifies keeping the test frozen",
-        ));
-    };
     let Some(ticket) = tickets.iter_mut().find(|t| t.test_id == req.test_id) else {
         return Err(refuse(
             target,
             format!("{} has no ticket; use `freeze-ledger add`", req.test_id),
         ));
     };
-    if ticket.last_replay_job == job {
-        return Err(refuse(
-            target,
-            format!("{job} is the replay job already recorded; a renewal needs a new replay job"),
-        ));
-    }
     check_expiry(target, req.expires, req.today, req.max_days)?;
     let mut renewed = ticket.clone();
     renewed.expires_on = req.expires;
-    renewed.last_replay_job = job;
-    if let Some(seed) = req.seed {
-        renewed.seed = seed;
+    if let Some(issue) = req.issue {
+        renewed.issue = Some(issue);
     }
-    if let Some(input) = &req.input {
-        let (digest, path) = resolve_input(target, input)?;
-        renewed.input_sha256 = digest;
-        renewed.input_path = path;
+    match &mut renewed.kind {
+        Kind::KnownFailure => {
+            if req.replay_job.is_some() || req.seed.is_some() || req.input.is_some() {
+                return Err(refuse(
+                    target,
+                    format!(
+                        "{} is a known failure: it has no replay job, seed or capsule to renew",
+                        req.test_id
+                    ),
+                ));
+            }
+        }
+        Kind::Flake(replay) => renew_replay(target, replay, req.replay_job, req.seed, req.input)?,
     }
     field_issues(target, &renewed)?;
     *ticket = renewed.clone();
     write(target, &tickets)?;
     Ok(renewed)
+}
+
+/// A flake's renewal: the new replay job (required), a new seed or capsule; each new value was
+/// typed.
+fn renew_replay(
+    target: &LedgerFile<'_>,
+    replay: &mut Replay,
+    job: Option<String>,
+    seed: Option<Seed>,
+    input: Option<Input>,
+) -> Result<(), Error> {
+    let Some(job) = job else {
+        return Err(refuse(
+            target,
+            "a renewal needs --replay-job URL: the replay job whose run justifies keeping the test frozen",
+        ));
+    };
+    if replay.last_replay_job == job {
+        return Err(refuse(
+            target,
+            format!("{job} is the replay job already recorded; a renewal needs a new replay job"),
+        ));
+    }
+    let mut typed: Vec<String> = replay.typed.clone();
+    replay.last_replay_job = job;
+    typed.push("last_replay_job".into());
+    if let Some(seed) = seed {
+        replay.seed = seed;
+        typed.push("seed".into());
+    }
+    if let Some(input) = &input {
+        let (digest, path) = resolve_input(target, input)?;
+        replay.input_sha256 = digest;
+        replay.input_path = path;
+        typed.push("input_sha256".into());
+    }
+    typed.sort_unstable();
+    typed.dedup();
+    replay.typed = typed;
+    Ok(())
 }
 
 /// Removes every row for `test_id` (also an invalid or duplicated one); the rows left must

@@ -21,17 +21,20 @@ pub const LEDGER_MAX_BYTES: u64 = 16 << 20;
 
 pub(crate) const FIELDS: &[&str] = &[
     "test_id",
+    "kind",
     "seed",
     "input_sha256",
     "input_path",
     "expires_on",
     "last_replay_job",
+    "issue",
+    "typed",
     "created_on",
     "owner",
     "reason",
 ];
 
-/// The fields every row must have.
+/// The fields every flake ticket (the default kind) must have.
 pub(crate) const REQUIRED: &[&str] = &[
     "test_id",
     "seed",
@@ -39,6 +42,23 @@ pub(crate) const REQUIRED: &[&str] = &[
     "expires_on",
     "last_replay_job",
 ];
+
+/// The fields a known-failure ticket must have: a deterministic bug is kept visible by its
+/// issue and its owner, not replayed.
+pub(crate) const KNOWN_FAILURE_REQUIRED: &[&str] = &["test_id", "issue", "owner", "expires_on"];
+
+/// The replay fields: a flake's, never a known failure's.
+pub(crate) const REPLAY_FIELDS: &[&str] = &[
+    "seed",
+    "input_sha256",
+    "input_path",
+    "last_replay_job",
+    "typed",
+];
+
+/// The replay fields a person may type instead of capturing them from a run (`typed` lists
+/// those that were).
+pub const TYPEABLE: &[&str] = &["input_sha256", "last_replay_job", "seed"];
 
 /// A replay seed: any integer that fits `i64` or `u64`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -101,26 +121,65 @@ impl std::fmt::Display for Seed {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Ticket {
     pub test_id: String,
-    pub seed: Seed,
-    pub input_sha256: String,
-    pub input_path: Option<String>,
+    pub kind: Kind,
     pub expires_on: Date,
-    pub last_replay_job: String,
+    /// A link to the issue that tracks the failure (required for a known failure).
+    pub issue: Option<String>,
     pub created_on: Option<Date>,
     pub owner: Option<String>,
     pub reason: Option<String>,
 }
 
-/// The canonical JSON form of a ticket: fields in a fixed order, absent options left out.
+/// What a ticket keeps frozen: a flake, replayed from its capsule, or a deterministic known
+/// failure (`xfail(strict=True)`), kept visible by its issue.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kind {
+    Flake(Replay),
+    KnownFailure,
+}
+
+/// A flake's capsule: the seed, the input digest (and the capsule's path) and the replay job.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replay {
+    pub seed: Seed,
+    pub input_sha256: String,
+    pub input_path: Option<String>,
+    pub last_replay_job: String,
+    /// The replay fields a person typed instead of capturing them from a run (sorted, a subset
+    /// of [`TYPEABLE`]).
+    pub typed: Vec<String>,
+}
+
+impl Kind {
+    /// The `kind` value as written in the ledger.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Kind::Flake(_) => "flake",
+            Kind::KnownFailure => "known-failure",
+        }
+    }
+}
+
+/// The canonical JSON form of a ticket: fields in a fixed order, absent options left out
+/// (`kind` only for a known failure: a row without one is a flake).
 #[derive(Serialize)]
 pub(crate) struct TicketJson<'a> {
     test_id: &'a str,
-    seed: Value,
-    input_sha256: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kind: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seed: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    input_sha256: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     input_path: Option<&'a str>,
     expires_on: String,
-    last_replay_job: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    last_replay_job: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    issue: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    typed: Option<&'a [String]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     created_on: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -130,15 +189,29 @@ pub(crate) struct TicketJson<'a> {
 }
 
 impl Ticket {
+    /// The flake's capsule (`None` for a known failure).
+    pub fn replay(&self) -> Option<&Replay> {
+        match &self.kind {
+            Kind::Flake(r) => Some(r),
+            Kind::KnownFailure => None,
+        }
+    }
+
     /// The ticket in canonical field order, ready to serialize.
     pub(crate) fn json(&self) -> TicketJson<'_> {
+        let replay = self.replay();
         TicketJson {
             test_id: &self.test_id,
-            seed: self.seed.to_json(),
-            input_sha256: &self.input_sha256,
-            input_path: self.input_path.as_deref(),
+            kind: replay.is_none().then(|| self.kind.name()),
+            seed: replay.map(|r| r.seed.to_json()),
+            input_sha256: replay.map(|r| r.input_sha256.as_str()),
+            input_path: replay.and_then(|r| r.input_path.as_deref()),
             expires_on: self.expires_on.to_string(),
-            last_replay_job: &self.last_replay_job,
+            last_replay_job: replay.map(|r| r.last_replay_job.as_str()),
+            issue: self.issue.as_deref(),
+            typed: replay
+                .filter(|r| !r.typed.is_empty())
+                .map(|r| r.typed.as_slice()),
             created_on: self.created_on.map(|d| d.to_string()),
             owner: self.owner.as_deref(),
             reason: self.reason.as_deref(),
@@ -252,7 +325,10 @@ impl Ledger {
                 {
                     // A number serde_json could only read as a float (beyond 64 bits, or
                     // `1e3`) is shown as written, not as its rounded float.
-                    for issue in issues.iter_mut().filter(|i| i.field == "seed") {
+                    let unread = |i: &&mut FieldIssue| {
+                        i.field == "seed" && i.message.starts_with("seed must be")
+                    };
+                    for issue in issues.iter_mut().filter(unread) {
                         issue.message = format!(
                             "seed must be an integer that fits in 64 bits, found {}",
                             clip(text)
@@ -436,14 +512,7 @@ pub fn ticket_from_value(value: &Value) -> Result<Ticket, Vec<FieldIssue>> {
             ));
         }
     }
-    for field in REQUIRED {
-        if !map.contains_key(*field) {
-            issues.push(FieldIssue::new(
-                field,
-                format!("missing required field {field:?}"),
-            ));
-        }
-    }
+    let known_failure = kind_field(map, &mut issues);
     let test_id = string_field(map, "test_id", &mut issues, check_test_id);
     let seed = map.get("seed").and_then(|v| match Seed::from_json(v) {
         Ok(s) => Some(s),
@@ -456,6 +525,10 @@ pub fn ticket_from_value(value: &Value) -> Result<Ticket, Vec<FieldIssue>> {
     let input_path = string_field(map, "input_path", &mut issues, check_input_path);
     let expires_on = date_field(map, "expires_on", &mut issues);
     let last_replay_job = string_field(map, "last_replay_job", &mut issues, check_url);
+    let issue = string_field(map, "issue", &mut issues, |s| {
+        check_url(s).map_err(|_| format!("issue must be an http(s) URL of the issue, found {s:?}"))
+    });
+    let typed = typed_field(map, &mut issues);
     let created_on = date_field(map, "created_on", &mut issues);
     let owner = string_field(map, "owner", &mut issues, |s| non_blank("owner", s));
     let reason = string_field(map, "reason", &mut issues, |s| non_blank("reason", s));
@@ -470,23 +543,116 @@ pub fn ticket_from_value(value: &Value) -> Result<Ticket, Vec<FieldIssue>> {
     if !issues.is_empty() {
         return Err(issues);
     }
-    match (test_id, seed, input_sha256, expires_on, last_replay_job) {
-        (Some(test_id), Some(seed), Some(input_sha256), Some(expires_on), Some(job)) => {
-            Ok(Ticket {
-                test_id,
-                seed,
-                input_sha256,
-                input_path,
-                expires_on,
-                last_replay_job: job,
-                created_on,
-                owner,
-                reason,
-            })
-        }
+    let kind = match (known_failure, seed, input_sha256, last_replay_job) {
+        (true, ..) => Kind::KnownFailure,
+        (false, Some(seed), Some(input_sha256), Some(last_replay_job)) => Kind::Flake(Replay {
+            seed,
+            input_sha256,
+            input_path,
+            last_replay_job,
+            typed,
+        }),
         // Every missing required field was reported above.
+        _ => return Err(vec![FieldIssue::new("", "incomplete ticket")]),
+    };
+    match (test_id, expires_on) {
+        (Some(test_id), Some(expires_on)) => Ok(Ticket {
+            test_id,
+            kind,
+            expires_on,
+            issue,
+            created_on,
+            owner,
+            reason,
+        }),
         _ => Err(vec![FieldIssue::new("", "incomplete ticket")]),
     }
+}
+
+/// `kind`, and the issues of the fields that kind requires or refuses: whether the row is a
+/// known failure.
+fn kind_field(map: &Map<String, Value>, issues: &mut Vec<FieldIssue>) -> bool {
+    let mut required = REQUIRED;
+    let known_failure = match map.get("kind") {
+        None => false,
+        Some(Value::String(k)) if k == "flake" => false,
+        Some(Value::String(k)) if k == "known-failure" => {
+            required = KNOWN_FAILURE_REQUIRED;
+            true
+        }
+        Some(other) => {
+            // Which fields it needs depends on the kind it meant: only the common ones.
+            required = &["test_id", "expires_on"];
+            issues.push(FieldIssue::new(
+                "kind",
+                format!(
+                    "kind must be \"flake\" (the default) or \"known-failure\", found {}",
+                    describe(other)
+                ),
+            ));
+            false
+        }
+    };
+    for field in required {
+        if !map.contains_key(*field) {
+            let why = if known_failure {
+                " (a known-failure ticket names the issue that tracks the bug and its owner)"
+            } else {
+                ""
+            };
+            issues.push(FieldIssue::new(
+                field,
+                format!("missing required field {field:?}{why}"),
+            ));
+        }
+    }
+    if known_failure {
+        for field in REPLAY_FIELDS.iter().filter(|f| map.contains_key(**f)) {
+            issues.push(FieldIssue::new(
+                field,
+                format!(
+                    "a known-failure ticket has no {field:?}: a deterministic bug is not replayed \
+                     (remove it, or make the ticket a flake)"
+                ),
+            ));
+        }
+    }
+    known_failure
+}
+
+/// `typed`: the replay fields a person typed, each one of [`TYPEABLE`] once, kept sorted.
+fn typed_field(map: &Map<String, Value>, issues: &mut Vec<FieldIssue>) -> Vec<String> {
+    let Some(value) = map.get("typed") else {
+        return Vec::new();
+    };
+    let bad = || {
+        FieldIssue::new(
+            "typed",
+            format!(
+                "typed must be a sorted array of distinct replay field names ({}), found {}",
+                TYPEABLE.join(", "),
+                clip(&value.to_string())
+            ),
+        )
+    };
+    let Value::Array(items) = value else {
+        issues.push(bad());
+        return Vec::new();
+    };
+    let names: Vec<String> = items
+        .iter()
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect();
+    let sorted_distinct = names.windows(2).all(|w| w[0] < w[1]);
+    if names.len() != items.len()
+        || names.is_empty()
+        || !sorted_distinct
+        || names.iter().any(|n| !TYPEABLE.contains(&n.as_str()))
+    {
+        issues.push(bad());
+        return Vec::new();
+    }
+    names
 }
 
 fn non_blank(field: &str, s: &str) -> Result<(), String> {

@@ -6,6 +6,7 @@
 
 pub mod app;
 mod capsule;
+mod capture;
 pub mod check;
 pub mod diff;
 mod edit;

@@ -30,20 +30,34 @@ pub(crate) fn markdown(ledger_name: &str, tickets: &[Ticket]) -> String {
         tickets.len(),
         lane_core::render::plural(tickets.len())
     ));
-    out.push_str("| expires_on | test | seed | input | last replay job | owner | reason |\n");
-    out.push_str("|---|---|---|---|---|---|---|\n");
+    out.push_str(
+        "| expires_on | test | kind | seed | input | last replay job or issue | owner | reason |\n",
+    );
+    out.push_str("|---|---|---|---|---|---|---|---|\n");
     for t in tickets {
-        let input = match &t.input_path {
-            Some(p) => format!("`{}`", cell(p)),
-            None => format!("`{}…`", &t.input_sha256[..12.min(t.input_sha256.len())]),
+        let (seed, input, job) = match t.replay() {
+            Some(r) => (
+                r.seed.to_string(),
+                match &r.input_path {
+                    Some(p) => format!("`{}`", cell(p)),
+                    None => format!("`{}…`", &r.input_sha256[..12.min(r.input_sha256.len())]),
+                },
+                r.last_replay_job.clone(),
+            ),
+            None => (
+                String::new(),
+                String::new(),
+                t.issue.clone().unwrap_or_default(),
+            ),
         };
         out.push_str(&format!(
-            "| {} | `{}` | {} | {} | {} | {} | {} |\n",
+            "| {} | `{}` | {} | {} | {} | {} | {} | {} |\n",
             t.expires_on,
             cell(&t.test_id),
-            t.seed,
+            t.kind.name(),
+            seed,
             input,
-            cell(&t.last_replay_job),
+            cell(&job),
             cell(t.owner.as_deref().unwrap_or("")),
             cell(t.reason.as_deref().unwrap_or("")),
         ));

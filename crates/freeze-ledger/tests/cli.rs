@@ -151,13 +151,24 @@ fn run(dir: &Path, args: &[&str], stdin: &str) -> Out {
 
 /// An evidence document with a scan section: (id, lane) pairs.
 fn scan_doc(tests: &[(&str, Option<&str>)]) -> String {
+    let marked: Vec<(&str, Option<&str>, &[&str])> = tests
+        .iter()
+        .map(|(id, lane)| (*id, *lane, &[][..]))
+        .collect();
+    scan_doc_marked(&marked)
+}
+
+/// An evidence document with a scan section: (id, lane, other marks).
+fn scan_doc_marked(tests: &[(&str, Option<&str>, &[&str])]) -> String {
     let tests: Vec<Value> = tests
         .iter()
         .enumerate()
-        .map(|(i, (id, lane))| {
+        .map(|(i, (id, lane, marks))| {
             let file = id.split("::").next().unwrap();
+            let mut marks: Vec<&str> = marks.iter().copied().chain(*lane).collect();
+            marks.sort_unstable();
             json!({"id": id, "file": file, "line": 10 + i, "lane": lane,
-                   "lanes": lane.map(|l| vec![l]).unwrap_or_default(), "marks": [],
+                   "lanes": lane.map(|l| vec![l]).unwrap_or_default(), "marks": marks,
                    "parametrized": false, "attachments": {}})
         })
         .collect();
@@ -243,8 +254,19 @@ fn add_then_check_is_clean() {
         &scan,
     );
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(out.stderr.contains("added a ticket for"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("added a flake ticket for")
+            && out
+                .stderr
+                .contains("typed: input_sha256, last_replay_job, seed"),
+        "{}",
+        out.stderr
+    );
     let ticket = out.json();
+    assert_eq!(
+        ticket["typed"],
+        json!(["input_sha256", "last_replay_job", "seed"])
+    );
     assert_eq!(ticket["input_sha256"], ABC_SHA);
     assert_eq!(ticket["input_path"], "tests/capsules/rounding.bin");
     assert_eq!(ticket["created_on"], "2026-02-01");
@@ -1563,4 +1585,314 @@ fn other_sections_pass_through_byte_for_byte() {
             );
         }
     }
+}
+
+const KNOWN: &str = "tests/test_invoice.py::test_euro_rounding";
+
+fn known_args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "add",
+        KNOWN,
+        "--known-failure",
+        "--expires",
+        "2026-04-01",
+        "--today",
+        "2026-02-01",
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
+#[test]
+fn a_known_failure_needs_an_issue_an_owner_and_an_xfail_mark_and_no_replay() {
+    let dir = scratch("known");
+    let xfail = scan_doc_marked(&[(KNOWN, Some("freeze"), &["xfail"])]);
+    let plain = scan_doc_marked(&[(KNOWN, Some("freeze"), &[])]);
+    let issue = ["--issue", "https://tracker.example.org/issues/88"];
+    // No issue, no owner, no xfail mark, or a replay field: refused, nothing written.
+    for (args, stdin, says) in [
+        (known_args(&["--owner", "ana"]), &xfail, "needs --issue URL"),
+        (known_args(&issue), &xfail, "--owner WHO"),
+        (
+            known_args(&[issue[0], issue[1], "--owner", "ana"]),
+            &plain,
+            "has no xfail mark",
+        ),
+    ] {
+        let out = run(&dir, &args, stdin);
+        assert_eq!(out.code, 2, "{args:?}: {}", out.stderr);
+        assert!(out.stderr.contains(says), "{args:?}: {}", out.stderr);
+        assert!(!dir.join("freeze_ledger.json").exists());
+    }
+    let out = run(
+        &dir,
+        &known_args(&[issue[0], issue[1], "--owner", "ana", "--seed", "3"]),
+        &xfail,
+    );
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("cannot be used with"), "{}", out.stderr);
+
+    let out = run(
+        &dir,
+        &known_args(&[issue[0], issue[1], "--owner", "ana"]),
+        &xfail,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("added a known-failure ticket"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        out.json(),
+        json!({"test_id": KNOWN, "kind": "known-failure", "expires_on": "2026-04-01",
+               "issue": "https://tracker.example.org/issues/88", "created_on": "2026-02-01",
+               "owner": "ana"})
+    );
+    // It checks clean against a scan whose test is xfail; without the mark it is invalid.
+    let out = run(&dir, &["check", "--today", "2026-02-01"], &xfail);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let out = run(&dir, &["check", "--today", "2026-02-01"], &plain);
+    assert_eq!(out.code, 1);
+    assert_eq!(out.rules(), ["invalid-ticket"]);
+    assert!(
+        out.ledger().problems[0]
+            .message
+            .contains("carries no xfail mark"),
+        "{:?}",
+        out.ledger().problems
+    );
+    // Renewing a known failure needs no replay job, and refuses one.
+    let renew = [
+        "renew",
+        KNOWN,
+        "--expires",
+        "2026-04-20",
+        "--today",
+        "2026-02-01",
+    ];
+    let out = run(&dir, &renew, "");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.json()["expires_on"], "2026-04-20");
+    let mut with_job = renew.to_vec();
+    with_job.extend(["--replay-job", "https://ci.example.org/jobs/2"]);
+    let before = ledger_bytes(&dir);
+    let out = run(&dir, &with_job, "");
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("is a known failure"), "{}", out.stderr);
+    assert_eq!(ledger_bytes(&dir), before);
+}
+
+#[test]
+fn known_failure_rows_are_validated_field_by_field() {
+    let dir = scratch("known-rows");
+    let good = json!({"test_id": KNOWN, "kind": "known-failure", "expires_on": "2026-04-01",
+                      "issue": "https://tracker.example.org/issues/88", "owner": "ana"});
+    let mut seeded = good.clone();
+    seeded["test_id"] = json!("tests/test_invoice.py::test_seeded");
+    seeded["seed"] = json!(1);
+    let mut ownerless = good.clone();
+    ownerless["test_id"] = json!("tests/test_invoice.py::test_ownerless");
+    ownerless.as_object_mut().unwrap().remove("owner");
+    let mut odd_kind = good.clone();
+    odd_kind["test_id"] = json!("tests/test_invoice.py::test_odd");
+    odd_kind["kind"] = json!("bug");
+    let mut bad_issue = good.clone();
+    bad_issue["test_id"] = json!("tests/test_invoice.py::test_issue");
+    bad_issue["issue"] = json!("#88");
+    write_ledger_lines(&dir, &[good, seeded, ownerless, odd_kind, bad_issue]);
+    let out = run(&dir, &["check", "--today", "2026-02-01"], "");
+    assert_eq!(out.code, 1);
+    let messages: Vec<(Option<u64>, String)> = out
+        .ledger()
+        .problems
+        .iter()
+        .map(|p| (p.line, p.message.clone()))
+        .collect();
+    let says = |line: u64, text: &str| {
+        messages
+            .iter()
+            .any(|(l, m)| *l == Some(line) && m.contains(text))
+    };
+    assert!(
+        says(3, "a known-failure ticket has no \"seed\""),
+        "{messages:?}"
+    );
+    assert!(says(4, "missing required field \"owner\""), "{messages:?}");
+    assert!(says(5, "kind must be \"flake\""), "{messages:?}");
+    assert!(says(6, "issue must be an http(s) URL"), "{messages:?}");
+    assert_eq!(messages.len(), 4, "{messages:?}");
+}
+
+/// A gate out folder whose run saw `FLAKY` fail in the freeze lane with capsule `caps`.
+fn gate_out(dir: &Path, job: Option<&str>, seed: Option<u64>, capsule: Option<&[u8]>) -> PathBuf {
+    let out = dir.join("out/lanes");
+    fs::create_dir_all(out.join("capsules/.lanes/replay")).unwrap();
+    let (path, sha) = match capsule {
+        Some(bytes) => {
+            fs::write(out.join("capsules/.lanes/replay/flaky.bin"), bytes).unwrap();
+            (json!(".lanes/replay/flaky.bin"), json!(ABC_SHA))
+        }
+        None => (Value::Null, Value::Null),
+    };
+    let capture = json!({"job": job, "seed": seed, "cases": [
+        {"test": FLAKY, "lane": "freeze", "outcome": "failed", "capsule": path,
+         "capsule_sha256": sha}]});
+    fs::write(out.join("capture.json"), capture.to_string()).unwrap();
+    out
+}
+
+#[test]
+fn a_flake_ticket_is_captured_from_the_run_that_saw_it_fail() {
+    let dir = scratch("from");
+    let scan = scan_doc(&[(FLAKY, Some("freeze"))]);
+    let from = [
+        "add",
+        FLAKY,
+        "--from",
+        "out/lanes",
+        "--expires",
+        "2026-04-01",
+        "--today",
+        "2026-02-01",
+    ];
+    gate_out(
+        &dir,
+        Some("https://ci.example.org/jobs/77"),
+        Some(99),
+        Some(b"abc"),
+    );
+    let out = run(&dir, &from, &scan);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("captured from the run"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("copied the run's capsule to .lanes/capsules/flaky.bin")
+    );
+    let ticket = out.json();
+    assert_eq!(ticket["seed"], 99);
+    assert_eq!(ticket["input_sha256"], ABC_SHA);
+    // lane_replay's folder is rewritten by every run: the ticket keeps its own copy.
+    assert_eq!(ticket["input_path"], ".lanes/capsules/flaky.bin");
+    assert_eq!(ticket["last_replay_job"], "https://ci.example.org/jobs/77");
+    assert!(ticket.get("typed").is_none(), "{ticket}");
+    assert_eq!(
+        fs::read(dir.join(".lanes/capsules/flaky.bin")).unwrap(),
+        b"abc"
+    );
+    // The capsule it copied is the one check verifies.
+    let out = run(&dir, &["check", "--today", "2026-02-01"], &scan);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+
+    // A typed field wins over the captured one and is marked typed.
+    let dir = scratch("from-typed");
+    gate_out(&dir, None, Some(5), Some(b"abc"));
+    let mut typed = from.to_vec();
+    typed.extend(["--replay-job", "https://ci.example.org/jobs/8"]);
+    let out = run(&dir, &typed, &scan);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.json()["typed"], json!(["last_replay_job"]));
+    assert_eq!(out.json()["seed"], 5);
+}
+
+#[test]
+fn capture_refuses_what_the_run_did_not_record() {
+    let scan = scan_doc(&[(FLAKY, Some("freeze"))]);
+    let from = [
+        "add",
+        FLAKY,
+        "--from",
+        "out/lanes",
+        "--expires",
+        "2026-04-01",
+        "--today",
+        "2026-02-01",
+    ];
+    // (job, seed, capsule, what the refusal says)
+    type Recorded<'a> = (Option<&'a str>, Option<u64>, Option<&'a [u8]>, &'a str);
+    let cases: [Recorded<'_>; 4] = [
+        (None, Some(1), Some(b"abc"), "recorded no CI job"),
+        (
+            Some("https://ci.example.org/j/1"),
+            None,
+            Some(b"abc"),
+            "recorded no seed",
+        ),
+        (
+            Some("https://ci.example.org/j/1"),
+            Some(1),
+            None,
+            "recorded no capsule",
+        ),
+        // The copy no longer has the digest the run recorded.
+        (
+            Some("https://ci.example.org/j/1"),
+            Some(1),
+            Some(b"abd"),
+            "does not have the digest",
+        ),
+    ];
+    for (i, (job, seed, capsule, says)) in cases.into_iter().enumerate() {
+        let dir = scratch(&format!("from-refused-{i}"));
+        gate_out(&dir, job, seed, capsule);
+        let out = run(&dir, &from, &scan);
+        assert_eq!(out.code, 2, "{says}: {}", out.stderr);
+        assert!(out.stderr.contains(says), "{says}: {}", out.stderr);
+        assert!(!dir.join("freeze_ledger.json").exists(), "{says}");
+        assert!(!dir.join(".lanes").exists(), "{says}");
+    }
+    // A run that saw no failure of the test, and a folder that is no gate out folder.
+    let dir = scratch("from-other");
+    gate_out(
+        &dir,
+        Some("https://ci.example.org/j/1"),
+        Some(1),
+        Some(b"abc"),
+    );
+    let mut other = from.to_vec();
+    other[1] = "tests/test_invoice.py::test_other";
+    let scan_other = scan_doc(&[("tests/test_invoice.py::test_other", Some("freeze"))]);
+    let out = run(&dir, &other, &scan_other);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr
+            .contains("saw no failure of tests/test_invoice.py::test_other"),
+        "{}",
+        out.stderr
+    );
+    let mut nowhere = from.to_vec();
+    nowhere[3] = "elsewhere";
+    let out = run(&dir, &nowhere, &scan);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("no capture.json there"),
+        "{}",
+        out.stderr
+    );
+    // Neither --from nor every field typed.
+    let out = run(
+        &dir,
+        &[
+            "add",
+            FLAKY,
+            "--seed",
+            "1",
+            "--expires",
+            "2026-04-01",
+            "--today",
+            "2026-02-01",
+        ],
+        &scan,
+    );
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("add needs --from OUT_DIR"),
+        "{}",
+        out.stderr
+    );
+    assert!(!dir.join("freeze_ledger.json").exists());
 }

@@ -296,16 +296,16 @@ rules! {
     // ---- freeze-ledger ----
     InvalidTicket = "invalid-ticket", Error, "freeze-ledger", acknowledgeable: false,
         summary: "a ledger row has a bad or missing field",
-        explanation: "Each row needs test_id, seed (an integer), input_sha256 (64 lowercase hex digits), expires_on (YYYY-MM-DD) and last_replay_job (an http(s) URL); unknown fields are refused because they are usually typos. Fix the fields the message names.",
-        fix: "Fix the fields the message names: `seed` an integer, `input_sha256` 64 lowercase hex digits, `expires_on` `YYYY-MM-DD`, `last_replay_job` an `http(s)` URL, no unknown fields. `freeze-ledger add` writes valid rows.";
+        explanation: "A flake's row needs test_id, seed (an integer), input_sha256 (64 lowercase hex digits), expires_on (YYYY-MM-DD) and last_replay_job (an http(s) URL), and may list in typed the replay fields a person typed instead of capturing them from a run. A known failure's row (kind known-failure: a deterministic bug kept visible, not replayed) needs test_id, issue (an http(s) URL), owner and expires_on, has no replay fields, and its test must carry xfail (strict=True, so that the day it passes is seen); with a scan, a known-failure row whose test has no xfail mark is reported here too. Unknown fields are refused because they are usually typos. Fix the fields the message names.",
+        fix: "Fix the fields the message names: `seed` an integer, `input_sha256` 64 lowercase hex digits, `expires_on` `YYYY-MM-DD`, `last_replay_job` and `issue` `http(s)` URLs, no unknown fields; a known failure's test marked `xfail(strict=True)`. `freeze-ledger add` writes valid rows.";
     DuplicateTicket = "duplicate-ticket", Error, "freeze-ledger", acknowledgeable: false,
         summary: "two ledger rows for the same test",
         explanation: "A freeze test has exactly one ticket. Remove the extra row.",
         fix: "Keep one row per test id; remove the other (`freeze-ledger remove TEST_ID` and add it again, or edit the file).";
     MissingTicket = "missing-ticket", Error, "freeze-ledger", acknowledgeable: false,
         summary: "a freeze test without a ledger row",
-        explanation: "A freeze without a capsule is a skip with extra steps. Add a row with freeze-ledger add (seed, input digest, expiry, replay job), or move the test to another lane.",
-        fix: "`freeze-ledger add TEST_ID --seed N --input CAPSULE --expires DATE --replay-job URL --today DATE`, or move the test to another lane.";
+        explanation: "A freeze without a capsule is a skip with extra steps. Add a row with freeze-ledger add: a flake's seed, input digest and replay job captured from the gate's out folder of the run that saw it fail (--from), or a deterministic known failure's issue and owner (--known-failure); or move the test to another lane.",
+        fix: "A flake: `freeze-ledger add TEST_ID --from out/lanes --expires DATE` after a gate run that saw it fail; a known bug marked `xfail(strict=True)`: `freeze-ledger add TEST_ID --known-failure --issue URL --owner WHO --expires DATE`; or move the test to another lane.";
     OrphanTicket = "orphan-ticket", Error, "freeze-ledger", acknowledgeable: false,
         summary: "a ledger row whose test is not in the freeze lane",
         explanation: "The row's test does not exist or is not a freeze test. Remove the row with freeze-ledger remove.",

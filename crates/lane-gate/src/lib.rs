@@ -14,6 +14,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 mod ack;
+mod capture;
 mod changed;
 mod channel;
 mod collect;

@@ -60,17 +60,21 @@ fn judge(t: &Ticket, days: i64, max_days: u32) -> Option<Problem> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::ledger::Seed;
+    use crate::ledger::{Kind, Replay, Seed};
     use jiff::civil::date;
 
     fn ticket() -> Ticket {
         Ticket {
             test_id: "t.py::t".into(),
-            seed: Seed::new(1).unwrap(),
-            input_sha256: "0".repeat(64),
-            input_path: None,
+            kind: Kind::Flake(Replay {
+                seed: Seed::new(1).unwrap(),
+                input_sha256: "0".repeat(64),
+                input_path: None,
+                last_replay_job: "https://ci/1".into(),
+                typed: Vec::new(),
+            }),
             expires_on: date(2026, 3, 10),
-            last_replay_job: "https://ci/1".into(),
+            issue: None,
             created_on: None,
             owner: None,
             reason: None,

@@ -10,6 +10,7 @@ use lane_core::scan::Lane;
 use lane_tally::Report;
 
 use super::prepare::Places;
+use crate::capture::{self, CapturedCase};
 use crate::pytest::{Ended, Finished, Setup};
 use crate::rules::{self, GateFacts, LaneRunFacts, ReportCounts};
 use crate::section::LaneRun;
@@ -44,6 +45,8 @@ pub(crate) struct LaneRuns {
     pub(crate) problems: Vec<Problem>,
     /// Where pytest wrote the reports (outside the out folder).
     pub(crate) reports_dir: PathBuf,
+    /// The cases that saw a failure, for `freeze-ledger add --from`.
+    pub(crate) captured: Vec<CapturedCase>,
 }
 
 /// What one lane's run is recorded as in `pytest-status`, and what the gate says of it.
@@ -133,6 +136,15 @@ impl LaneRuns {
                 lane,
                 path: name.clone(),
             });
+            if !ended.timed_out {
+                capture::collect(
+                    lane,
+                    &report,
+                    input.vote_root,
+                    &places.out,
+                    &mut self.captured,
+                )?;
+            }
         }
         self.runs.insert(
             lane.to_string(),
@@ -180,6 +192,7 @@ pub(crate) fn run_lanes(input: &LaneSetup<'_>) -> Result<LaneRuns, GateError> {
         reports: Vec::new(),
         problems: Vec::new(),
         reports_dir,
+        captured: Vec::new(),
     };
     let one_run = if input.together {
         run_together(input, &runs.reports_dir, &mut runs.problems)?

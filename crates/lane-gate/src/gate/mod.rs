@@ -52,7 +52,7 @@ pub(crate) fn run(args: &Args) -> Result<Status, GateError> {
         &mut evidence,
     )?;
     let lanes_began = std::time::Instant::now();
-    let lanes = lanes::run_lanes(&LaneSetup {
+    let mut lanes = lanes::run_lanes(&LaneSetup {
         shard: &plan.shard,
         setup: &plan.setup,
         vote_root: &evidence.vote_root,
@@ -62,6 +62,7 @@ pub(crate) fn run(args: &Args) -> Result<Status, GateError> {
         product_dirs: &plan.product_dirs,
     })?;
     let lanes_took = lanes_began.elapsed();
+    crate::capture::write(&prepared.places.out, plan.seed.value, &mut lanes.captured)?;
     let mut after = after::check(&evidence.doc, &evidence.vote_root, &plan.watched)?;
     let (unexercised, exercised) = after::exercised(
         &prepared.python.command,

@@ -26,6 +26,8 @@ const OUT_FILES: &[&str] = &[
     "freeze.log",
     "candidates.xml",
     "candidates.log",
+    crate::capture::FILE,
+    crate::capture::CAPSULES,
 ];
 
 /// lanes' own pytest plugin (a distribution name, normalized).
@@ -181,8 +183,10 @@ fn only_gate_output(out: &Path) -> bool {
     entries.filter_map(Result::ok).all(|e| {
         let name = e.file_name();
         let name = name.to_string_lossy();
-        e.file_type().is_ok_and(|t| t.is_file())
-            && (OUT_FILES.contains(&name.as_ref()) || OUT_OTHERS.contains(&name.as_ref()))
+        let kind_ok = e
+            .file_type()
+            .is_ok_and(|t| t.is_file() || (t.is_dir() && name == crate::capture::CAPSULES));
+        kind_ok && (OUT_FILES.contains(&name.as_ref()) || OUT_OTHERS.contains(&name.as_ref()))
     })
 }
 

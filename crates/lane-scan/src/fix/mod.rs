@@ -295,14 +295,15 @@ fn candidate_line(
             } else {
                 "not marked: if it is a known failure, write its ticket"
             };
-            let why = reasons(no_vote.map_or(&[][..], |n| &n.whole[..]));
+            let whole = no_vote.map_or(&[][..], |n| &n.whole[..]);
             Some(format!(
-                "{}:{}: {} is a freeze candidate ({}: {why}): {action} with `freeze-ledger add {} ...`, or fix it so it passes",
+                "{}:{}: {} is a freeze candidate ({}: {}): {action} {}, or fix it so it passes",
                 t.defining_file(),
                 t.line,
                 t.id,
                 Rule::FixFreezeCandidate.id(),
-                t.id
+                reasons(whole),
+                ticket_command(&t.id, whole)
             ))
         }
     }
@@ -455,6 +456,30 @@ fn decide(t: &ScanTest, no_vote: Option<&NoVote>, def: Option<&Def>) -> Decision
 }
 
 /// `rule at file:line, ...` for the reasons of a [`NoVote`].
+/// How a candidate's ticket is written: a deterministic known failure (an expected failure and
+/// nothing else) gets a known-failure ticket; a skipped test first loses its skip (it runs in
+/// no lane, a ticket cannot change that); anything else (a retried flake) gets its capsule
+/// captured from the gate's run that saw it fail.
+fn ticket_command(id: &str, whole: &[NoVoteAt]) -> String {
+    let only = |rule: Rule| !whole.is_empty() && whole.iter().all(|r| r.what == rule.id());
+    if only(Rule::XfailInVotingLane) {
+        format!(
+            "with `freeze-ledger add {id} --known-failure --issue URL --owner WHO --expires DATE` \
+             (a known bug: mark it xfail(strict=True))"
+        )
+    } else if whole.iter().any(|r| r.what == Rule::UnconditionalSkip.id()) {
+        format!(
+            "once its skip is removed (a skipped test runs in no lane), with `freeze-ledger add \
+             {id} --from out/lanes --expires DATE` after a gate run that saw it fail"
+        )
+    } else {
+        format!(
+            "with `freeze-ledger add {id} --from out/lanes --expires DATE` after a gate run that \
+             saw it fail"
+        )
+    }
+}
+
 fn reasons(at: &[NoVoteAt]) -> String {
     at.iter()
         .map(|r| format!("{} at {}:{}", r.what, r.file, r.line))
