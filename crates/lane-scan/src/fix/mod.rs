@@ -461,13 +461,14 @@ fn decide(t: &ScanTest, no_vote: Option<&NoVote>, def: Option<&Def>) -> Decision
 /// no lane, a ticket cannot change that); anything else (a retried flake) gets its capsule
 /// captured from the gate's run that saw it fail.
 fn ticket_command(id: &str, whole: &[NoVoteAt]) -> String {
-    let only = |rule: Rule| !whole.is_empty() && whole.iter().all(|r| r.what == rule.id());
-    if only(Rule::XfailInVotingLane) {
+    use crate::rules::{skips, voting_lane};
+    let known = voting_lane::KNOWN_FAILURE.id();
+    if !whole.is_empty() && whole.iter().all(|r| r.what == known) {
         format!(
             "with `freeze-ledger add {id} --known-failure --issue URL --owner WHO --expires DATE` \
              (a known bug: mark it xfail(strict=True))"
         )
-    } else if whole.iter().any(|r| r.what == Rule::UnconditionalSkip.id()) {
+    } else if whole.iter().any(|r| r.what == skips::RUNS_IN_NO_LANE.id()) {
         format!(
             "once its skip is removed (a skipped test runs in no lane), with `freeze-ledger add \
              {id} --from out/lanes --expires DATE` after a gate run that saw it fail"

@@ -91,9 +91,9 @@ pub struct LeftFor {
 /// The rules whose problems `lane-scan --fix` cannot mend and lists as left for a human, for
 /// the tests it gives a lane and wherever the scan already reports them.
 pub const LEFT_FOR_HUMAN: &[Rule] = &[
-    Rule::Tautology,
-    Rule::NoAssertion,
-    Rule::UndecidedTestBranch,
+    tautology::LEFT_FOR_HUMAN,
+    no_assertion::LEFT_FOR_HUMAN,
+    undecided_test_branch::LEFT_FOR_HUMAN,
 ];
 
 /// One reason in [`NoVote`], with its place.

@@ -15,6 +15,10 @@ pub(crate) const DETECTOR: Detector<Scan> = Detector {
 /// The rules of this file that keep a test from voting (`lane-scan --fix` asks).
 pub(crate) const REFUSES_VOTER: &[Rule] = &[Rule::UnconditionalSkip];
 
+/// The rule of this file that keeps a test from running in any lane: `lane-scan --fix` says a
+/// ticket waits until the skip is gone.
+pub(crate) const RUNS_IN_NO_LANE: Rule = Rule::UnconditionalSkip;
+
 fn check(facts: &ScanFacts<'_>, problems: &mut Vec<Problem>) {
     match facts {
         ScanFacts::Test(t) => {
