@@ -79,27 +79,29 @@ SUITES = [
           277, freeze_tests=3),
 ]
 
-# The rule and place that refuse the test as a voter follow the rule id.
-CANDIDATE = re.compile(r"^\S+:\d+: (\S+) is a freeze candidate \(fix-freeze-candidate: [^)]+\): "
-                       r"marked freeze; write its ticket with `freeze-ledger add \1 \.\.\.`", re.M)
+# The rule and place that refuse the test as a voter follow the rule id; an expected failure
+# alone is a known bug, whose ticket --fix names as a known-failure ticket.
+CANDIDATE = re.compile(r"^\S+:\d+: (\S+) is a freeze candidate \(fix-freeze-candidate: "
+                       r"xfail-in-voting-lane [^)]+\): marked freeze; write its ticket with "
+                       r"`freeze-ledger add \1 --known-failure --issue URL --owner WHO "
+                       r"--expires DATE`", re.M)
 
 
 def write_tickets(project: Path, fix_output: str, expected: int) -> list[str]:
-    """What a human does for each freeze candidate --fix listed: a ledger ticket (seed, input
-    digest, expiry, replay job), written with freeze-ledger add, which checks the scan on its
-    stdin places the test in the freeze lane."""
+    """What a human does for each known bug --fix listed: the command it printed, with the issue
+    and the owner filled in (no seed, capsule or replay job to invent), which checks the scan on
+    its stdin places the test in the freeze lane with its xfail."""
     ids = CANDIDATE.findall(fix_output)
     assert len(ids) == expected, fix_output
-    for test_id in ids:
+    for n, test_id in enumerate(ids):
         scan = run_tool("lane-scan", cwd=project)
-        digest = hashlib.sha256(test_id.encode()).hexdigest()
-        added = run_tool("freeze-ledger", "add", test_id, "--seed", "0",
-                         "--input-sha256", digest, "--expires", "2026-12-31",
-                         "--replay-job", "https://ci.example.invalid/replay/1",
-                         "--reason", "known failure (xfail) found by lane-scan --fix",
+        added = run_tool("freeze-ledger", "add", test_id, "--known-failure",
+                         "--issue", f"https://tracker.example.invalid/issues/{n + 1}",
+                         "--owner", "maintainers", "--expires", "2026-12-31",
                          "--today", TODAY, cwd=project, stdin=scan.stdout)
         assert added.code == 0, added.stderr
-        assert f"added a ticket for {test_id}" in added.stderr
+        assert f"added a known-failure ticket for {test_id}" in added.stderr
+        assert json.loads(added.stdout)["kind"] == "known-failure"
     return ids
 
 

@@ -418,9 +418,9 @@ def test_a_known_failure_has_a_home_in_the_freeze_lane(tmp_path, expected, warni
     assert no_ticket.returncode == 1
     reasons = json.loads((root / "out" / "lanes" / "verdict.json").read_text())["tally"]["reasons"]
     assert {r["rule"] for r in reasons} == {"missing-ticket"}
-    add = run_tool("freeze-ledger", "add", KNOWN_ID, "--seed", "0", "--input-sha256", "1" * 64,
-                   "--expires", "2027-01-15", "--replay-job", "https://ci.example.invalid/j/12",
-                   "--today", TODAY, cwd=root)
+    add = run_tool("freeze-ledger", "add", KNOWN_ID, "--known-failure",
+                   "--issue", "https://tracker.example.invalid/issues/12", "--owner", "billing",
+                   "--expires", "2027-01-15", "--today", TODAY, cwd=root)
     assert add.code == 0, add.stderr
     proc = gate(root, PYTHON)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -438,7 +438,7 @@ def test_a_known_failure_has_a_home_in_the_freeze_lane(tmp_path, expected, warni
         assert warnings[0]["severity"] == "warning"
 
 
-KNOWN = {
+WEEK = {
     "pytest.ini": BARE_INI,
     "tests/test_week.py": (
         "import pytest\n\n\n"
@@ -460,14 +460,14 @@ KNOWN = {
         "    assert round(2.675, 2) == 2.68\n"
     ),
 }
-FLAKY_ID = "tests/test_week.py::test_flaky_refresh"
-KNOWN_ID = "tests/test_week.py::test_known_rounding"
+WEEK_FLAKY_ID = "tests/test_week.py::test_flaky_refresh"
+WEEK_KNOWN_ID = "tests/test_week.py::test_known_rounding"
 
 
 def test_tickets_are_captured_from_the_run_that_saw_the_failure(tmp_path, plugin_python):
     """A flake's seed, capsule and CI job come from the gate's out folder, a known bug gets a
     known-failure ticket without them, and the gate then approves with nothing typed."""
-    root = write(tmp_path, KNOWN)
+    root = write(tmp_path, WEEK)
     job = "https://ci.example.invalid/app/jobs/4411"
     env = {"LANES_TODAY": TODAY, "LANES_JOB_URL": job}
     gate = ["--python", str(plugin_python)]
@@ -477,13 +477,13 @@ def test_tickets_are_captured_from_the_run_that_saw_the_failure(tmp_path, plugin
     capture = json.loads((root / "out/lanes/capture.json").read_text())
     assert capture["job"] == job
     by_test = {c["test"]: c for c in capture["cases"]}
-    assert by_test[FLAKY_ID]["outcome"] == "failed"
-    assert by_test[KNOWN_ID]["outcome"] == "xfail"
-    capsule = by_test[FLAKY_ID]["capsule"]
+    assert by_test[WEEK_FLAKY_ID]["outcome"] == "failed"
+    assert by_test[WEEK_KNOWN_ID]["outcome"] == "xfail"
+    capsule = by_test[WEEK_FLAKY_ID]["capsule"]
     assert (root / "out/lanes/capsules" / capsule).read_bytes() == b"refresh-state-7"
 
     scan = run_tool("lane-scan", cwd=root)
-    added = run_tool("freeze-ledger", "add", FLAKY_ID, "--from", "out/lanes",
+    added = run_tool("freeze-ledger", "add", WEEK_FLAKY_ID, "--from", "out/lanes",
                      "--expires", "2027-01-15", "--today", TODAY, cwd=root, stdin=scan.stdout)
     assert added.code == 0, added.stderr
     ticket = added.json()
@@ -494,10 +494,10 @@ def test_tickets_are_captured_from_the_run_that_saw_the_failure(tmp_path, plugin
     assert kept == capsule.replace(".lanes/replay/", ".lanes/capsules/", 1) and "typed" not in ticket
     assert (root / kept).read_bytes() == b"refresh-state-7"
     # A known bug: refused as a flake without its fields, taken as a known failure.
-    refused = run_tool("freeze-ledger", "add", KNOWN_ID, "--expires", "2027-01-15",
+    refused = run_tool("freeze-ledger", "add", WEEK_KNOWN_ID, "--expires", "2027-01-15",
                        "--today", TODAY, cwd=root, stdin=scan.stdout)
     assert refused.code == 2 and "--known-failure" in refused.stderr, refused.stderr
-    known = run_tool("freeze-ledger", "add", KNOWN_ID, "--known-failure", "--issue",
+    known = run_tool("freeze-ledger", "add", WEEK_KNOWN_ID, "--known-failure", "--issue",
                      "https://tracker.example.invalid/issues/12", "--owner", "billing",
                      "--expires", "2027-01-15", "--today", TODAY, cwd=root, stdin=scan.stdout)
     assert known.code == 0, known.stderr
