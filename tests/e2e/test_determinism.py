@@ -89,7 +89,8 @@ def test_the_locale_does_not_change_the_bytes(tmp_path: Path, turkish: dict):
 
 # ---- lane-gate, --base and all, as a CI job runs it ----
 
-GATE_OUT = ("evidence.json", "base-evidence.json", "verdict.json", "verdict.md", "pytest-status")
+GATE_OUT = ("evidence.json", "base-evidence.json", "verdict.json", "verdict.md", "pytest-status",
+            "capture.json")
 
 
 def gated(tmp_path: Path, name: str, env: dict | None = None) -> tuple[int, str, dict]:

@@ -531,6 +531,6 @@ def test_gate_output_files_are_exactly_the_promised_ones(invoice: Path):
     proc = gate(invoice, "--today", TODAY, "--out", "gate-out")
     assert proc.returncode == 0, proc.stderr
     names = sorted(p.name for p in (invoice / "gate-out").iterdir())
-    assert names == [".gitignore", "comment.md", "evidence.json", "freeze.log", "freeze.xml", "manifest.json", "merge.log",
+    assert names == [".gitignore", "capture.json", "comment.md", "evidence.json", "freeze.log", "freeze.xml", "manifest.json", "merge.log",
                      "merge.xml", "pytest-status", "verdict.json", "verdict.md", "verdict.sarif",
                      "witness.log", "witness.xml"]
