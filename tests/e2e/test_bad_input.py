@@ -315,20 +315,14 @@ CASES = [
 ]
 
 
-# The edit locks beside the lock and the ledger: an edit that is refused still
-# took the lock, whose file stays (empty) by design; nothing else may appear.
-EDIT_LOCKS = {"lanes.lock.lock", "freeze_ledger.json.lock"}
-
-
 def snapshot(root: Path) -> dict:
     """Every entry under root: kind, mode, inode, size, mtime, and the bytes of each regular
-    file this process may read (empty edit-lock files aside)."""
+    file this process may read (an edit locks the folder: even a refused one leaves no lock
+    file behind)."""
     out = {}
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         for name in filenames + dirnames:
             path = Path(dirpath) / name
-            if name in EDIT_LOCKS and path.is_file() and path.stat().st_size == 0:
-                continue
             st = os.lstat(path)
             data = None
             if stat.S_ISREG(st.st_mode) and os.access(path, os.R_OK):

@@ -175,8 +175,8 @@ def test_a_held_edit_lock_makes_the_next_run_wait_then_give_up(tmp_path):
     write(root, "f.txt", "x\n")
     holder = subprocess.Popen(
         ["python3", "-c",
-         "import fcntl,sys,time; f=open(sys.argv[1],'a'); fcntl.flock(f, fcntl.LOCK_EX); "
-         "print('held', flush=True); time.sleep(60)", str(root / "lanes.lock.lock")],
+         "import fcntl,os,sys,time; f=os.open(sys.argv[1], os.O_RDONLY); "
+         "fcntl.flock(f, fcntl.LOCK_EX); print('held', flush=True); time.sleep(60)", str(root)],
         stdout=subprocess.PIPE)
     try:
         assert holder.stdout.readline().strip() == b"held"
@@ -190,6 +190,7 @@ def test_a_held_edit_lock_makes_the_next_run_wait_then_give_up(tmp_path):
     assert "waiting for another run editing lanes.lock" in proc.stderr
     assert "gave up, nothing written" in proc.stderr
     assert not (root / "lanes.lock").exists()
+    assert sorted(p.name for p in root.iterdir()) == ["f.txt"]  # no lock file left behind
 
 
 # ---- kills and signals during a replacement ------------------------------------------------
@@ -560,7 +561,7 @@ FAULTS = [
      "both entries kept"),
     ("concurrent add", "freeze-ledger", "50 pairs of `add` of different ids, and of one id",
      "both kept; a duplicate: one exit 0, one exit 2"),
-    ("edit lock held", "lane-lock", "another process holds `lanes.lock.lock`",
+    ("edit lock held", "lane-lock", "another process holds the lock on the folder of `lanes.lock`",
      "a line on stderr after 3 s, exit 2 after `LANES_LOCK_TIMEOUT` s"),
     ("kill mid-write", "lane-lock", "SIGKILL, SIGTERM, SIGINT, SIGHUP at random moments",
      "old or new lock, never partial; no temp file (SIGKILL aside)"),
@@ -591,10 +592,10 @@ def render_faults() -> list[str]:
         "## Faults",
         "",
         "From `tests/e2e/test_faults.py` (`FAULTS`), real processes in `make test`. Every edit of",
-        "`lanes.lock` or the ledger holds an exclusive advisory lock on `FILE.lock` beside it for",
-        "its whole read-modify-write (add `*.lock.lock` and `freeze_ledger.json.lock` to",
-        "`.gitignore`); a replacement writes a uniquely named temporary file with the old file's",
-        "mode, fsyncs and renames it.",
+        "`lanes.lock` or the ledger holds an exclusive advisory lock (`flock`) on the folder that",
+        "holds it for its whole read-modify-write, so no lock file is left in the tree; a",
+        "replacement writes a uniquely named temporary file with the old file's mode, fsyncs and",
+        "renames it.",
         "",
         "| fault | tool | what | outcome |",
         "|---|---|---|---|",

@@ -45,7 +45,7 @@ the rows removed) as JSON on stdout and one confirmation line on stderr; a refus
 exits 2 and leaves the file byte-identical. list prints the tickets sorted by expiry as
 JSON, or a table with --format markdown.
 
-Edits hold an exclusive lock on LEDGER.lock beside the ledger for their whole
+Edits hold an exclusive lock on the ledger's folder (no lock file is left) for their whole
 read-modify-write: a concurrent edit waits (a message after 3 s, exit 2 after
 LANES_LOCK_TIMEOUT seconds, default 120) and then sees this one. A ledger over 16 MiB, or
 a symlink leading out of the rootdir, is refused (docs/robustness.md).

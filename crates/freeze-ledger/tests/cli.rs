@@ -205,13 +205,11 @@ fn ledger_bytes(dir: &Path) -> Vec<u8> {
     fs::read(dir.join("freeze_ledger.json")).unwrap()
 }
 
-/// Every name in `dir`, sorted, but the ledger's edit lock (`freeze_ledger.json.lock`): it is
-/// created once and kept by design (removing it would race a waiting writer), and holds no data.
+/// Every name in `dir`, sorted (an edit locks the folder: it leaves no lock file behind).
 fn entries(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n != "freeze_ledger.json.lock")
         .collect();
     names.sort();
     names

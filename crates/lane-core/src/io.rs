@@ -147,26 +147,29 @@ pub(crate) const EDIT_LOCK_TIMEOUT_SECS: u64 = 120;
 /// The environment variable that sets [`EditLock::acquire`]'s bounded wait, in seconds.
 pub(crate) const EDIT_LOCK_TIMEOUT_ENV: &str = "LANES_LOCK_TIMEOUT";
 
-/// An exclusive advisory lock (`flock`) on `FILE.lock` beside a file that is read, changed and
-/// replaced: held for the whole read-modify-write, so two runs editing the same lock or
+/// An exclusive advisory lock (`flock`) on the folder that holds a file that is read, changed
+/// and replaced: held for the whole read-modify-write, so two runs editing the same lock or
 /// ledger take turns and the second sees the first's edit (no lost update). Released when
-/// dropped, and by the OS on every exit, a kill included. The lock file itself stays (empty);
-/// removing it would let two runs lock two different files.
+/// dropped, and by the OS on every exit, a kill included. Locking the folder, not a file beside
+/// the target, leaves nothing behind in the user's tree (two edits of different files in one
+/// folder take turns too, which costs nothing).
 pub struct EditLock {
-    _file: fs::File,
+    _folder: fs::File,
 }
 
 impl EditLock {
-    /// The lock file beside `target` (resolved through a symlink, so every name of one file
-    /// shares one lock).
+    /// The folder whose lock guards `target` (resolved through a symlink, so every name of one
+    /// file shares one lock).
     pub(crate) fn path_for(target: &Path) -> io::Result<PathBuf> {
         let real = write_target(target)?;
-        let mut name = real
-            .file_name()
-            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file path"))?
-            .to_os_string();
-        name.push(".lock");
-        Ok(real.with_file_name(name))
+        match real.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => Ok(parent.to_path_buf()),
+            Some(_) => Ok(PathBuf::from(".")),
+            None => Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "not a file path",
+            )),
+        }
     }
 
     /// Takes the lock for `target`, waiting for another run that holds it: after
@@ -175,7 +178,7 @@ impl EditLock {
     /// error and nothing is changed.
     pub fn acquire(target: &Path, name: &str, tool: &str) -> Result<EditLock, Error> {
         let lock_path = Self::path_for(target).map_err(|e| Error::io(name, e))?;
-        let lock_name = format!("{name}.lock");
+        let lock_name = format!("the folder of {name}");
         let timeout = match std::env::var(EDIT_LOCK_TIMEOUT_ENV) {
             Ok(text) => text.trim().parse::<u64>().map_err(|_| {
                 Error::usage(format!(
@@ -185,18 +188,12 @@ impl EditLock {
             Err(_) => EDIT_LOCK_TIMEOUT_SECS,
         };
         let timeout = std::time::Duration::from_secs(timeout);
-        let file = fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&lock_path)
-            .map_err(|e| Error::io(&lock_name, e))?;
+        let file = fs::File::open(&lock_path).map_err(|e| Error::io(&lock_name, e))?;
         let start = std::time::Instant::now();
         let mut told = false;
         loop {
             match file.try_lock() {
-                Ok(()) => return Ok(EditLock { _file: file }),
+                Ok(()) => return Ok(EditLock { _folder: file }),
                 Err(fs::TryLockError::WouldBlock) => {}
                 Err(fs::TryLockError::Error(e)) => return Err(Error::io(&lock_name, e)),
             }

@@ -21,7 +21,7 @@ Commands and their output:
                               moved and removed entries and (--changed) sidecars are lock
                               edits; --base-scan compares the witness lane with the base's.
 
-`lock` holds an exclusive lock on LOCK.lock beside the lock file for its whole
+`lock` holds an exclusive lock on the lock file's folder (no lock file is left) for its whole
 read-modify-write: a concurrent `lock` waits (a message after 3 s, exit 2 after
 LANES_LOCK_TIMEOUT seconds, default 120) and then sees this one. A lock over 64 MiB, or a
 symlink leading out of the root, is refused (docs/robustness.md).

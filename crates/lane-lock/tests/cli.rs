@@ -991,13 +991,11 @@ fn run_wrapped(dir: &Path, prefix: &[&str], args: &[&str]) -> Out {
     }
 }
 
-/// Every name in `dir`, sorted, but the lock's edit lock (`lanes.lock.lock`): it is created once
-/// and kept by design (removing it would race a waiting writer), and holds no data.
+/// Every name in `dir`, sorted (an edit locks the folder: it leaves no lock file behind).
 fn names(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = fs::read_dir(dir)
         .expect("ls")
         .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
-        .filter(|n| n != "lanes.lock.lock")
         .collect();
     names.sort();
     names
