@@ -80,6 +80,33 @@ def test_the_gate_leaves_the_checkout_clean_and_a_users_folder_alone(tmp_path: P
     assert not (repo / "reports" / ".gitignore").exists()
 
 
+def test_a_tracked_out_folder_is_refused_with_nothing_changed(tmp_path: Path):
+    # A project that committed the gate's output once: the gate refuses before it touches
+    # anything (it would delete tracked files), says how to untrack them, and the checkout
+    # stays clean; once untracked, the run goes ahead.
+    repo = copy_tree(REPO / "examples" / "invoice", tmp_path / "repo")
+    (repo / ".gitignore").unlink()
+    repo = committed(repo, True)
+    out = repo / "out" / "lanes"
+    out.mkdir(parents=True)
+    (out / "verdict.md").write_text("an old verdict\n")
+    (out / "merge.log").write_text("an old log\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "the gate's output, by mistake")
+    proc = gate(repo, "--base", "HEAD~2", "--today", TODAY)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "holds files git tracks (out/lanes/merge.log and 1 more)" in proc.stderr
+    assert "git rm -r --cached out/lanes" in proc.stderr
+    assert (out / "verdict.md").read_text() == "an old verdict\n"
+    assert sorted(p.name for p in out.iterdir()) == ["merge.log", "verdict.md"]
+    assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""
+    git(repo, "rm", "-r", "-q", "--cached", "out/lanes")
+    git(repo, "commit", "-q", "-m", "untrack the gate's output")
+    proc = gate(repo, "--today", TODAY)
+    assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+    assert "holds files git tracks" not in proc.stderr
+
+
 def reason_rules(verdict: dict) -> set[str]:
     return {r["rule"] for r in verdict["tally"]["reasons"]}
 
@@ -525,6 +552,25 @@ def test_gate_status_is_the_tally_s_not_pytest_s(invoice: Path):
     verdict = json.loads((out / "verdict.json").read_text())
     assert proc.returncode == 1 and verdict["tally"]["decision"] == "reject"
     assert "merge-failed" in reason_rules(verdict)
+
+
+def test_the_project_s_color_option_never_reaches_the_verdict(invoice: Path):
+    # A project whose addopts ask for colour: the gate's pytest runs without it, so the failure
+    # text in the reports, the logs and the verdict carries no terminal escapes.
+    ini = invoice / "pytest.ini"
+    ini.write_text(ini.read_text().replace("addopts = --strict-markers",
+                                           "addopts = --strict-markers --color=yes"))
+    invoice_py = invoice / "invoice.py"
+    invoice_py.write_text(invoice_py.read_text().replace("return applied + credit",
+                                                         "return applied"))
+    proc = gate(invoice, "--today", TODAY)
+    out = invoice / "out" / "lanes"
+    verdict = (out / "verdict.json").read_text()
+    assert proc.returncode == 1 and "merge-failed" in reason_rules(json.loads(verdict))
+    assert "assert" in (out / "merge.xml").read_text()
+    for text in (proc.stdout, verdict, (out / "merge.xml").read_text(),
+                 (out / "merge.log").read_text()):
+        assert "\x1b[" not in text
 
 
 def test_gate_output_files_are_exactly_the_promised_ones(invoice: Path):

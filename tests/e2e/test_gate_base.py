@@ -80,6 +80,8 @@ def test_a_test_only_patch_is_rejected_for_its_test_surface_alone(invoice: Path)
     assert files == [{"file": "tests/test_invoice_merge.py", "passed": 3, "failed": 0,
                       "errors": 0, "skipped": 0}], files
     assert (repo / "out" / "lanes" / "candidates.xml").stat().st_size > 0
+    # the base's voters passed: nothing looks like an intended change of behaviour
+    assert "intended change" not in proc.stdout
 
 
 @pytest.mark.parametrize("how", ["flag", "env", "reason-alias"])
@@ -174,6 +176,12 @@ def test_a_wrong_library_that_also_weakens_the_property_fails_the_base_s_propert
     assert verdict["gate"]["voting_tree"] == "base-test-surface"
     # in the patch's own tree its tests pass: they are candidates, shown and not counted
     assert all(f["failed"] == 0 for f in verdict["gate"]["candidates"]["files"])
+    # the verdict says what that pattern looks like, and what an acknowledgment would change,
+    # without taking a side: the decision stays the base's
+    said = " ".join(proc.stdout.split())
+    assert "this looks like an intended change of behaviour" in said
+    assert "lets the patch's own tests vote instead; otherwise the patch broke" in said
+    assert verdict["tally"]["decision"] == "reject"
 
 
 def test_a_removed_voter_is_named_even_though_the_base_s_copy_votes(invoice: Path):

@@ -21,6 +21,7 @@ const GATE_LONG: &[&str] = &[
     "--confcutdir",
     "--hypothesis-seed",
     "--lanes-contract",
+    "--color",
 ];
 
 /// pytest-lanes-gate's module: loaded, it records each item's runtime lanes and leaves the
@@ -183,6 +184,9 @@ impl Setup {
                 "-p",
                 "no:cacheprovider",
                 "--strict-markers",
+                // The reports and logs are read, not watched: no terminal escapes in them,
+                // whatever the project's addopts ask.
+                "--color=no",
                 "-o",
                 "junit_family=xunit1",
             ]
@@ -433,6 +437,7 @@ mod tests {
                 "-p",
                 "no:cacheprovider",
                 "--strict-markers",
+                "--color=no",
                 "-o",
                 "junit_family=xunit1",
                 "--junitxml=/tmp/r.xml",

@@ -112,6 +112,39 @@ impl GateSection {
     }
 }
 
+impl GateSection {
+    /// When a voting lane of the base's tests failed while every one of the patch's own new or
+    /// changed tests passed (and no acknowledgment was given): the words that say it looks
+    /// like an intended change of behaviour, and what would let the patch's tests vote.
+    pub(crate) fn intended_change(&self, reasons: &[Problem]) -> Option<String> {
+        let failed_rules: Vec<&str> = lane_core::rights::RIGHTS
+            .iter()
+            .filter(|r| r.may_fail)
+            .map(|r| r.failed.rule.id())
+            .collect();
+        let voters_failed = reasons
+            .iter()
+            .any(|p| failed_rules.contains(&p.rule.as_str()));
+        let c = self.candidates.as_ref()?;
+        let candidates_passed = !c.timed_out
+            && !c.files.is_empty()
+            && c.files
+                .iter()
+                .all(|f| f.failed == 0 && f.errors == 0 && f.passed > 0);
+        (voters_failed && candidates_passed && self.ack.is_none() && self.base.is_some()).then(
+            || {
+                "\nThe base's voting tests fail on this patch while every one of the patch's own \
+                 new or changed tests passes: this looks like an intended change of behaviour \
+                 whose tests were updated with it. If a maintainer agrees, an acknowledgment \
+                 (--ack naming the head commit, granted by CI from an approving review: \
+                 docs/ci.md) lets the patch's own tests vote instead; otherwise the patch \
+                 broke what the base's tests pin.\n"
+                    .to_string()
+            },
+        )
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Base {
     pub(crate) commit: String,

@@ -108,7 +108,11 @@ pub(crate) fn run(args: &Args) -> Result<Status, GateError> {
         reason: prepared.ack.clone(),
     };
     let tally = tally::vote(&doc, &options, Vec::new(), ack)?;
-    let verdict = Verdict::new(doc, tally, &gate.markdown())?;
+    let mut appendix = gate.markdown();
+    if let Some(note) = gate.intended_change(&tally.reasons) {
+        appendix.insert_str(0, &note);
+    }
+    let verdict = Verdict::new(doc, tally, &appendix)?;
     publish::publish(&prepared.places.out, args.format, verdict)?.print()
 }
 

@@ -153,6 +153,7 @@ pub(crate) fn prepare(args: &Args) -> Result<Prepared, GateError> {
 /// The out folder, made and emptied of an earlier run's files.
 fn out_folder(cwd: &Path, given: &Path) -> Result<PathBuf, GateError> {
     let out = lane_scan::config::normalize(&cwd.join(given));
+    refuse_tracked(cwd, &out, given)?;
     let new = !out.exists();
     std::fs::create_dir_all(&out)
         .map_err(|e| GateError::io(format!("cannot create {}", given.display()), e))?;
@@ -167,6 +168,39 @@ fn out_folder(cwd: &Path, given: &Path) -> Result<PathBuf, GateError> {
         super::write(&ignore, OUT_IGNORE.as_bytes())?;
     }
     Ok(out)
+}
+
+/// Refuses an out folder that holds files git tracks, before anything is touched: every run
+/// removes and rewrites its output, and a tracked file deleted by the gate would leave the
+/// checkout dirty (the next run with `--base` then refuses it, and so on). Outside a git work
+/// tree, or with no git, nothing is tracked.
+fn refuse_tracked(cwd: &Path, out: &Path, given: &Path) -> Result<(), GateError> {
+    if !out.is_dir() {
+        return Ok(());
+    }
+    let path = out.to_string_lossy();
+    let Ok(listed) = crate::git::run(cwd, &["ls-files", "-z", "--", path.as_ref()]) else {
+        return Ok(());
+    };
+    let tracked: Vec<String> = listed
+        .split(|b| *b == 0)
+        .filter(|s| !s.is_empty())
+        .map(|s| String::from_utf8_lossy(s).into_owned())
+        .collect();
+    let Some(first) = tracked.first() else {
+        return Ok(());
+    };
+    let more = match tracked.len() {
+        1 => String::new(),
+        n => format!(" and {} more", n - 1),
+    };
+    Err(GateError::Usage(format!(
+        "the out folder {} holds files git tracks ({first}{more}): every run replaces its \
+         output there, so nothing was changed; untrack them (git rm -r --cached {}) and commit, \
+         or give --out a folder git does not track",
+        given.display(),
+        given.display()
+    )))
 }
 
 /// The out folder's `.gitignore`: everything in it.
