@@ -443,7 +443,7 @@ rules! {
     TestSurfaceChanged = "test-surface-changed", Error, "lane-gate", acknowledgeable: true,
         summary: "the patch changes the test surface",
         explanation: "Tests, conftest.py files, pytest configuration, the lock, sidecars, the ledger, capsules, golden files, plugin modules, files that change what Python imports before the product does (new top-level modules, *.pth, *.dist-info, sitecustomize.py, __pycache__) and dependency manifests decide the vote; a patch that changes them could approve itself. With --base the base's test surface votes on the patch's code, and every test-surface change is listed for review.",
-        fix: "Send test changes as their own reviewed change, or have a maintainer acknowledge them (`--ack TEXT`, set by CI from a maintainer-only label): the patch's own tree then votes.";
+        fix: "Send test changes as their own reviewed change, or have a maintainer acknowledge them (`--ack TEXT` naming the head commit, set by CI from a maintainer's approving review: docs/ci.md): the patch's own tree then votes.";
     LaneTimeout = "lane-timeout", Error, "lane-gate", acknowledgeable: false,
         summary: "a lane's pytest run did not finish in time",
         explanation: "lane-gate kills a lane's pytest process group after --lane-timeout seconds. A run that hangs did not vote, and a hang can hide a failure.",

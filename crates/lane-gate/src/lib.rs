@@ -67,9 +67,10 @@ What it does:
 
 Exit status: 0 approve, 1 reject, 2 the gate could not decide (one message on stderr).
 
-Example (CI pins the date once per run and grants --ack from a maintainer-only label):
+Example (CI pins the date once per run, and grants --ack from a maintainer's approving review
+of the head commit, which the text must name; docs/ci.md):
   LANES_TODAY=$(date -u +%F) lane-gate --base origin/main
-  lane-gate --base origin/main --ack \"fixture regenerated for the 2027 tax table\"
+  lane-gate --base origin/main --ack \"approving review by @maintainer at $(git rev-parse HEAD)\"
 Sharded (docs/ci.md), one job per shard, then one vote over their out folders:
   lane-gate --base origin/main --shard 2/7 --out out/shard-2
   lane-gate --collect out/shard-1 out/shard-2 ... out/shard-7 --out out/vote";
