@@ -105,21 +105,25 @@ def write_tickets(project: Path, fix_output: str, expected: int) -> list[str]:
     return ids
 
 
-def sdist(suite: Suite) -> Path:
-    """The pinned sdist, downloaded once with pip and checked against its digest."""
-    path = CACHE / suite.sdist
+def pinned_sdist(name: str, version: str, sha256: str) -> Path:
+    """NAME==VERSION's sdist, downloaded once with pip and checked against its digest."""
+    path = CACHE / f"{name}-{version}.tar.gz"
     if not path.exists():
         CACHE.mkdir(parents=True, exist_ok=True)
         proc = subprocess.run(
             [PYTHON, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
-             "--dest", str(CACHE), f"{suite.name}=={suite.version}"],
+             "--dest", str(CACHE), f"{name}=={version}"],
             capture_output=True, text=True, timeout=300)
         if proc.returncode != 0:
-            pytest.fail(f"cannot download {suite.sdist} (needed once, then cached under "
+            pytest.fail(f"cannot download {path.name} (needed once, then cached under "
                         f"target/adopt-sdists):\n{proc.stderr}")
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    assert digest == suite.sha256, f"{path}: sha256 {digest}, pinned {suite.sha256}"
+    assert digest == sha256, f"{path}: sha256 {digest}, pinned {sha256}"
     return path
+
+
+def sdist(suite: Suite) -> Path:
+    return pinned_sdist(suite.name, suite.version, suite.sha256)
 
 
 def unpacked(suite: Suite, tmp_path: Path) -> Path:
