@@ -87,6 +87,11 @@ def test_one_pinned_and_one_unpinned_line_the_survivor_shown(invoice: Path):
     # the markdown verdict and the SARIF log carry it at its line
     md = (repo / "out" / "lanes" / "verdict.md").read_text()
     assert "`return (applied + credit)`" in md
+    # and lists the unpinned lines per file, after the gate's section
+    listed = md[md.index("Changed lines no voting test would notice going wrong:"):]
+    assert listed.startswith(
+        f"Changed lines no voting test would notice going wrong:\n\n`{INVOICE}`\n\n"
+        f"- line {line_of(repo, BEYOND_BOUNDS)}: no voting test fails if this line is wrong: "), listed
     sarif = json.loads((repo / "out" / "lanes" / "verdict.sarif").read_text())
     results = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == "unpinned-change"]
     assert [r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in results] == [

@@ -108,6 +108,9 @@ impl GateSection {
                 ));
             }
         }
+        if let Some(list) = crate::rules::unpinned_change::by_file(&self.problems) {
+            out.push_str(&list);
+        }
         out
     }
 }

@@ -6,7 +6,10 @@
 //! budget left some of its mutants unrun or a run could not judge one, and no survivor or kill
 //! has decided it already.
 
+use std::collections::BTreeMap;
+
 use lane_core::detector::Detector;
+use lane_core::render::markdown::cell;
 use lane_core::{Problem, Rule};
 
 use super::{Gate, GateFacts};
@@ -80,6 +83,32 @@ fn unpinned(s: &Mutated, seconds: u64) -> Option<String> {
         }
     }
     Some(format!("`{}`: not judged: {}", s.text, why.join("; ")))
+}
+
+/// The markdown verdict's list of unpinned statements, grouped per file (a reviewer reads a
+/// file's survivors together, in line order), or None when there are none. Each line is the
+/// problem's message without its `file:line: ` prefix.
+pub(crate) fn by_file(problems: &[Problem]) -> Option<String> {
+    let mut files: BTreeMap<&str, Vec<(u64, &str)>> = BTreeMap::new();
+    for p in problems.iter().filter(|p| p.rule == Rule::UnpinnedChange.id()) {
+        let file = p.file.as_deref().unwrap_or("");
+        let line = p.line.unwrap_or(0);
+        let prefix = format!("{file}:{line}: ");
+        let text = p.message.strip_prefix(&prefix).unwrap_or(&p.message);
+        files.entry(file).or_default().push((line, text));
+    }
+    if files.is_empty() {
+        return None;
+    }
+    let mut out = String::from("\nChanged lines no voting test would notice going wrong:\n");
+    for (file, mut lines) in files {
+        lines.sort();
+        out.push_str(&format!("\n`{}`\n\n", cell(file)));
+        for (line, text) in lines {
+            out.push_str(&format!("- line {line}: {}\n", cell(text)));
+        }
+    }
+    Some(out)
 }
 
 fn ran_by(s: &Mutated) -> String {
@@ -177,6 +206,28 @@ mod tests {
         )];
         let got = messages(vec![statement(none)]);
         assert!(got[0].contains("-> `return applied - credit + extra` (operator) survived every"));
+    }
+
+    #[test]
+    fn the_markdown_groups_unpinned_lines_per_file_in_line_order() {
+        let at = |file: &str, line: u64| {
+            Problem::new(
+                Rule::UnpinnedChange,
+                format!("{file}:{line}: no voting test fails if this line is wrong: `a|b`"),
+            )
+            .at(file, line)
+        };
+        let mut other = at("b.py", 1);
+        other.rule = "unexercised-change".into();
+        assert_eq!(by_file(std::slice::from_ref(&other)), None);
+        let md = by_file(&[at("b.py", 9), other, at("a.py", 30), at("b.py", 2)]).unwrap();
+        assert_eq!(
+            md,
+            "\nChanged lines no voting test would notice going wrong:\n\n`a.py`\n\n\
+             - line 30: no voting test fails if this line is wrong: `a\\|b`\n\n`b.py`\n\n\
+             - line 2: no voting test fails if this line is wrong: `a\\|b`\n\
+             - line 9: no voting test fails if this line is wrong: `a\\|b`\n"
+        );
     }
 
     #[test]
