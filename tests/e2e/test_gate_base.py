@@ -432,3 +432,50 @@ def test_a_pyproject_too_large_to_read_is_test_surface(invoice: Path):
     verdict = verdict_of(repo)
     assert "test-surface-changed" in reason_rules(verdict)
     assert "cannot be read" in surface(verdict)["pyproject.toml"]["reason"], surface(verdict)
+
+
+# Tests inside the project's own package (iso8601's layout): the package's modules are the code
+# under test, product code the base's tests vote on; a helper the tests import stays test surface.
+INSIDE = {
+    "pytest.ini": "[pytest]\nmarkers =\n    merge: votes\n    witness: bytes\n    freeze: flake\n",
+    "pyproject.toml": "[project]\nname = \"calc\"\nversion = \"1\"\n",
+    "calc/__init__.py": "from .core import add\n",
+    "calc/core.py": "def add(a, b):\n    return a + b\n",
+    "calc/helper.py": "def expected(a, b):\n    return a + b\n",
+    "calc/test_core.py": ("import pytest\n\nfrom calc import add\nfrom calc.helper import expected\n"
+                          "\n\n@pytest.mark.merge\ndef test_add():\n    \"\"\"owner: qa\"\"\"\n"
+                          "    for a, b in [(2, 3), (-1, 1), (0, 0)]:\n"
+                          "        assert add(a, b) == expected(a, b)\n"),
+}
+
+
+def verdict_of(repo: Path) -> dict:
+    return json.loads((repo / "out" / "lanes" / "verdict.json").read_text())
+
+
+def test_the_package_s_own_module_beside_its_tests_is_product_code(tmp_path: Path):
+    repo = tmp_path / "calc"
+    for rel, text in INSIDE.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+    based(repo)
+    # an honest rewrite of the library: the base's test votes on it, approved
+    (repo / "calc" / "core.py").write_text("def add(a, b):\n    return sum((a, b))\n")
+    commit(repo)
+    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (entry,) = [e for e in verdict_of(repo)["gate"]["surface"] if e["path"] == "calc/core.py"]
+    assert entry["class"] == "product", entry
+    # a wrong library: the base's test fails on it
+    (repo / "calc" / "core.py").write_text("def add(a, b):\n    return a - b\n")
+    commit(repo)
+    proc = gate(repo, "--base", "HEAD~2", "--today", TODAY)
+    assert proc.returncode == 1, proc.stdout
+    assert "merge-failed" in reason_rules(verdict_of(repo)), proc.stdout
+    # the wrong library with the helper the tests compute their expectations with bent to
+    # match: the helper is test surface, put back as the base had it, so the vote still fails
+    (repo / "calc" / "helper.py").write_text("def expected(a, b):\n    return a - b\n")
+    commit(repo)
+    proc = gate(repo, "--base", "HEAD~3", "--today", TODAY)
+    assert proc.returncode == 1, proc.stdout
+    assert {"merge-failed", "test-surface-changed"} <= reason_rules(verdict_of(repo)), proc.stdout

@@ -72,6 +72,9 @@ pub(crate) struct Facts {
     pub(crate) locked: BTreeSet<String>,
     /// Module files the configuration loads as plugins (`-p NAME` in addopts).
     pub(crate) plugin_modules: BTreeSet<String>,
+    /// Modules of the project's own package that sit beside its test modules: the code under
+    /// test, not helpers of the tests (read from the base only; see `classify`).
+    pub(crate) package_modules: BTreeSet<String>,
 }
 
 /// Folder names that hold tests by convention.
@@ -404,7 +407,10 @@ pub(crate) fn classify(path: &str, symlink: bool, facts: &Facts) -> (Class, Stri
     if facts.is_test_module(path) {
         return ts("a test module (python_files)".into());
     }
-    if name.ends_with(".py") && facts.beside_test_module(parent(path)) {
+    if name.ends_with(".py")
+        && facts.beside_test_module(parent(path))
+        && !facts.package_modules.contains(path)
+    {
         return ts("a helper module beside a test module".into());
     }
     if name.ends_with(".py")
@@ -432,6 +438,8 @@ mod tests {
             "tests/fixtures/statement_v3.txt",
             "src/lib/test_inline.py",
             "src/lib/inline_helper.py",
+            "src/lib/__init__.py",
+            "src/lib/core.py",
             "README.md",
         ]
         .iter()
@@ -445,6 +453,12 @@ mod tests {
             import_dirs: ["".to_string(), "src".to_string()].into_iter().collect(),
             locked: ["data/golden.bin".to_string()].into_iter().collect(),
             plugin_modules: ["rig_plugin.py".to_string()].into_iter().collect(),
+            package_modules: [
+                "src/lib/__init__.py".to_string(),
+                "src/lib/core.py".to_string(),
+            ]
+            .into_iter()
+            .collect(),
         }
     }
 
@@ -565,6 +579,18 @@ mod tests {
             false,
             Class::TestSurface,
             "helper beside",
+        ),
+        (
+            "src/lib/core.py",
+            false,
+            Class::Product,
+            "the package's own module beside its tests",
+        ),
+        (
+            "src/lib/__init__.py",
+            false,
+            Class::Product,
+            "the package's __init__ beside its tests",
         ),
         (
             "lib_test.py",

@@ -87,6 +87,107 @@ fn test_import_dirs(f: &mut Facts) {
     f.import_dirs.extend(dirs);
 }
 
+/// The name the base's `pyproject.toml` gives the project (`[project]`, or poetry's table),
+/// as a module name: lower case, `-` and `.` as `_`.
+fn project_name(base_root: &Path) -> Option<String> {
+    let bytes = lane_core::io::read_file_capped(
+        &base_root.join("pyproject.toml"),
+        lane_core::rule::SOURCE_MAX_BYTES,
+        "pyproject.toml",
+    )
+    .ok()?;
+    let table: toml::Table = std::str::from_utf8(&bytes).ok()?.parse().ok()?;
+    let named = |t: Option<&toml::Value>| t?.get("name")?.as_str().map(str::to_string);
+    let name = named(table.get("project"))
+        .or_else(|| named(table.get("tool").and_then(|t| t.get("poetry"))))?;
+    Some(name.to_ascii_lowercase().replace(['-', '.'], "_"))
+}
+
+/// The modules of the project's own package that sit beside its test modules (a package
+/// `iso8601/` holding `test_iso8601.py` beside `iso8601.py`): the package's `__init__.py` and
+/// the sibling modules it imports, for the top-level package named as the project; or the
+/// single module named as the project (`parse.py` beside `test_parse.py`). They are
+/// the code under test, not helpers of the tests: the base's own `__init__.py` says so. Read
+/// from the base's checkout only, so a patch cannot make a helper product code by editing
+/// `__init__.py` or the project's name.
+fn package_modules(base_root: &Path, f: &mut Facts) {
+    let Some(name) = project_name(base_root) else {
+        return;
+    };
+    // A single-module project (`parse.py` beside `test_parse.py`): the module named as the
+    // project, on an import folder.
+    for dir in &f.import_dirs {
+        let module = if dir.is_empty() {
+            format!("{name}.py")
+        } else {
+            format!("{dir}/{name}.py")
+        };
+        if f.base_files.contains(&module) {
+            f.package_modules.insert(module);
+        }
+    }
+    let packages: BTreeSet<String> = f
+        .import_dirs
+        .iter()
+        .map(|d| {
+            if d.is_empty() {
+                name.clone()
+            } else {
+                format!("{d}/{name}")
+            }
+        })
+        .filter(|dir| {
+            let init = format!("{dir}/__init__.py");
+            f.base_files.contains(&init)
+                && f.base_files.iter().any(|file| {
+                    file.rsplit_once('/').is_some_and(|(d, n)| {
+                        d == dir && surface::is_test_module_name(n, &f.python_files)
+                    })
+                })
+        })
+        .collect();
+    for dir in packages {
+        let init = format!("{dir}/__init__.py");
+        let Ok(bytes) = lane_core::io::read_file_capped(
+            &base_root.join(&init),
+            lane_core::rule::SOURCE_MAX_BYTES,
+            "__init__.py",
+        ) else {
+            continue;
+        };
+        let Some(module) = std::str::from_utf8(&bytes)
+            .ok()
+            .and_then(|text| lane_python::summarize(text).ok())
+        else {
+            continue;
+        };
+        let own = format!("{name}.");
+        for import in &module.imports {
+            // `from .core import x` / `from . import core` / `from iso8601.core import x` /
+            // `import iso8601.core`: the sibling module `core`.
+            let within = match import.level {
+                1 => import.submodule().map(|m| m.to_string()),
+                0 => match (&import.dotted, &import.name) {
+                    (Some(dotted), _) => dotted.strip_prefix(own.as_str()).map(str::to_string),
+                    (None, Some(item)) if import.module == name.as_str() => Some(item.to_string()),
+                    (None, _) => import.module.strip_prefix(own.as_str()).map(str::to_string),
+                },
+                _ => None,
+            };
+            let Some(sibling) = within.as_deref().and_then(|m| m.split('.').next()) else {
+                continue;
+            };
+            let file = format!("{dir}/{sibling}.py");
+            if f.base_files.contains(&file)
+                && !surface::is_test_module_name(&format!("{sibling}.py"), &f.python_files)
+            {
+                f.package_modules.insert(file);
+            }
+        }
+        f.package_modules.insert(init);
+    }
+}
+
 /// The facts the classification needs, from the base's checkout and the patch's tree.
 /// `roots`: the base's checkout, and the patch's tree unless only the base's facts are wanted.
 pub(crate) fn facts(
@@ -126,6 +227,9 @@ pub(crate) fn facts(
         f.python_files.dedup();
     }
     test_import_dirs(&mut f);
+    if let Some(&base_root) = roots.first() {
+        package_modules(base_root, &mut f);
+    }
     Ok(f)
 }
 
@@ -308,5 +412,92 @@ impl Classifier<'_> {
         out.changed.sort();
         out.changed.dedup();
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// A base tree on disk with `files`, and the facts of it alone.
+    fn base_facts(files: &[(&str, &str)]) -> Facts {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, text) in files {
+            let at = dir.path().join(path);
+            std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+            std::fs::write(at, text).unwrap();
+        }
+        let listed: BTreeSet<String> = files.iter().map(|(p, _)| p.to_string()).collect();
+        facts(&[dir.path()], &listed, &listed).unwrap()
+    }
+
+    const PACKAGE: &[(&str, &str)] = &[
+        (
+            "iso8601/__init__.py",
+            "from .iso8601 import parse_date\nfrom iso8601 import extra\n\
+          import iso8601.more\n",
+        ),
+        ("iso8601/iso8601.py", "def parse_date(s):\n    return s\n"),
+        ("iso8601/extra.py", "X = 1\n"),
+        ("iso8601/more.py", "Y = 2\n"),
+        ("iso8601/helper.py", "def expected():\n    return 1\n"),
+        ("iso8601/test_iso8601.py", "from iso8601 import helper\n"),
+    ];
+
+    #[test]
+    fn the_project_s_own_package_beside_its_tests_is_product_code_and_its_helpers_are_not() {
+        let mut files = PACKAGE.to_vec();
+        files.push(("pyproject.toml", "[tool.poetry]\nname = \"ISO8601\"\n"));
+        let f = base_facts(&files);
+        assert_eq!(
+            f.package_modules
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>(),
+            [
+                "iso8601/__init__.py",
+                "iso8601/extra.py",
+                "iso8601/iso8601.py",
+                "iso8601/more.py"
+            ]
+        );
+        let class = |path: &str| surface::classify(path, false, &f).0;
+        assert_eq!(class("iso8601/iso8601.py"), surface::Class::Product);
+        assert_eq!(class("iso8601/__init__.py"), surface::Class::Product);
+        // imported by the tests only: a helper of theirs, test surface as before
+        assert_eq!(class("iso8601/helper.py"), surface::Class::TestSurface);
+        // a module the patch adds there is no module of the base's __init__.py
+        assert_eq!(class("iso8601/new.py"), surface::Class::TestSurface);
+    }
+
+    #[test]
+    fn a_single_module_project_beside_its_tests_is_product_code() {
+        let f = base_facts(&[
+            ("pyproject.toml", "[project]\nname = \"parse\"\n"),
+            ("parse.py", "def parse(s):\n    return s\n"),
+            ("helpers.py", "X = 1\n"),
+            ("test_parse.py", "from parse import parse\n"),
+        ]);
+        let class = |path: &str| surface::classify(path, false, &f).0;
+        assert_eq!(class("parse.py"), surface::Class::Product);
+        assert_eq!(class("helpers.py"), surface::Class::TestSurface);
+    }
+
+    #[test]
+    fn without_a_package_named_as_the_project_every_module_beside_tests_stays_test_surface() {
+        for config in [
+            "[project]\nname = \"other\"\n",
+            "[tool.black]\nline-length = 99\n",
+        ] {
+            let mut files = PACKAGE.to_vec();
+            files.push(("pyproject.toml", config));
+            let f = base_facts(&files);
+            assert!(f.package_modules.is_empty(), "{config}");
+            assert_eq!(
+                surface::classify("iso8601/iso8601.py", false, &f).0,
+                surface::Class::TestSurface
+            );
+        }
     }
 }
