@@ -479,3 +479,31 @@ def test_the_package_s_own_module_beside_its_tests_is_product_code(tmp_path: Pat
     proc = gate(repo, "--base", "HEAD~3", "--today", TODAY)
     assert proc.returncode == 1, proc.stdout
     assert {"merge-failed", "test-surface-changed"} <= reason_rules(verdict_of(repo)), proc.stdout
+
+
+def test_tox_s_own_sections_are_not_test_surface_and_its_pytest_section_is(tmp_path: Path):
+    repo = tmp_path / "calc"
+    files = {**INSIDE, "tox.ini": ("[tox]\nenvlist = py38, py311\n\n[testenv]\ndeps = pytest\n"
+                                   "commands = pytest\n")}
+    for rel, text in files.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+    based(repo)
+    # dropping a Python version from tox's env list, with a library change: approved
+    tox = repo / "tox.ini"
+    tox.write_text(tox.read_text().replace("py38, py311", "py311"))
+    (repo / "calc" / "core.py").write_text("def add(a, b):\n    return sum((a, b))\n")
+    commit(repo)
+    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (entry,) = [e for e in verdict_of(repo)["gate"]["surface"] if e["path"] == "tox.ini"]
+    assert entry["class"] == "product" and "[tox]" in entry["reason"], entry
+    # a [pytest] section in tox.ini is pytest's configuration: test surface
+    tox.write_text(tox.read_text() + "\n[pytest]\naddopts = -p no:warnings\n")
+    commit(repo)
+    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY)
+    assert proc.returncode == 1, proc.stdout
+    v = verdict_of(repo)
+    assert reason_rules(v) == {"test-surface-changed"}, v["tally"]["reasons"]
+    (entry,) = [e for e in v["gate"]["surface"] if e["path"] == "tox.ini"]
+    assert entry["class"] == "test-surface" and "[pytest]" in entry["reason"], entry

@@ -4,7 +4,7 @@
 //! plugin modules, anything that changes what Python imports before the product does, and
 //! dependency manifests. What cannot be classified is test surface (docs/test-surface.md).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
@@ -323,6 +323,116 @@ pub(crate) fn classify_pyproject(base: Option<&str>, head: Option<&str>) -> (Cla
                     .map(|s| s.as_str())
                     .collect::<Vec<_>>()
                     .join(", ")
+            ),
+        )
+    }
+}
+
+/// The configuration files judged by their sections ([`classify_ini`]): pytest reads one
+/// section of each, other tools the rest.
+pub(crate) const SECTIONED_CONFIGS: &[&str] = &["tox.ini", "setup.cfg"];
+
+/// Sections of `tox.ini` or `setup.cfg` that neither pytest, coverage.py nor a build reads: tox's
+/// own (the gate never runs tox: dropping a Python version from its env list changes nothing
+/// the vote runs) and linters'. Any other section, and one the gate does not know, is test
+/// surface.
+fn harmless_section(file: &str, section: &str) -> bool {
+    const LINTERS: &[&str] = &[
+        "flake8",
+        "pycodestyle",
+        "pep8",
+        "isort",
+        "pydocstyle",
+        "pylint",
+        "mypy",
+        "yapf",
+        "codespell",
+        "doc8",
+        "check-manifest",
+        "bumpversion",
+        "zest.releaser",
+    ];
+    let tool = section.split([':', '-']).next().unwrap_or(section);
+    let tox = file == "tox.ini"
+        && (matches!(section, "tox" | "testenv" | "gh" | "gh-actions")
+            || section.starts_with("testenv:")
+            || section.starts_with("gh-actions:"));
+    let cfg = file == "setup.cfg" && matches!(section, "metadata" | "bdist_wheel" | "sdist");
+    tox || cfg || LINTERS.contains(&section) || LINTERS.contains(&tool)
+}
+
+/// An ini file's sections: each header's non-blank, non-comment lines, in order; `Err` when a
+/// line comes before any header (the file cannot be judged by its sections).
+fn ini_sections(text: &str) -> Result<BTreeMap<String, Vec<String>>, ()> {
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut current: Option<String> = None;
+    for line in text.strip_prefix('\u{feff}').unwrap_or(text).lines() {
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with(['#', ';']) {
+            continue;
+        }
+        if !line.starts_with([' ', '\t'])
+            && let Some(header) = trimmed.strip_prefix('[').and_then(|r| r.strip_suffix(']'))
+        {
+            let header = header.trim().to_string();
+            out.entry(header.clone()).or_default();
+            current = Some(header);
+            continue;
+        }
+        let section = current.as_ref().ok_or(())?;
+        out.entry(section.clone())
+            .or_default()
+            .push(line.trim_end().to_string());
+    }
+    Ok(out)
+}
+
+/// How a change to `tox.ini` or `setup.cfg` (`file`) is judged: by the sections that changed
+/// between base and patch. Test surface when any changed section is one pytest, coverage.py or a
+/// build reads (or one the gate does not know: [`harmless_section`]), or when either side
+/// cannot be read by its sections.
+pub(crate) fn classify_ini(file: &str, base: Option<&str>, head: Option<&str>) -> (Class, String) {
+    let sections = |text: Option<&str>| text.map_or(Ok(BTreeMap::new()), ini_sections);
+    let (Ok(base), Ok(head)) = (sections(base), sections(head)) else {
+        return (
+            Class::TestSurface,
+            format!("{file}: a line before any [section] header: cannot be classified"),
+        );
+    };
+    let names: BTreeSet<&String> = base.keys().chain(head.keys()).collect();
+    let changed: Vec<&str> = names
+        .into_iter()
+        .filter(|n| base.get(*n) != head.get(*n))
+        .map(String::as_str)
+        .collect();
+    let list = |names: &[&str]| {
+        names
+            .iter()
+            .map(|n| format!("[{n}]"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let read: Vec<&str> = changed
+        .iter()
+        .copied()
+        .filter(|n| !harmless_section(file, n))
+        .collect();
+    if read.is_empty() {
+        (
+            Class::Product,
+            format!(
+                "{file}: only sections that neither configure pytest nor name dependencies \
+                 changed ({})",
+                list(&changed)
+            ),
+        )
+    } else {
+        (
+            Class::TestSurface,
+            format!(
+                "{file}: the patch changes sections that pytest, coverage.py or a build reads \
+                 (or that the gate does not know): {}",
+                list(&read)
             ),
         )
     }
@@ -685,6 +795,83 @@ mod tests {
         );
         // with a custom pattern, test_*.py outside test folders is an ordinary module
         assert_eq!(classify("pkg/test_core.py", false, &f).0, Class::Product);
+    }
+
+    #[test]
+    fn tox_ini_and_setup_cfg_are_judged_by_their_sections() {
+        let tox = "[tox]\nenvlist = py38, py39\n\n[testenv]\ndeps = pytest\n\n\
+                   [pytest]\naddopts = -q\n";
+        let cases: &[(&str, &str, &str, Class)] = &[
+            // tox's env list and its test environments: the gate never runs tox
+            ("tox.ini", tox, "envlist = py39", Class::Product),
+            (
+                "tox.ini",
+                tox,
+                "deps = pytest\n    coverage",
+                Class::Product,
+            ),
+            // the section pytest reads, a coverage.py section, an unknown one
+            (
+                "tox.ini",
+                tox,
+                "addopts = -q -p no:randomly",
+                Class::TestSurface,
+            ),
+            (
+                "tox.ini",
+                tox,
+                "[coverage:run]\nomit = x.py",
+                Class::TestSurface,
+            ),
+            ("tox.ini", tox, "[something]\nx = 1", Class::TestSurface),
+            (
+                "tox.ini",
+                tox,
+                "[flake8]\nmax-line-length = 99",
+                Class::Product,
+            ),
+            // comments and blank lines only
+            ("tox.ini", tox, "# a comment", Class::Product),
+        ];
+        for (file, base, edit, want) in cases {
+            let head = if edit.starts_with('[') || edit.starts_with('#') {
+                format!("{base}\n{edit}\n")
+            } else if edit.starts_with("envlist") {
+                base.replace("envlist = py38, py39", edit)
+            } else if edit.starts_with("deps") {
+                base.replace("deps = pytest", edit)
+            } else {
+                base.replace("addopts = -q", edit)
+            };
+            let (got, why) = classify_ini(file, Some(base), Some(&head));
+            assert_eq!(got, *want, "{edit}: {why}");
+        }
+        let cfg = "[metadata]\nname = x\n\n[options]\ninstall_requires = attrs\n\n\
+                   [tool:pytest]\naddopts = -q\n";
+        let judge = |from: &str, to: &str| {
+            classify_ini("setup.cfg", Some(cfg), Some(&cfg.replace(from, to)))
+        };
+        assert_eq!(judge("name = x", "name = y").0, Class::Product);
+        let (class, why) = judge(
+            "install_requires = attrs",
+            "install_requires = pytest-randomly",
+        );
+        assert_eq!(class, Class::TestSurface);
+        assert!(why.contains("[options]"), "{why}");
+        assert_eq!(judge("addopts = -q", "addopts = -x").0, Class::TestSurface);
+        // a new file, a removed one, and one that cannot be read by its sections
+        assert_eq!(
+            classify_ini("tox.ini", None, Some("[tox]\nenvlist = py3\n")).0,
+            Class::Product
+        );
+        assert_eq!(
+            classify_ini("tox.ini", Some(tox), None).0,
+            Class::TestSurface
+        );
+        assert_eq!(
+            classify_ini("setup.cfg", Some(cfg), Some("x = 1\n")).0,
+            Class::TestSurface
+        );
     }
 
     #[test]

@@ -273,7 +273,8 @@ pub(crate) struct Classified {
 
 impl Classifier<'_> {
     fn classify(&self, path: &str) -> (Class, String) {
-        if path.rsplit('/').next() == Some("pyproject.toml") {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        if name == "pyproject.toml" || surface::SECTIONED_CONFIGS.contains(&name) {
             let base = self
                 .trees
                 .base
@@ -285,18 +286,22 @@ impl Classifier<'_> {
             if head.is_none() && head_path.symlink_metadata().is_ok() {
                 return (
                     Class::TestSurface,
-                    "pyproject.toml that cannot be read (or is over 16 MiB): cannot be classified"
-                        .into(),
+                    format!("{name} that cannot be read (or is over 16 MiB): cannot be classified"),
                 );
             }
-            return surface::classify_pyproject(base.as_deref(), head.as_deref());
+            if name == "pyproject.toml" {
+                return surface::classify_pyproject(base.as_deref(), head.as_deref());
+            }
+            return surface::classify_ini(name, base.as_deref(), head.as_deref());
         }
         surface::classify(path, self.trees.has_mode(path, "120000"), &self.facts)
     }
 
     /// Whether the base's own facts make `path` product code (it is then never put back).
     pub(crate) fn base_says_product(&self, path: &str) -> bool {
-        path.rsplit('/').next() != Some("pyproject.toml")
+        let name = path.rsplit('/').next().unwrap_or(path);
+        name != "pyproject.toml"
+            && !surface::SECTIONED_CONFIGS.contains(&name)
             && self.facts.base_files.contains(path)
             && surface::classify(path, self.trees.has_mode(path, "120000"), &self.base_facts).0
                 == Class::Product
