@@ -363,7 +363,7 @@ fn harmless_section(file: &str, section: &str) -> bool {
 
 /// An ini file's sections: each header's non-blank, non-comment lines, in order; `Err` when a
 /// line comes before any header (the file cannot be judged by its sections).
-fn ini_sections(text: &str) -> Result<BTreeMap<String, Vec<String>>, ()> {
+pub(crate) fn ini_sections(text: &str) -> Result<BTreeMap<String, Vec<String>>, ()> {
     let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut current: Option<String> = None;
     for line in text.strip_prefix('\u{feff}').unwrap_or(text).lines() {

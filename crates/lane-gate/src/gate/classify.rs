@@ -87,19 +87,32 @@ fn test_import_dirs(f: &mut Facts) {
     f.import_dirs.extend(dirs);
 }
 
-/// The name the base's `pyproject.toml` gives the project (`[project]`, or poetry's table),
-/// as a module name: lower case, `-` and `.` as `_`.
+/// The name the base gives the project, as a module name (lower case, `-` and `.` as `_`):
+/// `pyproject.toml`'s `[project]` or poetry's table, else `setup.cfg`'s `[metadata]`.
 fn project_name(base_root: &Path) -> Option<String> {
-    let bytes = lane_core::io::read_file_capped(
-        &base_root.join("pyproject.toml"),
-        lane_core::rule::SOURCE_MAX_BYTES,
-        "pyproject.toml",
-    )
-    .ok()?;
-    let table: toml::Table = std::str::from_utf8(&bytes).ok()?.parse().ok()?;
-    let named = |t: Option<&toml::Value>| t?.get("name")?.as_str().map(str::to_string);
-    let name = named(table.get("project"))
-        .or_else(|| named(table.get("tool").and_then(|t| t.get("poetry"))))?;
+    let read = |name: &str| {
+        lane_core::io::read_file_capped(
+            &base_root.join(name),
+            lane_core::rule::SOURCE_MAX_BYTES,
+            name,
+        )
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+    };
+    let from_pyproject = || {
+        let table: toml::Table = read("pyproject.toml")?.parse().ok()?;
+        let named = |t: Option<&toml::Value>| t?.get("name")?.as_str().map(str::to_string);
+        named(table.get("project"))
+            .or_else(|| named(table.get("tool").and_then(|t| t.get("poetry"))))
+    };
+    let from_setup_cfg = || {
+        let sections = surface::ini_sections(&read("setup.cfg")?).ok()?;
+        sections.get("metadata")?.iter().find_map(|line| {
+            let (key, value) = line.split_once(['=', ':'])?;
+            (key.trim() == "name").then(|| value.trim().to_string())
+        })
+    };
+    let name = from_pyproject().or_else(from_setup_cfg)?;
     Some(name.to_ascii_lowercase().replace(['-', '.'], "_"))
 }
 
@@ -487,6 +500,17 @@ mod tests {
         let class = |path: &str| surface::classify(path, false, &f).0;
         assert_eq!(class("parse.py"), surface::Class::Product);
         assert_eq!(class("helpers.py"), surface::Class::TestSurface);
+    }
+
+    #[test]
+    fn setup_cfg_names_the_project_when_pyproject_toml_does_not() {
+        let mut files = PACKAGE.to_vec();
+        files.push((
+            "setup.cfg",
+            "[metadata]\nname = ISO8601\n\n[flake8]\nx = 1\n",
+        ));
+        let f = base_facts(&files);
+        assert!(f.package_modules.contains("iso8601/iso8601.py"));
     }
 
     #[test]
