@@ -88,7 +88,8 @@ fn test_import_dirs(f: &mut Facts) {
 }
 
 /// The name the base gives the project, as a module name (lower case, `-` and `.` as `_`):
-/// `pyproject.toml`'s `[project]` or poetry's table, else `setup.cfg`'s `[metadata]`.
+/// `pyproject.toml`'s `[project]` or poetry's table, else `setup.cfg`'s `[metadata]`, else a
+/// literal `name=` of `setup.py`'s `setup()` call.
 fn project_name(base_root: &Path) -> Option<String> {
     let read = |name: &str| {
         lane_core::io::read_file_capped(
@@ -112,7 +113,26 @@ fn project_name(base_root: &Path) -> Option<String> {
             (key.trim() == "name").then(|| value.trim().to_string())
         })
     };
-    let name = from_pyproject().or_else(from_setup_cfg)?;
+    // `setup(name="...")` (or `setuptools.setup`) as a statement of setup.py, read by the
+    // parser, never run.
+    let from_setup_py = || {
+        let module = lane_python::summarize(&read("setup.py")?).ok()?;
+        module.calls.iter().find_map(|c| match &c.value {
+            lane_python::Ex::Call(call)
+                if matches!(&call.func, lane_python::Ex::Name(n) | lane_python::Ex::Dotted(n)
+                    if n == "setup" || n.ends_with(".setup")) =>
+            {
+                call.kwargs.iter().find_map(|(key, value)| match value {
+                    lane_python::Ex::Str(s) if key == "name" => Some(s.to_string()),
+                    _ => None,
+                })
+            }
+            _ => None,
+        })
+    };
+    let name = from_pyproject()
+        .or_else(from_setup_cfg)
+        .or_else(from_setup_py)?;
     Some(name.to_ascii_lowercase().replace(['-', '.'], "_"))
 }
 
@@ -503,7 +523,7 @@ mod tests {
     }
 
     #[test]
-    fn setup_cfg_names_the_project_when_pyproject_toml_does_not() {
+    fn setup_cfg_or_setup_py_names_the_project_when_pyproject_toml_does_not() {
         let mut files = PACKAGE.to_vec();
         files.push((
             "setup.cfg",
@@ -511,6 +531,22 @@ mod tests {
         ));
         let f = base_facts(&files);
         assert!(f.package_modules.contains("iso8601/iso8601.py"));
+        let mut files = PACKAGE.to_vec();
+        files.push((
+            "setup.py",
+            "import setuptools\nNAME = 'x'\nsetuptools.setup(name='iso8601', version='1')\n",
+        ));
+        assert!(
+            base_facts(&files)
+                .package_modules
+                .contains("iso8601/iso8601.py")
+        );
+        let mut files = PACKAGE.to_vec();
+        files.push((
+            "setup.py",
+            "from setuptools import setup\nsetup(name=NAME)\n",
+        ));
+        assert!(base_facts(&files).package_modules.is_empty());
     }
 
     #[test]
