@@ -10,8 +10,8 @@
 //! conditional expression kept.
 //!
 //! Equivalent mutants are kept low by construction: nothing in a docstring, a logging call
-//! (`logger.info(...)` and its like), a type annotation, a decorator, a default argument or a
-//! `__repr__`; only the statements asked for are touched (the gate asks for those the voters
+//! (`logger.info(...)` and its like), a type annotation, a decorator, a default argument, a
+//! `__repr__` or a package's metadata given a literal (`__version__ = "1.2"`); only the statements asked for are touched (the gate asks for those the voters
 //! executed), and a compound statement's header is its own statement, its body's statements
 //! are theirs.
 
@@ -273,7 +273,7 @@ impl Maker<'_> {
                 None => self.remove(line, stmt),
             },
             Stmt::Break(_) | Stmt::Continue(_) if wanted => self.remove(line, stmt),
-            Stmt::Assign(s) if wanted => {
+            Stmt::Assign(s) if wanted && !is_metadata(s) => {
                 self.expr(line, &s.value);
                 self.remove(line, stmt);
             }
@@ -572,6 +572,44 @@ fn is_docstring(stmt: &Stmt) -> bool {
     matches!(stmt, Stmt::Expr(e) if e.value.is_string_literal_expr())
 }
 
+/// The names a package's metadata is written to (`__version__ = "1.2"`): no test pins them,
+/// and a release bumps them in a commit of its own.
+const METADATA: &[&str] = &[
+    "__version__",
+    "__version_info__",
+    "__author__",
+    "__author_email__",
+    "__email__",
+    "__maintainer__",
+    "__license__",
+    "__copyright__",
+    "__credits__",
+    "__status__",
+    "__date__",
+    "__url__",
+    "__uri__",
+    "__title__",
+    "__summary__",
+    "__description__",
+    "__docformat__",
+];
+
+/// `__version__ = "1.2"` (or a tuple of literals): a metadata name given a literal value, which
+/// nothing computes with.
+fn is_metadata(s: &ast::StmtAssign) -> bool {
+    fn literal(e: &Expr) -> bool {
+        match e {
+            Expr::StringLiteral(_) | Expr::NumberLiteral(_) => true,
+            Expr::Tuple(t) => t.elts.iter().all(literal),
+            _ => false,
+        }
+    }
+    s.targets
+        .iter()
+        .all(|t| matches!(t, Expr::Name(n) if METADATA.contains(&n.id.as_str())))
+        && literal(&s.value)
+}
+
 /// `logger.info(...)`, `logging.warning(...)`, `log.debug(...)`, `self.log.error(...)`.
 fn is_logging(expr: &Expr) -> bool {
     let Expr::Call(call) = expr else { return false };
@@ -728,6 +766,15 @@ mod tests {
         let lines: BTreeSet<u64> = got.iter().map(|m| m.0).collect();
         // the logger's assignment may lose its statement; nothing else but line 10 is touched
         assert_eq!(lines, [3, 10].into(), "{got:?}");
+    }
+
+    #[test]
+    fn metadata_given_a_literal_is_left_alone() {
+        let src = "__version__ = '26.0.1dev'\n__version_info__ = (26, 0, 1)\n\
+                   __all__ = ['f']\n__version__ = compute()\nversion = '1'\n";
+        let lines: BTreeSet<u64> = all(src).iter().map(|m| m.0).collect();
+        // `__all__`, a computed version and a plain name are mutated as ever
+        assert_eq!(lines, [3, 4, 5].into(), "{:?}", all(src));
     }
 
     #[test]
