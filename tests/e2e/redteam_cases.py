@@ -1242,6 +1242,9 @@ CASES: list[Case] = [
     Case("lib-atexit-report", "the library registers an `atexit` handler rewriting the report",
          ROUND_TRIP, lib_atexit_report, reject("report-contradicts-exit"),
          reject("report-contradicts-exit"), surface=False, origin="product"),
+    # Registering the handler is capability-added (acknowledgeable: lifted on the acknowledged
+    # path); what stays test-aware-code on both paths is the handler reading `--junitxml=`,
+    # pytest's report option, from sys.argv.
     Case("lib-atexit-report-exit0", "the library's `atexit` handler rewrites the report and "
          "exits 0", ROUND_TRIP, lib_atexit_report_exit0, reject("test-aware-code", LATER_RULE),
          reject("test-aware-code", LATER_RULE), surface=False, origin="product"),

@@ -2,7 +2,7 @@
 tuned them for. Each pinned sdist (with its tests) is scanned with every test module marked
 merge (a `pytestmark` appended at the end, so no line moves) and every product file judged
 (`--all-product`, what lane-gate does without --base): no error of those rules may appear but
-the ones listed in KNOWN, each with the reason it is kept.
+the ones listed in KNOWN, each with the reason it is kept, and the warnings listed in SHOWN must.
 
 The sdists are downloaded once with pip into target/real-suites (the package index is reachable
 in CI); reruns read them from there, offline.
@@ -30,20 +30,24 @@ SUITES = [
     ("more-itertools", "10.5.0", 600),  # unittest-heavy
     ("six", "1.16.0", 60),             # test names defined under `if six.PY3: ... else:`
     ("pyfakefs", "5.7.1", 2500),       # a pytest plugin (pytest11): its product imports pytest
-    ("colorama", "0.4.6", 45),         # product code registers an atexit handler
+    ("colorama", "0.4.6", 45),         # product code registers an atexit handler (a capability)
 ]
 
 # The rules against cheating patches that lane-scan reports.
 RULES = {"test-redefined", "coding-cookie", "unsafe-addopts", "swallowed-failure", "tautology",
          "test-aware-code"}
 
-# Errors kept on purpose, by project: (rule, file).
-KNOWN = {
-    # colorama.init() registers atexit(reset_all). Judged as a whole tree, product code that
-    # registers an atexit handler is refused (fail closed: such a handler runs inside the pytest
-    # process after the tests and can rewrite the report). With --base only the lines a patch
-    # changed are judged, so colorama's own patches that leave that line alone pass.
-    "colorama": {("test-aware-code", "colorama/initialise.py")},
+# Errors kept on purpose, by project: (rule, file). None at present.
+KNOWN: dict[str, set[tuple[str, str]]] = {}
+
+# Warnings that must appear, by project: (rule, file, a word of the message). colorama.init()
+# registers atexit(reset_all): a handler that runs inside the pytest process after the tests, so
+# it is a capability a maintainer reads (capability-added, a warning when the whole tree is
+# judged, an error on the lines a patch changed), not test-aware code: libraries register such
+# handlers for cleanup, and a handler that rewrites the report is caught at run time
+# (report-contradicts-exit, report-contradicts-stream).
+SHOWN = {
+    "colorama": {("capability-added", "colorama/initialise.py", "atexit.register")},
 }
 
 MARK = ("\n\nimport pytest as _lanes_pytest  # added by test_real_suites.py\n"
@@ -92,3 +96,6 @@ def test_cheating_patch_rules_run_clean_on_a_real_suite(tmp_path: Path, name: st
             if p["rule"] in RULES and p["severity"] == "error"}
     assert hits == KNOWN.get(name, set()), json.dumps(
         [p for p in scan["problems"] if p["rule"] in RULES], indent=1)
+    for rule, file, word in SHOWN.get(name, set()):
+        assert any(p["rule"] == rule and p.get("file") == file and p["severity"] == "warning"
+                   and word in p["message"] for p in scan["problems"]), (rule, file, word)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import head_ack
+from conftest import head_ack, run_tool
 from test_gate import TODAY, gate, git
 from test_gate_base import ACK, WRONG_LIBRARY, based, commit, edit
 
@@ -85,6 +85,17 @@ def ask_for_pytest(repo: Path) -> None:
         condition='"pytest" in _sys.modules'))
 
 
+# The same branch with its question in a string the module evaluates: no name of the module's
+# own lines says pytest, only the string eval runs does, and the scan reads it as code.
+PROBE = '\n_PROBE = "__import__(\'os\').environ.get(\'PYTEST_CURRENT_TEST\')"\n'
+
+
+def branch_in_an_eval_string(repo: Path) -> None:
+    invoice = repo / "invoice.py"
+    invoice.write_text(invoice.read_text() + PROBE + TEST_AWARE.format(
+        condition="eval(_PROBE)"))
+
+
 CHEATS = {
     "test-redefined": rebind_a_voter,
     "coding-cookie": declare_latin1,
@@ -94,12 +105,14 @@ CHEATS = {
     "tautology": assert_only_an_object,
     "test-aware-code": branch_on_the_test_run,
     "test-aware-code-modules": ask_for_pytest,
+    "test-aware-code-eval": branch_in_an_eval_string,
 }
 
 
 def rule_of(case: str) -> str:
     return {"swallowed-failure-or": "swallowed-failure",
-            "test-aware-code-modules": "test-aware-code"}.get(case, case)
+            "test-aware-code-modules": "test-aware-code",
+            "test-aware-code-eval": "test-aware-code"}.get(case, case)
 
 
 def verdict_of(repo: Path) -> dict:
@@ -147,20 +160,43 @@ def test_a_cheating_patch_is_rejected_with_base_and_ack(invoice: Path, case: str
 
 def test_test_aware_code_is_judged_on_the_lines_the_patch_changed(invoice: Path):
     # Product code the base already had is the base's business: with --base only the patch's
-    # changed lines are judged. Without --base every product file is.
+    # changed lines are judged. Without --base every product file is: the variable read is
+    # test-aware code (an error); the atexit handler is a capability, a warning for a maintainer
+    # to read, and no test-aware code (libraries register such handlers for cleanup).
     invoice_py = invoice / "invoice.py"
     invoice_py.write_text(invoice_py.read_text()
-                          + "\n\nimport atexit as _atexit\n_atexit.register(lambda: None)\n")
+                          + "\n\nimport atexit as _atexit\n_atexit.register(lambda: None)\n"
+                          + "import os as _os\n_VERSION = _os.environ.get('PYTEST_VERSION')\n")
     repo = based(invoice)
     edit(repo / "invoice.py", '"""A small invoice module', '"""A small (patched) invoice module')
     commit(repo, "agent: a docstring")
     proc = gate(repo, "--base", "HEAD~1", "--today", TODAY)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "test-aware-code" not in proc.stdout
+    assert "test-aware-code" not in proc.stdout and "capability-added" not in proc.stdout
     proc = gate(repo, "--today", TODAY)
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    [aware] = errors(verdict_of(repo), "test-aware-code")
-    assert aware["file"] == "invoice.py" and "atexit" in aware["message"]
+    verdict = verdict_of(repo)
+    [aware] = errors(verdict, "test-aware-code")
+    assert aware["file"] == "invoice.py" and "PYTEST_VERSION" in aware["message"], aware
+    assert not any("atexit" in p["message"] for p in errors(verdict, "test-aware-code"))
+    [capability] = [p for p in warnings(verdict, "capability-added")
+                    if "atexit.register" in p["message"]]
+    assert capability["file"] == "invoice.py", capability
+    assert not errors(verdict, "capability-added")
+
+
+def test_test_aware_code_in_a_string_the_module_runs_is_placed_at_the_call(invoice: Path):
+    # The real lane-scan on the example's tree: the finding is the string's, at the line of the
+    # eval that runs it, and says so; the string literal alone is no finding.
+    branch_in_an_eval_string(invoice)
+    run = run_tool("lane-scan", "--all-product", cwd=invoice)
+    assert run.code == 1, run.stdout + run.stderr
+    [aware] = [p for p in run.json()["scan"]["problems"] if p["rule"] == "test-aware-code"]
+    lines = (invoice / "invoice.py").read_text().splitlines()
+    assert lines[aware["line"] - 1].strip() == "if eval(_PROBE):", aware
+    assert aware["severity"] == "error"
+    assert ("names pytest's environment variable PYTEST_CURRENT_TEST, in a string literal it "
+            "runs with eval (line 1 of the string)") in aware["message"], aware
 
 
 def test_a_version_branch_that_does_not_run_is_not_a_redefinition(invoice: Path):

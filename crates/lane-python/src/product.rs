@@ -1,9 +1,11 @@
 //! What a product module's code reaches for, as facts for lane-scan's `test-aware-code`: the
 //! modules it imports (by statement or by call), the keys it looks up in a `modules` mapping,
 //! the strings it tests membership of, its string literals, the attributes and imported names
-//! it reads, and the files it writes, each with the lines it spans. Which of these mean that
-//! code knows it is under test is the rule's to say; nothing here judges.
+//! it reads, and the files it writes, each with the lines it spans; and what the code in a
+//! string literal it hands to `exec`, `eval` or `compile` reaches for, read the same way. Which
+//! of these mean that code knows it is under test is the rule's to say; nothing here judges.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use ruff_python_ast::visitor::{self, Visitor};
@@ -16,6 +18,16 @@ const MAX_DEPTH: usize = 200;
 
 /// How many names deep the literals a written path is built from are followed.
 const LITERAL_NAMES_DEPTH: usize = 4;
+
+/// How many strings deep code run by `exec`, `eval` or `compile` is read (code in a string that
+/// itself runs a string, and so on): a bound on work, not a place a reader could hide past
+/// (every such call is a `capability-added` use for a maintainer to read).
+const EXEC_DEPTH: usize = 4;
+
+/// A name handed to `exec`, `eval` or `compile` is followed to the string literals it is bound
+/// to when it has at most this many bindings (each literal is read once however many calls run
+/// it; the bound keeps calls times bindings small).
+const EXEC_NAME_BINDINGS: usize = 16;
 
 /// One thing the code reaches for, and where: the first and last line of the construct.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,12 +69,43 @@ pub enum Reached {
         how: String,
         literals: Vec<(String, u64)>,
     },
+    /// Code in a string that `exec`, `eval` or `compile` runs, the string a literal written in
+    /// the call or one a name handed to it is bound to (`src = "..."; exec(src)`): what that
+    /// code reaches for, on the string's own lines. One per literal and way of reading it (a
+    /// statement, or `eval`'s expression); the Reach's lines are the first call's.
+    Exec {
+        /// The function that runs it, builtin: `exec`, `eval` or `compile`.
+        func: String,
+        /// The literal's first and last line.
+        literal: (u64, u64),
+        /// The first and last line of every call that runs it.
+        calls: Vec<(u64, u64)>,
+        reached: Vec<Reach>,
+    },
 }
 
 /// What `source` reaches for, in the order the constructs are met; `Err(line)` when it does
 /// not parse.
 pub fn reaches(source: &str) -> Result<Vec<Reach>, u64> {
+    reaches_in(source, false, EXEC_DEPTH, None)
+}
+
+/// What `source` reaches for: a module, or with `expression` one expression (what `eval`
+/// reads); strings it runs are read `exec_depth` deep. `outer`: the names of the code that runs
+/// `source` with `exec`, when it does.
+fn reaches_in<'o>(
+    source: &str,
+    expression: bool,
+    exec_depth: usize,
+    outer: Option<&'o Names<'o>>,
+) -> Result<Vec<Reach>, u64> {
     let source = source.strip_prefix('\u{feff}').unwrap_or(source);
+    // eval drops the spaces and tabs its string starts with (no line goes with them).
+    let source = if expression {
+        source.trim_start_matches([' ', '\t'])
+    } else {
+        source
+    };
     let starts: Vec<usize> = std::iter::once(0)
         .chain(memchr::memchr_iter(b'\n', source.as_bytes()).map(|i| i + 1))
         .collect();
@@ -70,19 +113,27 @@ pub fn reaches(source: &str) -> Result<Vec<Reach>, u64> {
     if let Some(offset) = crate::parse::too_deep(source) {
         return Err(line_of(offset));
     }
-    let parsed = ruff_python_parser::parse_module(source)
-        .map_err(|e| line_of(e.location.start().to_usize()))?;
-    let body = &parsed.syntax().body;
-    let mut names = Names::default();
-    names.visit_body(body);
-    let mut walk = Walk {
-        names: &names,
-        line_of: &|at: TextSize| line_of(at.to_usize()),
-        found: Vec::new(),
-        depth: 0,
+    let not_parsed = |e: ruff_python_parser::ParseError| line_of(e.location.start().to_usize());
+    let line_of = |at: TextSize| line_of(at.to_usize());
+    let mut names = Names {
+        outer,
+        ..Names::default()
     };
-    walk.visit_body(body);
-    Ok(walk.found)
+    if expression {
+        let parsed = ruff_python_parser::parse_expression(source).map_err(not_parsed)?;
+        let body = &*parsed.syntax().body;
+        names.visit_expr(body);
+        let mut walk = Walk::new(&names, &line_of, exec_depth);
+        walk.visit_expr(body);
+        Ok(walk.found)
+    } else {
+        let parsed = ruff_python_parser::parse_module(source).map_err(not_parsed)?;
+        let body = &parsed.syntax().body;
+        names.visit_body(body);
+        let mut walk = Walk::new(&names, &line_of, exec_depth);
+        walk.visit_body(body);
+        Ok(walk.found)
+    }
 }
 
 /// Whether a setup.py's source holds a string literal starting (after spaces) with `group`:
@@ -126,6 +177,33 @@ struct Names<'a> {
     /// `from atexit import register`: register -> atexit.register).
     imports: HashMap<String, String>,
     values: HashMap<String, Vec<&'a Expr>>,
+    /// Every name bound other than by an import, anywhere in the module (functions, classes,
+    /// parameters, assignment and loop targets): such a name is not the builtin it may shadow.
+    bound: HashSet<String>,
+    /// For code in a string that `exec` runs: the names of the code that runs it, whose
+    /// namespace it runs in (a name the string does not bind is that code's import or binding).
+    /// Values stay the string's own: the outer code's literals lie on the outer code's lines.
+    outer: Option<&'a Names<'a>>,
+}
+
+impl<'a> Names<'a> {
+    /// The dotted name `name` imports, here or, unbound here, in the code that runs this.
+    fn import(&self, name: &str) -> Option<&str> {
+        if let Some(imported) = self.imports.get(name) {
+            return Some(imported);
+        }
+        if self.bound.contains(name) {
+            return None;
+        }
+        self.outer?.import(name)
+    }
+
+    /// Whether `name` is bound other than by an import, here or, unbound here, in the code
+    /// that runs this.
+    fn is_bound(&self, name: &str) -> bool {
+        self.bound.contains(name)
+            || (!self.imports.contains_key(name) && self.outer.is_some_and(|o| o.is_bound(name)))
+    }
 }
 
 impl<'a> Visitor<'a> for Names<'a> {
@@ -169,9 +247,29 @@ impl<'a> Visitor<'a> for Names<'a> {
                     self.values.entry(n.id.to_string()).or_default().push(v);
                 }
             }
+            Stmt::FunctionDef(f) => {
+                self.bound.insert(f.name.to_string());
+            }
+            Stmt::ClassDef(c) => {
+                self.bound.insert(c.name.to_string());
+            }
             _ => {}
         }
         visitor::walk_stmt(self, stmt);
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if let Expr::Name(n) = expr
+            && n.ctx == ast::ExprContext::Store
+        {
+            self.bound.insert(n.id.to_string());
+        }
+        visitor::walk_expr(self, expr);
+    }
+
+    fn visit_parameter(&mut self, parameter: &'a ast::Parameter) {
+        self.bound.insert(parameter.name.to_string());
+        visitor::walk_parameter(self, parameter);
     }
 }
 
@@ -181,6 +279,12 @@ struct Walk<'n, 'a, 'l> {
     line_of: &'l dyn Fn(TextSize) -> u64,
     found: Vec<Reach>,
     depth: usize,
+    /// How many strings deeper code run by `exec`, `eval` or `compile` is read.
+    exec_depth: usize,
+    /// The string literals already read as run code, by (offset, read as an expression): the
+    /// index of their [`Reached::Exec`] in `found`, which a later call running one joins (None:
+    /// its code reaches for nothing, or does not parse). Each literal is read once.
+    runs: HashMap<(TextSize, bool), Option<usize>>,
 }
 
 fn str_value(expr: &Expr) -> Option<String> {
@@ -190,7 +294,38 @@ fn str_value(expr: &Expr) -> Option<String> {
     }
 }
 
-impl Walk<'_, '_, '_> {
+/// The text of a string or UTF-8 bytes literal (both run as code).
+fn code_text(expr: &Expr) -> Option<Cow<'_, str>> {
+    match expr {
+        Expr::StringLiteral(s) => Some(Cow::Borrowed(s.value.to_str())),
+        Expr::BytesLiteral(b) => String::from_utf8(Cow::<[u8]>::from(&b.value).into_owned())
+            .ok()
+            .map(Cow::Owned),
+        _ => None,
+    }
+}
+
+/// The value of a call's keyword argument `name`.
+fn keyword<'c>(call: &'c ast::ExprCall, name: &str) -> Option<&'c Expr> {
+    call.arguments
+        .keywords
+        .iter()
+        .find(|k| k.arg.as_ref().is_some_and(|a| a.as_str() == name))
+        .map(|k| &k.value)
+}
+
+impl<'n, 'a, 'l> Walk<'n, 'a, 'l> {
+    fn new(names: &'n Names<'a>, line_of: &'l dyn Fn(TextSize) -> u64, exec_depth: usize) -> Self {
+        Walk {
+            names,
+            line_of,
+            found: Vec::new(),
+            depth: 0,
+            exec_depth,
+            runs: HashMap::new(),
+        }
+    }
+
     fn push(&mut self, node: &impl Ranged, what: Reached) {
         self.found.push(Reach {
             first: (self.line_of)(node.start()),
@@ -205,10 +340,8 @@ impl Walk<'_, '_, '_> {
         match expr {
             Expr::Name(n) => Some(
                 self.names
-                    .imports
-                    .get(n.id.as_str())
-                    .cloned()
-                    .unwrap_or_else(|| n.id.to_string()),
+                    .import(n.id.as_str())
+                    .map_or_else(|| n.id.to_string(), str::to_string),
             ),
             Expr::Attribute(a) => {
                 Some(format!("{}.{}", self.qualified(&a.value)?, a.attr.as_str()))
@@ -317,6 +450,102 @@ impl Walk<'_, '_, '_> {
             self.push(call, Reached::ModulesLookup(m));
         }
         self.writes(call, func);
+        self.runs_code(call);
+    }
+
+    /// The builtin `call` runs code with (`exec`, `eval` or `compile`, through the module's
+    /// imports as everywhere: `from builtins import exec as run`, `builtins.exec`), and whether
+    /// it reads its string as one expression (`eval`, `compile(..., "eval")`). None for any
+    /// other call, and for a bare name the module binds itself: its own `exec` is not the
+    /// builtin.
+    fn code_runner(&self, call: &ast::ExprCall) -> Option<(&'static str, bool)> {
+        let name = match &*call.func {
+            Expr::Name(n) if self.names.import(n.id.as_str()).is_none() => {
+                if self.names.is_bound(n.id.as_str()) {
+                    return None;
+                }
+                n.id.to_string()
+            }
+            func => self.qualified(func)?.strip_prefix("builtins.")?.to_string(),
+        };
+        match name.as_str() {
+            "exec" => Some(("exec", false)),
+            "eval" => Some(("eval", true)),
+            "compile" => {
+                let mode = call.arguments.args.get(2).or_else(|| keyword(call, "mode"));
+                Some((
+                    "compile",
+                    mode.and_then(str_value).as_deref() == Some("eval"),
+                ))
+            }
+            _ => None,
+        }
+    }
+
+    /// The code `call` runs from a string literal, written in the call or bound to the name it
+    /// hands over (any of its bindings, as for written paths), read as the module is,
+    /// [`EXEC_DEPTH`] strings deep. Only literals (implicitly joined ones included): nothing
+    /// here folds a string built at run time (`"import " + "pytest"`, an f-string), so such a
+    /// string is not read, and stays what every call of `exec` is, a `capability-added` use for
+    /// a maintainer to read. A string that does not parse reaches for nothing: running it
+    /// fails.
+    fn runs_code(&mut self, call: &ast::ExprCall) {
+        if self.exec_depth == 0 {
+            return;
+        }
+        let Some((func, expression)) = self.code_runner(call) else {
+            return;
+        };
+        let Some(source) = call
+            .arguments
+            .args
+            .first()
+            .or_else(|| keyword(call, "source"))
+        else {
+            return;
+        };
+        let names = self.names;
+        let literals: Vec<&Expr> = match source {
+            Expr::Name(n) if names.import(n.id.as_str()).is_none() => names
+                .values
+                .get(n.id.as_str())
+                .filter(|v| v.len() <= EXEC_NAME_BINDINGS)
+                .cloned()
+                .unwrap_or_default(),
+            other => vec![other],
+        };
+        let lines = |node: &dyn Ranged| ((self.line_of)(node.start()), (self.line_of)(node.end()));
+        let call_lines = lines(call);
+        for literal in literals {
+            let key = (literal.start(), expression);
+            if let Some(known) = self.runs.get(&key) {
+                if let Some(Reach {
+                    what: Reached::Exec { calls, .. },
+                    ..
+                }) = known.and_then(|i| self.found.get_mut(i))
+                {
+                    calls.push(call_lines);
+                }
+                continue;
+            }
+            let reached = code_text(literal)
+                .and_then(|text| {
+                    reaches_in(&text, expression, self.exec_depth - 1, Some(names)).ok()
+                })
+                .filter(|reached| !reached.is_empty());
+            let Some(reached) = reached else {
+                self.runs.insert(key, None);
+                continue;
+            };
+            self.runs.insert(key, Some(self.found.len()));
+            let what = Reached::Exec {
+                func: func.to_string(),
+                literal: lines(literal),
+                calls: vec![call_lines],
+                reached,
+            };
+            self.push(call, what);
+        }
     }
 
     /// The file writes of `call` (to function `func`, its dotted name or empty).
@@ -445,8 +674,8 @@ impl<'a> Visitor<'a> for Walk<'_, '_, '_> {
                 self.push(expr, what);
             }
             Expr::Name(n) => {
-                if let Some(imported) = self.names.imports.get(n.id.as_str()) {
-                    let what = Reached::ImportedName(imported.clone());
+                if let Some(imported) = self.names.import(n.id.as_str()) {
+                    let what = Reached::ImportedName(imported.to_string());
                     self.push(expr, what);
                 }
             }
@@ -540,5 +769,106 @@ mod tests {
             "pytest11"
         ));
         assert!(!names_entry_point_group("setup(", "pytest11"));
+    }
+
+    /// The lines of a run string literal, of the calls that run it, and what its code reaches
+    /// for (at its lines).
+    type Run = ((u64, u64), Vec<(u64, u64)>, Vec<(u64, Reached)>);
+
+    /// The one string `source` runs.
+    fn run(source: &str) -> Run {
+        let runs: Vec<Reach> = reaches(source)
+            .unwrap()
+            .into_iter()
+            .filter(|r| matches!(r.what, Reached::Exec { .. }))
+            .collect();
+        let [
+            Reach {
+                what:
+                    Reached::Exec {
+                        literal,
+                        calls,
+                        reached,
+                        ..
+                    },
+                ..
+            },
+        ] = &runs[..]
+        else {
+            panic!("{source}: {runs:?}");
+        };
+        let reached = reached.iter().map(|r| (r.first, r.what.clone())).collect();
+        (*literal, calls.clone(), reached)
+    }
+
+    #[test]
+    fn a_string_run_as_code_is_read_once_in_the_namespace_that_runs_it() {
+        // The string sees the module's imports (exec runs it in the module's globals).
+        let (literal, calls, reached) =
+            run("from sys import modules as m\nS = '''\nx = 1\nm['k']\n'''\nexec(S)\nexec(S)\n");
+        assert_eq!(literal, (2, 5));
+        assert_eq!(calls, [(6, 6), (7, 7)]);
+        assert!(reached.contains(&(3, Reached::ModulesLookup("k".into()))));
+        // A name the string binds itself is its own.
+        let (_, _, reached) = run("import os as p\nexec('p = 1\\np.environ')\n");
+        assert!(reached.contains(&(
+            2,
+            Reached::Attribute {
+                name: "environ".into(),
+                qualified: Some("p.environ".into())
+            }
+        )));
+    }
+
+    /// `import M` in `levels` strings, each run by the one around it: how many strings deep
+    /// the reading went, and whether it found the import.
+    fn nested(levels: usize) -> (usize, bool) {
+        let mut code = "import m".to_string();
+        for _ in 0..levels {
+            code = format!("exec({code:?})");
+        }
+        let mut reached = reaches(&code).unwrap();
+        let mut depth = 0;
+        while let Some(Reach {
+            what: Reached::Exec { reached: inner, .. },
+            ..
+        }) = reached
+            .iter()
+            .find(|r| matches!(r.what, Reached::Exec { .. }))
+        {
+            reached = inner.clone();
+            depth += 1;
+        }
+        let found = reached
+            .iter()
+            .any(|r| r.what == Reached::Import("m".into()));
+        (depth, found)
+    }
+
+    #[test]
+    fn strings_are_read_a_bounded_number_deep() {
+        assert_eq!(nested(1), (1, true));
+        assert_eq!(nested(EXEC_DEPTH), (EXEC_DEPTH, true));
+        assert_eq!(nested(EXEC_DEPTH + 1), (EXEC_DEPTH, false));
+    }
+
+    #[test]
+    fn only_the_builtins_run_code() {
+        for source in [
+            "def f(exec):\n    exec('import k')\n",
+            "class C:\n    pass\nexec = C\nexec('import k')\n",
+            "for eval in []:\n    pass\neval('k')\n",
+            "import mylib\nmylib.exec('import k')\n",
+            "exec(f'import k')\n",
+            "exec('import ' + 'k')\n",
+        ] {
+            assert!(
+                !reaches(source)
+                    .unwrap()
+                    .iter()
+                    .any(|r| matches!(r.what, Reached::Exec { .. })),
+                "{source}"
+            );
+        }
     }
 }

@@ -1,9 +1,14 @@
 //! test-aware-code: product code that knows it is under test or reaches into the test run
 //! (it reads pytest's environment variables or report options, looks pytest up in
-//! `sys.modules`, imports pytest outside a pytest plugin project, registers an atexit handler,
-//! writes under a test folder or to the report). Judged on the lines a patch changed, or on
-//! every product file; a product file that cannot be read or parsed cannot be judged, and is
-//! reported as such. What product code reaches for is lane-python's `product::reaches`.
+//! `sys.modules`, imports pytest outside a pytest plugin project, writes under a test folder or
+//! to the report), in its own lines or in a string literal it runs with `exec`, `eval` or
+//! `compile`. Judged on the lines a patch changed, or on every product file; a product file
+//! that cannot be read or parsed cannot be judged, and is reported as such. What product code
+//! reaches for is lane-python's `product::reaches`. An atexit handler is no finding here: it is
+//! a capability (`capability-added`), shown to a maintainer, since libraries register them for
+//! ordinary cleanup.
+
+use std::rc::Rc;
 
 use lane_core::detector::Detector;
 use lane_core::rule::SOURCE_MAX_BYTES;
@@ -27,6 +32,9 @@ const REPORT_OPTIONS: &[&str] = &[
     "--resultlog",
     "--report-log",
 ];
+
+/// How many other calls that run the same string a finding in it names by line.
+const ALSO_NAMED: usize = 3;
 
 /// One product file judged.
 pub(crate) struct ProductFile<'a> {
@@ -117,7 +125,9 @@ fn check(facts: &ScanFacts<'_>, problems: &mut Vec<Problem>) {
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Finding {
     line: u64,
-    lines: Vec<(u64, u64)>,
+    /// Shared by the findings of one string that code runs (its literal and every call that
+    /// runs it: a string run from many calls holds many lines).
+    lines: Rc<[(u64, u64)]>,
     what: String,
 }
 
@@ -156,13 +166,23 @@ fn is_pytest_module(s: &str) -> bool {
 impl Judged<'_> {
     /// The findings of the construct, in the order they are written.
     fn findings(&self, out: &mut Vec<Finding>) {
+        if let Reached::Exec {
+            func,
+            literal,
+            calls,
+            reached,
+        } = &self.reach.what
+        {
+            self.run_code(func, *literal, calls, reached, out);
+            return;
+        }
         let mut push = |what: String, more: Option<u64>| {
             let r = self.reach;
             let mut lines = vec![(r.first, r.last)];
             lines.extend(more.map(|l| (l, l)));
             out.push(Finding {
                 line: r.first,
-                lines,
+                lines: lines.into(),
                 what,
             });
         };
@@ -197,16 +217,8 @@ impl Judged<'_> {
                     push(format!("names pytest's report option {v:?}"), None);
                 }
             }
-            Reached::Attribute { name, qualified } => {
-                if name == "_called_from_test" {
-                    push("reads sys._called_from_test".into(), None);
-                }
-                if qualified.as_deref() == Some("atexit.register") {
-                    push("registers an atexit handler (atexit.register)".into(), None);
-                }
-            }
-            Reached::ImportedName(imported) if imported == "atexit.register" => {
-                push("registers an atexit handler (atexit.register)".into(), None);
+            Reached::Attribute { name, .. } if name == "_called_from_test" => {
+                push("reads sys._called_from_test".into(), None);
             }
             Reached::Write { how, literals } => {
                 if let Some((what, line)) = literals
@@ -217,6 +229,56 @@ impl Judged<'_> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// The findings of code in a string literal that `func` runs: each as the code's own,
+    /// placed at the first call that runs the string and spanning the literal and every such
+    /// call (a patch that changes either is judged), its message saying where it was.
+    fn run_code(
+        &self,
+        func: &str,
+        literal: (u64, u64),
+        calls: &[(u64, u64)],
+        reached: &[Reach],
+        out: &mut Vec<Finding>,
+    ) {
+        let mut inner = Vec::new();
+        for reach in reached {
+            let judged = Judged { reach, ..*self };
+            judged.findings(&mut inner);
+        }
+        let lines: Rc<[(u64, u64)]> = std::iter::once(literal)
+            .chain(calls.iter().copied())
+            .collect();
+        // The other calls by line, the first few named (the message stays short however many).
+        let also = match calls {
+            [_, rest @ ..] if !rest.is_empty() => {
+                let at: Vec<String> = rest
+                    .iter()
+                    .take(ALSO_NAMED)
+                    .map(|(l, _)| l.to_string())
+                    .collect();
+                let more = rest.len().saturating_sub(ALSO_NAMED);
+                let more = if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                };
+                let noun = if rest.len() == 1 { "line" } else { "lines" };
+                format!("; also run at {noun} {}{more}", at.join(", "))
+            }
+            _ => String::new(),
+        };
+        for f in inner {
+            out.push(Finding {
+                line: self.reach.first,
+                lines: Rc::clone(&lines),
+                what: format!(
+                    "{}, in a string literal it runs with {func} (line {} of the string{also})",
+                    f.what, f.line
+                ),
+            });
         }
     }
 
@@ -285,12 +347,6 @@ mod tests {
             lines("import importlib\nm = importlib.import_module('_pytest.runner')\n"),
             [2]
         );
-        assert_eq!(lines("import atexit\natexit.register(print)\n"), [2]);
-        assert_eq!(
-            lines("import atexit as _a\n\n@_a.register\ndef bye():\n    pass\n"),
-            [3]
-        );
-        assert_eq!(lines("from atexit import register as r\nr(print)\n"), [2]);
         assert_eq!(
             lines(
                 "import sys\nfor a in sys.argv:\n    if a.startswith('--junitxml='):\n        pass\n"
@@ -334,6 +390,10 @@ mod tests {
             "import weakref\nclass A:\n    pass\nweakref.finalize(A(), print)\n",
             "def register(f):\n    return f\n@register\ndef g():\n    pass\n",
             "import atexit\n",
+            // An atexit handler is a capability (capability-added), not test-aware code.
+            "import atexit\natexit.register(print)\n",
+            "import atexit as _a\n\n@_a.register\ndef bye():\n    pass\n",
+            "from atexit import register as r\nr(print)\n",
             "s = 'a pytest fixture'\nok = 'pytest' == s\n",
         ];
         for case in clean {
@@ -355,5 +415,141 @@ mod tests {
             .len(),
             1
         );
+    }
+
+    /// The one finding of `source`, as (line, message).
+    fn one(source: &str) -> (u64, String) {
+        let found = whats(source, false);
+        assert_eq!(found.len(), 1, "{source}: {found:?}");
+        found.into_iter().next().unwrap()
+    }
+
+    #[test]
+    fn code_run_from_a_string_literal_is_judged_at_the_call() {
+        // A literal written in the call, its escapes read as Python reads them.
+        assert_eq!(
+            one("import os\n\nexec(\"import os\\nx = os.environ.get('PYTEST_CURRENT_TEST')\")\n"),
+            (
+                3,
+                "names pytest's environment variable PYTEST_CURRENT_TEST, in a string literal \
+                 it runs with exec (line 2 of the string)"
+                    .into()
+            )
+        );
+        // A name bound to a literal, at module level or in the function that runs it.
+        assert_eq!(
+            one("SRC = 'import pytest'\n\n\ndef f():\n    exec(SRC)\n"),
+            (
+                5,
+                "imports pytest (the project declares no pytest11 entry point: it is not a \
+                 pytest plugin), in a string literal it runs with exec (line 1 of the string)"
+                    .into()
+            )
+        );
+        let local = "def f():\n    src = \"import sys\\nm = sys.modules.get('_pytest')\"\n    \
+                     exec(src, {})\n";
+        assert_eq!(one(local).0, 3);
+        assert!(
+            one(local)
+                .1
+                .starts_with("looks _pytest up in sys.modules, in a string")
+        );
+        // eval reads one expression (its leading spaces dropped); a bare string is its value.
+        let (line, what) = one("import os\nflag = eval(\"  os.environ['PYTEST_VERSION']\")\n");
+        assert_eq!(line, 2);
+        assert!(what.contains("PYTEST_VERSION, in a string literal it runs with eval"));
+        assert_eq!(
+            one("import os\nk = eval('\"PYTEST_XDIST_WORKER\"')\nv = os.environ.get(k)\n").0,
+            2
+        );
+        // compile, in either mode, by position or keyword.
+        let (line, what) = one("code = compile('import _pytest.runner', '<x>', 'exec')\n");
+        assert_eq!(line, 1);
+        assert!(what.contains("imports _pytest.runner"), "{what}");
+        assert!(what.contains("it runs with compile"), "{what}");
+        assert_eq!(
+            one("import sys\nc = compile(mode='eval', filename='<x>', \
+                 source=\"sys.modules['pytest']\")\n")
+            .0,
+            2
+        );
+        // A write under a test folder, and a bytes literal.
+        assert!(
+            one("exec(\"open('tests/fixtures/g.txt', 'w').write('x')\")\n")
+                .1
+                .starts_with("writes (open for writing) to a path under a test folder")
+        );
+        assert_eq!(one("exec(b'import pytest')\n").0, 1);
+    }
+
+    #[test]
+    fn exec_is_followed_through_its_aliases() {
+        for source in [
+            "from builtins import exec as run\n\nrun('import pytest')\n",
+            "import builtins\n\nbuiltins.exec('import pytest')\n",
+            "import builtins as b\n\nb.eval(\"__import__('pytest')\")\n",
+        ] {
+            let (line, what) = one(source);
+            assert_eq!(line, 3, "{source}");
+            assert!(what.contains("imports pytest"), "{source}: {what}");
+        }
+    }
+
+    #[test]
+    fn a_triple_quoted_string_is_placed_at_the_call_and_spans_the_literal() {
+        let source = "import os\n\nHOOK = '''\nimport os\n\nif os.environ.get(\"PYTEST_CURRENT_TEST\"):\n    \
+                      X = 1\n'''\n\n\ndef install():\n    exec(HOOK)\n    exec(HOOK, {})\n";
+        let reached = lane_python::product::reaches(source).unwrap();
+        let found = judge(&reached, false, &[]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        // At the first call; the literal (lines 3-8) and both calls judged with it.
+        assert_eq!(found[0].line, 12);
+        assert_eq!(found[0].lines[..], [(3, 8), (12, 12), (13, 13)]);
+        assert!(
+            found[0]
+                .what
+                .ends_with("it runs with exec (line 4 of the string; also run at line 13)"),
+            "{}",
+            found[0].what
+        );
+        // Many calls: the first few are named, the rest counted.
+        let (line, what) =
+            one("S = 'import pytest'\nexec(S)\nexec(S)\nexec(S)\nexec(S)\nexec(S)\n");
+        assert_eq!(line, 2);
+        assert!(
+            what.ends_with("(line 1 of the string; also run at lines 3, 4, 5 and 1 more)"),
+            "{what}"
+        );
+    }
+
+    #[test]
+    fn exec_inside_an_exec_string_is_followed() {
+        let source = "exec(\"exec('import sys\\\\nsys.modules[\\\\'pytest\\\\']')\")\n";
+        let (line, what) = one(source);
+        assert_eq!(line, 1);
+        assert_eq!(
+            what,
+            "looks pytest up in sys.modules, in a string literal it runs with exec (line 2 of \
+             the string), in a string literal it runs with exec (line 1 of the string)"
+        );
+    }
+
+    #[test]
+    fn strings_that_run_nothing_test_aware_are_clean() {
+        let clean = [
+            // Plain code, and a string that does not parse (running it fails).
+            "exec('x = 1')\n",
+            "eval('1 + 2')\n",
+            "exec('import pytest(')\n",
+            "exec(\"def (: 'PYTEST_CURRENT_TEST'\")\n",
+            // The module's own exec is not the builtin: its argument is data.
+            "def exec(text):\n    return text\n\n\nexec('import pytest')\n",
+            "from tools import exec\n\nexec('import pytest')\n",
+            // A string built at run time is not read (exec is capability-added already).
+            "import sys\nexec(sys.argv[1])\n",
+        ];
+        for case in clean {
+            assert_eq!(whats(case, false), [], "{case}");
+        }
     }
 }
