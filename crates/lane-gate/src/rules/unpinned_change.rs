@@ -90,7 +90,10 @@ fn unpinned(s: &Mutated, seconds: u64) -> Option<String> {
 /// problem's message without its `file:line: ` prefix.
 pub(crate) fn by_file(problems: &[Problem]) -> Option<String> {
     let mut files: BTreeMap<&str, Vec<(u64, &str)>> = BTreeMap::new();
-    for p in problems.iter().filter(|p| p.rule == Rule::UnpinnedChange.id()) {
+    for p in problems
+        .iter()
+        .filter(|p| p.rule == Rule::UnpinnedChange.id())
+    {
         let file = p.file.as_deref().unwrap_or("");
         let line = p.line.unwrap_or(0);
         let prefix = format!("{file}:{line}: ");
