@@ -502,6 +502,18 @@ impl<R: Read> BufRead for Source<R> {
     }
 }
 
+/// A UTF-8 byte order mark at the very start of a report (some writers put one before the XML
+/// declaration; XML allows it), consumed: how many bytes, 3 or 0.
+fn skip_bom<R: Read>(source: &mut Source<R>) -> io::Result<u64> {
+    const BOM: &[u8] = b"\xEF\xBB\xBF";
+    if source.peek(BOM.len())?.starts_with(BOM) {
+        source.consume(BOM.len());
+        source.new_event();
+        return Ok(BOM.len() as u64);
+    }
+    Ok(0)
+}
+
 /// What [`skip_text`] stopped at.
 enum Skipped {
     /// `n` bytes skipped; the next byte is `<` of a tag (or the input ended).
@@ -670,6 +682,9 @@ pub(crate) fn read_segment<R: Read>(
     // Bytes consumed behind quick-xml's back by `skip_text`, and the segment's offset in the
     // report, for error offsets.
     let mut skipped = base;
+    if base == 0 {
+        skipped += skip_bom(reader.get_mut()).map_err(JunitError::Io)?;
+    }
     loop {
         let here = reader.buffer_position() + skipped;
         skipped += segment.skip(reader.get_mut(), here, last)?;
@@ -1260,6 +1275,15 @@ tests/t.py:3: in t]]></failure><error message="teardown"/></testcase><testcase c
     }
 
     #[test]
+    fn a_byte_order_mark_before_the_report_is_read_past() {
+        for xml in [XUNIT1, XUNIT2] {
+            let with_bom = format!("\u{feff}{xml}");
+            assert_eq!(summary(&with_bom), summary(xml));
+            assert!(!summary(&with_bom).unwrap().is_empty());
+        }
+    }
+
+    #[test]
     fn refusals_table() {
         let table: &[(&str, &str, &str)] = &[
             (
@@ -1283,6 +1307,16 @@ tests/t.py:3: in t]]></failure><error message="teardown"/></testcase><testcase c
                 "unknown root element <html>",
             ),
             ("not xml", "hello world", "found text"),
+            (
+                "a byte order mark, then text",
+                "\u{feff}hello",
+                "r.xml:1:2: expected a JUnit XML report",
+            ),
+            (
+                "a byte order mark after the declaration",
+                "<?xml version=\"1.0\"?>\u{feff}<testsuite><testcase classname=\"a\" name=\"t\"/></testsuite>",
+                "found text",
+            ),
             ("empty", "", "empty report"),
             (
                 "mismatched end",
