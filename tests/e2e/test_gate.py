@@ -360,14 +360,15 @@ def test_gate_base_must_be_a_commit(invoice: Path):
     assert "no-such-ref" in proc.stderr
 
 
-def test_gate_rejects_when_pytest_cannot_run(invoice: Path):
-    # pytest exits 4 (usage error) and writes no report: no lane voted, so nothing approves.
+def test_gate_cannot_decide_when_pytest_cannot_run(invoice: Path):
+    # pytest exits 4 (usage error) and writes no report: no lane voted, so nothing approves,
+    # and the gate says could not decide with pytest's words rather than a rejection.
     proc = gate(invoice, "--today", TODAY, "--", "--no-such-pytest-option")
-    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert proc.returncode == 2, proc.stdout + proc.stderr
     out = invoice / "out" / "lanes"
     assert (out / "pytest-status").read_text() == "merge 4\nwitness 4\nfreeze 4\n"
-    rules = reason_rules(json.loads((out / "verdict.json").read_text()))
-    assert {"missing-vote", "missing-witness", "missing-freeze-run"} <= rules
+    assert "unrecognized arguments: --no-such-pytest-option" in proc.stderr
+    assert not (out / "verdict.json").exists()
 
 
 # ---- the GitLab recipe of docs/ci.md, as the runner would run it ----
@@ -580,3 +581,28 @@ def test_gate_output_files_are_exactly_the_promised_ones(invoice: Path):
     assert names == [".gitignore", "capture.json", "comment.md", "evidence.json", "freeze.log", "freeze.xml", "manifest.json", "merge.log",
                      "merge.xml", "pytest-status", "verdict.json", "verdict.md", "verdict.sarif",
                      "witness.log", "witness.xml"]
+
+
+@pytest.mark.parametrize("breakage, said", [
+    ("conftest", "No module named 'no_such_module_here'"),
+    ("usage", "unrecognized arguments: --no-such-option"),
+])
+def test_pytest_that_cannot_run_any_lane_is_could_not_decide_with_its_cause(
+        invoice: Path, breakage: str, said: str):
+    """A conftest that does not import, or an option pytest does not know, stops pytest before
+    any test: the gate says could not decide (exit 2) with pytest's own words, not a rejection
+    listing every test as missing its vote."""
+    if breakage == "conftest":
+        (invoice / "tests" / "conftest.py").write_text("import no_such_module_here\n")
+    else:
+        ini = invoice / "pytest.ini"
+        text = ini.read_text()
+        assert text.count("addopts =") == 1
+        ini.write_text(text.replace("addopts =", "addopts = --no-such-option"))
+    proc = gate(invoice, "--today", TODAY)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "pytest could not run the lanes (exit 4, a usage error), so nothing voted" in proc.stderr
+    assert said in proc.stderr, proc.stderr
+    assert "(the whole log: out/lanes/merge.log)" in proc.stderr
+    assert "missing-vote" not in proc.stdout + proc.stderr
+    assert not (invoice / "out" / "lanes" / "verdict.json").exists()

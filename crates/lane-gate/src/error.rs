@@ -45,6 +45,10 @@ pub(crate) enum GateError {
     /// The interpreter (`--python`) cannot run the lanes, or could not answer the gate.
     #[error("{0}")]
     Interpreter(String),
+    /// pytest ran but could not run a single lane (a usage error, an internal error, a
+    /// conftest that does not import): the lanes hold no evidence, and the log says why.
+    #[error("{0}")]
+    PytestCouldNotRun(String),
     /// pytest's interpreter could not be started.
     #[error("cannot run {}: {source}", python.display())]
     PytestStart {

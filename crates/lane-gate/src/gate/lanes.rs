@@ -89,7 +89,45 @@ pub(crate) fn has_report(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() > 0)
 }
 
+/// How many of a log's last lines say why pytest could not run.
+const CAUSE_LINES: usize = 6;
+
 impl LaneRuns {
+    /// Why pytest could not run any lane, when it could not: every lane's run ended with
+    /// exit 2 (interrupted), 3 (internal error) or 4 (usage error) and none left a report. The
+    /// message names the exit, the last lines of the first lane's log (where pytest says what
+    /// stopped it: a conftest that does not import, an option it does not know) and the log.
+    pub(crate) fn could_not_run(&self, places: &Places) -> Option<String> {
+        if !self.reports.is_empty() || self.runs.is_empty() {
+            return None;
+        }
+        let codes: Vec<i32> = self
+            .runs
+            .values()
+            .map(|r| match (r.timed_out, r.exit) {
+                (false, Some(code @ 2..=4)) => Some(code),
+                _ => None,
+            })
+            .collect::<Option<_>>()?;
+        let lane = LANES.iter().find(|l| self.runs.contains_key(l.as_str()))?;
+        let log = format!("{lane}.log");
+        let text = std::fs::read(places.out.join(&log)).unwrap_or_default();
+        let text = String::from_utf8_lossy(&text);
+        let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+        let cause = lines[lines.len().saturating_sub(CAUSE_LINES)..].join("\n    ");
+        let what = match codes[0] {
+            2 => "interrupted",
+            3 => "an internal error",
+            _ => "a usage error",
+        };
+        Some(format!(
+            "pytest could not run the lanes (exit {}, {what}), so nothing voted; it said:\n    \
+             {cause}\n(the whole log: {})",
+            codes[0],
+            places.out_name(&log)
+        ))
+    }
+
     /// Whether the voting lanes (merge, witness) each ended passed or with nothing to run.
     pub(crate) fn voters_passed(&self) -> bool {
         [Lane::Merge, Lane::Witness].iter().all(|lane| {

@@ -62,6 +62,9 @@ pub(crate) fn run(args: &Args) -> Result<Status, GateError> {
         product_dirs: &plan.product_dirs,
     })?;
     let lanes_took = lanes_began.elapsed();
+    if let Some(why) = lanes.could_not_run(&prepared.places) {
+        return Err(GateError::PytestCouldNotRun(why));
+    }
     crate::capture::write(&prepared.places.out, plan.seed.value, &mut lanes.captured)?;
     let mut after = after::check(&evidence.doc, &evidence.vote_root, &plan.watched)?;
     let (unexercised, exercised) = after::exercised(
