@@ -291,7 +291,6 @@ pub(crate) fn classify_pyproject(base: Option<&str>, head: Option<&str>) -> (Cla
                 | "tool.uv"
                 | "tool.pdm"
                 | "tool.hatch"
-                | "tool.tox"
                 | "tool.hypothesis"
                 | "tool.coverage"
                 | "tool.setuptools"
@@ -910,6 +909,12 @@ mod tests {
                 Class::TestSurface,
             ),
             ("not = [toml", Class::TestSurface),
+            // tox's own table: the gate never runs tox, and pytest does not read it
+            (
+                "[project]\nname = \"x\"\nversion = \"1\"\ndependencies = [\"a\"]\n\
+                 [tool.ruff]\nline-length = 99\n[tool.tox]\nenv_list = [\"3.12\"]\n",
+                Class::Product,
+            ),
             // every build backend's table can declare entry points or what gets built
             (
                 "[project]\nname = \"x\"\nversion = \"1\"\ndependencies = [\"a\"]\n\
