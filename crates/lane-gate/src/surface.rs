@@ -185,7 +185,7 @@ impl Facts {
     }
 
     /// A test module of the base or the patch lives in `dir`.
-    fn beside_test_module(&self, dir: &str) -> bool {
+    pub(crate) fn beside_test_module(&self, dir: &str) -> bool {
         self.base_files
             .iter()
             .chain(self.head_files.iter())

@@ -117,6 +117,11 @@ impl Based {
         let base_files: BTreeSet<String> = base_tree.keys().cloned().collect();
         let mut head_files: BTreeSet<String> = head_tree.keys().cloned().collect();
         head_files.extend(copied.iter().cloned());
+        // The project's own modules beside its tests: the base's to say, read once.
+        let mut base_facts = classify::facts(&[&base_dir], &base_files, &base_files)?;
+        base_facts.package_modules = classify::package_modules(&base_dir, &base_facts);
+        let mut facts = classify::facts(&[&base_dir, cwd], &base_files, &head_files)?;
+        facts.package_modules = base_facts.package_modules.clone();
         let classifier = Classifier {
             trees: Trees {
                 repo: &repo,
@@ -124,8 +129,8 @@ impl Based {
                 head: &head_tree,
             },
             cwd,
-            facts: classify::facts(&[&base_dir, cwd], &base_files, &head_files)?,
-            base_facts: classify::facts(&[&base_dir], &base_files, &base_files)?,
+            facts,
+            base_facts,
         };
         let Classified { entries, changed } =
             classifier.classify_all(&deltas, &copied, &tracked)?;

@@ -91,15 +91,7 @@ fn test_import_dirs(f: &mut Facts) {
 /// `pyproject.toml`'s `[project]` or poetry's table, else `setup.cfg`'s `[metadata]`, else a
 /// literal `name=` of `setup.py`'s `setup()` call.
 fn project_name(base_root: &Path) -> Option<String> {
-    let read = |name: &str| {
-        lane_core::io::read_file_capped(
-            &base_root.join(name),
-            lane_core::rule::SOURCE_MAX_BYTES,
-            name,
-        )
-        .ok()
-        .and_then(|b| String::from_utf8(b).ok())
-    };
+    let read = |name: &str| read_text(&base_root.join(name));
     let from_pyproject = || {
         let table: toml::Table = read("pyproject.toml")?.parse().ok()?;
         let named = |t: Option<&toml::Value>| t?.get("name")?.as_str().map(str::to_string);
@@ -141,11 +133,13 @@ fn project_name(base_root: &Path) -> Option<String> {
 /// the sibling modules it imports, for the top-level package named as the project; or the
 /// single module named as the project (`parse.py` beside `test_parse.py`). They are
 /// the code under test, not helpers of the tests: the base's own `__init__.py` says so. Read
-/// from the base's checkout only, so a patch cannot make a helper product code by editing
+/// from the base's checkout with the base's own facts `f` (the caller computes it once and
+/// gives it to both sets of facts), so a patch cannot make a helper product code by editing
 /// `__init__.py` or the project's name.
-fn package_modules(base_root: &Path, f: &mut Facts) {
+pub(crate) fn package_modules(base_root: &Path, f: &Facts) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
     let Some(name) = project_name(base_root) else {
-        return;
+        return found;
     };
     // A single-module project (`parse.py` beside `test_parse.py`): the module named as the
     // project, on an import folder.
@@ -156,7 +150,7 @@ fn package_modules(base_root: &Path, f: &mut Facts) {
             format!("{dir}/{name}.py")
         };
         if f.base_files.contains(&module) {
-            f.package_modules.insert(module);
+            found.insert(module);
         }
     }
     let packages: BTreeSet<String> = f
@@ -170,27 +164,13 @@ fn package_modules(base_root: &Path, f: &mut Facts) {
             }
         })
         .filter(|dir| {
-            let init = format!("{dir}/__init__.py");
-            f.base_files.contains(&init)
-                && f.base_files.iter().any(|file| {
-                    file.rsplit_once('/').is_some_and(|(d, n)| {
-                        d == dir && surface::is_test_module_name(n, &f.python_files)
-                    })
-                })
+            f.base_files.contains(&format!("{dir}/__init__.py")) && f.beside_test_module(dir)
         })
         .collect();
     for dir in packages {
         let init = format!("{dir}/__init__.py");
-        let Ok(bytes) = lane_core::io::read_file_capped(
-            &base_root.join(&init),
-            lane_core::rule::SOURCE_MAX_BYTES,
-            "__init__.py",
-        ) else {
-            continue;
-        };
-        let Some(module) = std::str::from_utf8(&bytes)
-            .ok()
-            .and_then(|text| lane_python::summarize(text).ok())
+        let Some(module) =
+            read_text(&base_root.join(&init)).and_then(|text| lane_python::summarize(&text).ok())
         else {
             continue;
         };
@@ -214,11 +194,12 @@ fn package_modules(base_root: &Path, f: &mut Facts) {
             if f.base_files.contains(&file)
                 && !surface::is_test_module_name(&format!("{sibling}.py"), &f.python_files)
             {
-                f.package_modules.insert(file);
+                found.insert(file);
             }
         }
-        f.package_modules.insert(init);
+        found.insert(init);
     }
+    found
 }
 
 /// The facts the classification needs, from the base's checkout and the patch's tree.
@@ -260,9 +241,6 @@ pub(crate) fn facts(
         f.python_files.dedup();
     }
     test_import_dirs(&mut f);
-    if let Some(&base_root) = roots.first() {
-        package_modules(base_root, &mut f);
-    }
     Ok(f)
 }
 
@@ -467,7 +445,9 @@ mod tests {
             std::fs::write(at, text).unwrap();
         }
         let listed: BTreeSet<String> = files.iter().map(|(p, _)| p.to_string()).collect();
-        facts(&[dir.path()], &listed, &listed).unwrap()
+        let mut f = facts(&[dir.path()], &listed, &listed).unwrap();
+        f.package_modules = package_modules(dir.path(), &f);
+        f
     }
 
     const PACKAGE: &[(&str, &str)] = &[
