@@ -583,17 +583,21 @@ def test_gate_output_files_are_exactly_the_promised_ones(invoice: Path):
                      "witness.log", "witness.xml"]
 
 
-@pytest.mark.parametrize("breakage, said", [
-    ("conftest", "No module named 'no_such_module_here'"),
-    ("usage", "unrecognized arguments: --no-such-option"),
+@pytest.mark.parametrize("breakage, ended, said", [
+    ("conftest", "exit 4, a usage error", "No module named 'no_such_module_here'"),
+    ("usage", "exit 4, a usage error", "unrecognized arguments: --no-such-option"),
+    ("internal", "exit 3, an internal error", "RuntimeError: boom at session start"),
 ])
 def test_pytest_that_cannot_run_any_lane_is_could_not_decide_with_its_cause(
-        invoice: Path, breakage: str, said: str):
+        invoice: Path, breakage: str, ended: str, said: str):
     """A conftest that does not import, or an option pytest does not know, stops pytest before
     any test: the gate says could not decide (exit 2) with pytest's own words, not a rejection
     listing every test as missing its vote."""
     if breakage == "conftest":
         (invoice / "tests" / "conftest.py").write_text("import no_such_module_here\n")
+    elif breakage == "internal":
+        (invoice / "tests" / "conftest.py").write_text(
+            "def pytest_sessionstart(session):\n    raise RuntimeError('boom at session start')\n")
     else:
         ini = invoice / "pytest.ini"
         text = ini.read_text()
@@ -601,7 +605,7 @@ def test_pytest_that_cannot_run_any_lane_is_could_not_decide_with_its_cause(
         ini.write_text(text.replace("addopts =", "addopts = --no-such-option"))
     proc = gate(invoice, "--today", TODAY)
     assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert "pytest could not run the lanes (exit 4, a usage error), so nothing voted" in proc.stderr
+    assert f"pytest could not run the lanes ({ended}), so nothing voted" in proc.stderr
     assert said in proc.stderr, proc.stderr
     assert "(the whole log: out/lanes/merge.log)" in proc.stderr
     assert "missing-vote" not in proc.stdout + proc.stderr
