@@ -53,6 +53,18 @@ def tool_path(name: str) -> Path:
     return path
 
 
+# The variables that say a process runs under CI, as the tools read them
+# (lane_core::clock::CI_VARIABLES): a test of the local clock removes them all.
+CI_VARIABLES = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "JENKINS_URL", "CIRCLECI", "TRAVIS",
+                "TF_BUILD", "TEAMCITY_VERSION", "BITBUCKET_BUILD_NUMBER", "CODEBUILD_BUILD_ID",
+                "DRONE", "APPVEYOR")
+
+
+def outside_ci(env: dict[str, str]) -> dict[str, str]:
+    """`env` without any variable that says the run is under CI."""
+    return {k: v for k, v in env.items() if k not in CI_VARIABLES}
+
+
 def run_tool(name: str, *args: str, stdin: str | bytes = b"", cwd: Path | None = None,
              env: dict | None = None) -> Run:
     """Runs one lanes binary with stdin piped; returns code, stdout and stderr."""

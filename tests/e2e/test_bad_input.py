@@ -90,6 +90,8 @@ class Case:
     # Permission cases: the tool runs as another user (nobody) when the tests run as root,
     # because root reads and writes whatever the mode bits say.
     other_user: bool = False
+    # Variables set for the run (beyond the test's own environment, which loses LANES_TODAY).
+    env: dict | None = None
     # A known shortfall of the tools: the case is an expected failure until it is fixed (strict,
     # so the fix shows), and docs/robustness.md says so.
     gap: str = ""
@@ -232,7 +234,7 @@ CASES = [
     Case("ledger-is-folder", "freeze-ledger", ["check", "--today", TODAY], lambda r: (r / "freeze_ledger.json").mkdir(),
          "exit 2", "a ledger path that is a folder"),
     Case("ledger-no-clock", "freeze-ledger", ["check"], lambda r: ledger(r, []),
-         "exit 2", "`check` with neither --today nor LANES_TODAY"),
+         "exit 2", "`check` under CI with neither --today nor LANES_TODAY", env={"CI": "true"}),
     Case("ledger-add-duplicate", "freeze-ledger", ["add", "tests/test_f.py::test_f", "--seed", "2", "--input-sha256", GOOD_SHA, "--expires", "2026-12-20", "--replay-job", "https://ci.example.invalid/j/2", "--today", TODAY],
          lambda r: ledger(r, [row()]), "exit 2", "`add` of a ticket that exists (file unchanged)"),
     Case("ledger-add-unwritable", "freeze-ledger", ["add", "tests/test_f.py::test_f", "--seed", "2", "--input-sha256", GOOD_SHA, "--expires", "2026-12-20", "--replay-job", "https://ci.example.invalid/j/2", "--today", TODAY, "--ledger", "blocker/freeze_ledger.json"],
@@ -345,8 +347,9 @@ def as_other_user() -> list[str]:
 
 def run_case(case: Case, root: Path, stdin: bytes) -> Run:
     if not case.other_user:
-        return run_tool(case.tool, *case.args, stdin=stdin, cwd=root)
+        return run_tool(case.tool, *case.args, stdin=stdin, cwd=root, env=case.env)
     env = {k: v for k, v in os.environ.items() if k != "LANES_TODAY"}
+    env.update(case.env or {})
     proc = subprocess.run([*as_other_user(), str(tool_path(case.tool)), *case.args], input=stdin,
                           cwd=root, capture_output=True, env=env, timeout=300)
     return Run(proc.returncode, proc.stdout.decode("utf-8", "replace"),

@@ -3,6 +3,7 @@ binary, real git, real pytest on copies of examples/invoice."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import re
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BIN_DIR, PYTHON, REPO, TOOLS, copy_tree, head_ack, tool_path
+from conftest import BIN_DIR, PYTHON, REPO, TOOLS, copy_tree, head_ack, outside_ci, tool_path
 
 PATCH = REPO / "examples" / "agent-patch" / "agent.patch"
 TODAY = "2026-12-01"
@@ -178,13 +179,35 @@ def test_gate_reason_lifts_the_batched_lock_edit_only(invoice: Path):
     assert "unconditional-skip" in rules
 
 
-def test_gate_needs_a_date(invoice: Path):
+def test_gate_under_ci_needs_a_date(invoice: Path):
     shutil.rmtree(invoice / "out", ignore_errors=True)  # a `make demo` run may have left one
-    proc = gate(invoice)
-    assert proc.returncode == 2
-    assert "LANES_TODAY" in proc.stderr
-    assert proc.stdout == ""
-    assert not (invoice / "out" / "lanes" / "verdict.json").exists()
+    for ci in ({"CI": "true"}, {"GITHUB_ACTIONS": "true"}):
+        proc = subprocess.run([str(tool_path("lane-gate"))], cwd=invoice, capture_output=True,
+                              text=True, env={**outside_ci(gate_env()), **ci}, timeout=900)
+        assert proc.returncode == 2, proc.stderr
+        assert "clock must be pinned" in proc.stderr and "LANES_TODAY" in proc.stderr
+        assert proc.stdout == ""
+        assert not (invoice / "out" / "lanes" / "verdict.json").exists()
+
+
+def test_gate_outside_ci_takes_the_local_date_and_says_it_is_not_a_ci_verdict(invoice: Path):
+    before = dt.date.today().isoformat()
+    proc = subprocess.run([str(tool_path("lane-gate"))], cwd=invoice, capture_output=True,
+                          text=True, env=outside_ci(gate_env()), timeout=900)
+    dates = {before, dt.date.today().isoformat()}
+    # The example's tickets expire some day: the local date may reject them, never exit 2.
+    assert proc.returncode in (0, 1), proc.stderr
+    assert "local clock: not a CI verdict" in proc.stderr
+    assert "**local clock: not a CI verdict**" in proc.stdout
+    verdict = json.loads((invoice / "out" / "lanes" / "verdict.json").read_text())
+    assert verdict["tally"]["clock"] == "local"
+    assert verdict["ledger"]["clock"] == "local" and verdict["ledger"]["today"] in dates
+    # Pinned, the same run says nothing of a clock.
+    proc = gate(invoice, "--today", TODAY)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "local clock" not in proc.stdout + proc.stderr
+    verdict = json.loads((invoice / "out" / "lanes" / "verdict.json").read_text())
+    assert "clock" not in verdict["tally"] and "clock" not in verdict["ledger"]
 
 
 def test_gate_takes_the_date_from_the_environment(invoice: Path):

@@ -50,7 +50,9 @@ read-modify-write: a concurrent edit waits (a message after 3 s, exit 2 after
 LANES_LOCK_TIMEOUT seconds, default 120) and then sees this one. A ledger over 16 MiB, or
 a symlink leading out of the rootdir, is refused (docs/robustness.md).
 
-Dates come from --today or LANES_TODAY only; the machine's clock is never used.
+Dates come from --today or LANES_TODAY. Under CI (CI=true or a known CI's variables) a
+command that needs a date and has neither exits 2; outside CI it takes the local date, and
+check's section says \"clock\": \"local\" (a verdict over it is not a CI verdict).
 Exit status: 0 clean, 1 findings (errors in the section), 2 could not do the job.
 Rules: freeze-ledger --explain RULE (e.g. --explain expired-ticket).";
 
@@ -183,7 +185,7 @@ pub struct InputArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct Clock {
-    /// Today's date, YYYY-MM-DD (or set LANES_TODAY); the machine's clock is never used.
+    /// Today's date, YYYY-MM-DD (or set LANES_TODAY); outside CI the local date when neither.
     #[arg(long, value_name = "DATE")]
     pub today: Option<String>,
     /// Tickets may expire at most this many days after today.
@@ -246,7 +248,7 @@ pub fn run(cli: Cli) -> Result<Status, Error> {
                 issue: issue.clone(),
                 owner: owner.clone(),
                 reason: reason.clone(),
-                today: clock::today(clock.today.as_deref())?,
+                today: dated(clock)?,
                 max_days: clock.max_days,
             };
             run_add(&target, req)
@@ -261,7 +263,7 @@ pub fn run(cli: Cli) -> Result<Status, Error> {
             input_sha256,
             clock,
         } => {
-            let today = clock::today(clock.today.as_deref())?;
+            let today = dated(clock)?;
             let req = RenewRequest {
                 test_id: test_id.clone(),
                 expires: parse_flag_date("--expires", expires)?,
@@ -280,6 +282,20 @@ pub fn run(cli: Cli) -> Result<Status, Error> {
         }
         Command::Remove { test_id } => run_remove(&target, test_id),
     }
+}
+
+/// An edit's date: pinned, or the local date outside CI, said on stderr (the ticket's dates
+/// then come from this machine's clock).
+fn dated(clock: &Clock) -> Result<jiff::civil::Date, Error> {
+    let today = clock::today(clock.today.as_deref())?;
+    if today.local {
+        eprintln!(
+            "{TOOL}: {}: today is {} (pass --today or set LANES_TODAY to pin it)",
+            clock::LOCAL_NOTE,
+            today.date
+        );
+    }
+    Ok(today.date)
 }
 
 /// What `add` is asked to write: a known failure, or a flake captured `--from` a run and/or
@@ -388,6 +404,13 @@ fn run_check(args: &DocumentArgs, target: &LedgerFile<'_>, clock: &Clock) -> Res
 fn check_markdown(section: &check::LedgerSection) -> String {
     use lane_core::render::markdown::{cell, section as problems_md};
     let mut out = problems_md(TOOL, check::SECTION, &section.problems);
+    if section.clock.is_some() {
+        out.push_str(&format!(
+            "\n{}: today is {} from this machine (pass --today or set LANES_TODAY to pin it).\n",
+            clock::LOCAL_NOTE,
+            section.today
+        ));
+    }
     if !section.tickets.is_empty() {
         out.push_str("\n| test | status | expires_on | days left |\n|---|---|---|---|\n");
         for t in &section.tickets {

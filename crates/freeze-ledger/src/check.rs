@@ -5,6 +5,7 @@ use std::path::Path;
 
 use jiff::civil::Date;
 use lane_core::Problem;
+use lane_core::clock::Today;
 use lane_core::detector::run_all;
 use lane_core::problem::normalize;
 use lane_core::scan::{Lane, ScanSection, ScanTest};
@@ -29,6 +30,10 @@ pub struct LedgerSection {
     /// False when the ledger file does not exist (then it has no tickets).
     pub exists: bool,
     pub today: String,
+    /// `local` when `today` came from the machine's clock outside CI (no `--today`, no
+    /// `LANES_TODAY`): a verdict over this section is not a CI verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<String>,
     pub max_days: u32,
     /// True when a scan section was present and tickets were matched 1:1 to its freeze tests.
     pub matched_scan: bool,
@@ -58,7 +63,7 @@ pub struct CheckOptions<'a> {
     pub root: &'a Path,
     /// How the ledger is named in problems and the section.
     pub ledger_name: &'a str,
-    pub today: Date,
+    pub today: Today,
     pub max_days: u32,
 }
 
@@ -114,7 +119,9 @@ impl<'a> CheckFacts<'a> {
         let days_left = ledger
             .rows
             .iter()
-            .map(|row| (row.ticket.as_ref().ok()).map(|t| days_between(opts.today, t.expires_on)))
+            .map(|row| {
+                (row.ticket.as_ref().ok()).map(|t| days_between(opts.today.date, t.expires_on))
+            })
             .collect();
         let mut first: BTreeMap<&str, u64> = BTreeMap::new();
         let first_line = ledger
@@ -253,7 +260,8 @@ pub fn check(
         tool: TOOL.to_string(),
         ledger: opts.ledger_name.to_string(),
         exists: ledger.exists,
-        today: opts.today.to_string(),
+        today: opts.today.date.to_string(),
+        clock: opts.today.local.then(|| "local".to_string()),
         max_days: opts.max_days,
         matched_scan: scan.is_some(),
         tickets,
@@ -296,7 +304,7 @@ mod tests {
             let opts = CheckOptions {
                 root: &root,
                 ledger_name: "l.json",
-                today,
+                today: Today::pinned(today),
                 max_days: 90,
             };
             let section = check(&ledger, None, &opts);
@@ -322,7 +330,7 @@ mod tests {
         let opts = CheckOptions {
             root: &root,
             ledger_name: "l.json",
-            today: date(2026, 3, 10),
+            today: Today::pinned(date(2026, 3, 10)),
             max_days: 90,
         };
         let section = check(&ledger, None, &opts);

@@ -20,6 +20,9 @@ mod schema {
         pub ledger: String,
         pub exists: bool,
         pub today: String,
+        /// Only when the date came from the machine's clock: `local`.
+        #[serde(default)]
+        pub clock: Option<String>,
         pub max_days: u32,
         pub matched_scan: bool,
         pub tickets: Vec<TicketStatus>,
@@ -133,7 +136,12 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn run_env(dir: &Path, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Out {
-    let mut cmd = lane_testkit::Cmd::new(BIN).args(args).dir(dir).stdin(stdin);
+    // Outside CI unless a test says otherwise: a missing date is then the local one.
+    let mut cmd = lane_testkit::Cmd::new(BIN)
+        .args(args)
+        .dir(dir)
+        .stdin(stdin)
+        .env_remove_all(lane_core::clock::CI_VARIABLES);
     for (k, v) in env {
         cmd = cmd.env(*k, *v);
     }
@@ -540,7 +548,7 @@ fn unreadable_inputs_exit_2_with_a_location() {
 }
 
 #[test]
-fn the_clock_must_be_pinned() {
+fn under_ci_the_clock_must_be_pinned() {
     let dir = scratch("clock");
     for args in [
         vec!["check"],
@@ -549,11 +557,11 @@ fn the_clock_must_be_pinned() {
             .filter(|a| *a != "--today" && *a != "2026-02-01")
             .collect(),
     ] {
-        let out = run(&dir, &args, "");
+        let out = run_env(&dir, &args, "", &[("CI", "true")]);
         assert_eq!(out.code, 2, "{args:?}");
         assert!(out.stdout.is_empty());
         assert!(
-            out.stderr.contains("clock must be pinned"),
+            out.stderr.contains("clock must be pinned") && out.stderr.contains("CI is set"),
             "{}",
             out.stderr
         );
@@ -1210,7 +1218,7 @@ fn run_wrapped(dir: &Path, prefix: &[&str], args: &[&str]) -> Out {
 fn renew_needs_the_pinned_clock_too() {
     let dir = scratch("renew-clock");
     let original = write_ledger(&dir, &[row(FLAKY, "2026-03-01")]);
-    let out = run(
+    let out = run_env(
         &dir,
         &[
             "renew",
@@ -1221,6 +1229,7 @@ fn renew_needs_the_pinned_clock_too() {
             "https://ci/2",
         ],
         "",
+        &[("CI", "true")],
     );
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert!(out.stdout.is_empty());
@@ -1245,6 +1254,72 @@ fn renew_needs_the_pinned_clock_too() {
         &[("LANES_TODAY", "2026-03-01")],
     );
     assert_eq!(out.code, 0, "{}", out.stderr);
+}
+
+/// The machine's local date, read around `f` (a run that crosses midnight may see either).
+fn around_local_date<T>(f: impl FnOnce() -> T) -> (T, [String; 2]) {
+    let before = lane_core::clock::local_date().to_string();
+    let out = f();
+    (out, [before, lane_core::clock::local_date().to_string()])
+}
+
+#[test]
+fn outside_ci_a_missing_date_is_the_local_one_and_says_so() {
+    let dir = scratch("local-clock");
+    let (out, dates) = around_local_date(|| run(&dir, &["check"], ""));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let section = out.ledger();
+    assert!(
+        dates.contains(&section.today),
+        "{} not in {dates:?}",
+        section.today
+    );
+    assert_eq!(section.clock.as_deref(), Some("local"));
+    let (out, _) = around_local_date(|| run(&dir, &["check", "--format", "markdown"], ""));
+    assert!(
+        out.stdout.contains("local clock: not a CI verdict"),
+        "{}",
+        out.stdout
+    );
+    // A pinned date is never local, in CI or outside it.
+    for env in [
+        &[("LANES_TODAY", "2026-03-01")][..],
+        &[("CI", "true"), ("LANES_TODAY", "2026-03-01")],
+    ] {
+        let out = run_env(&dir, &["check"], "", env);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        assert_eq!(out.ledger().clock, None);
+        assert!(!out.stdout.contains("\"clock\""), "{}", out.stdout);
+    }
+    // An edit takes the local date for the ticket and says so on stderr.
+    let expires = (lane_core::clock::local_date() + jiff::Span::new().days(20)).to_string();
+    let (out, dates) = around_local_date(|| {
+        run(
+            &dir,
+            &[
+                "add",
+                FLAKY,
+                "--seed",
+                "7",
+                "--input-sha256",
+                ABC_SHA,
+                "--replay-job",
+                "https://ci.example.org/jobs/9",
+                "--expires",
+                &expires,
+            ],
+            "",
+        )
+    });
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("local clock: not a CI verdict"),
+        "{}",
+        out.stderr
+    );
+    let ticket: Value = serde_json::from_str(&out.stdout).unwrap();
+    let created = ticket["created_on"].as_str().unwrap().to_string();
+    assert!(dates.contains(&created), "{created} not in {dates:?}");
 }
 
 /// Every bad row of the list below, one at a time, after a good row: `check` names the field

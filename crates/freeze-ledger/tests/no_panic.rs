@@ -50,7 +50,7 @@ proptest! {
             let opts = CheckOptions {
                 root: std::path::Path::new("."),
                 ledger_name: "l.json",
-                today: jiff::civil::date(2026, 3, 1),
+                today: lane_core::clock::Today::pinned(jiff::civil::date(2026, 3, 1)),
                 max_days: 90,
             };
             let _ = check(&ledger, None, &opts);
@@ -70,7 +70,7 @@ proptest! {
         let opts = CheckOptions {
             root: std::path::Path::new("/nonexistent-root"),
             ledger_name: "l.json",
-            today: jiff::civil::date(2026, 3, 1),
+            today: lane_core::clock::Today::pinned(jiff::civil::date(2026, 3, 1)),
             max_days: 90,
         };
         let section = check(&ledger, None, &opts);

@@ -79,7 +79,8 @@ Sharded (docs/ci.md), one job per shard, then one vote over their out folders:
 #[derive(Debug, Parser)]
 #[command(name = "lane-gate", version = lane_core::VERSION, about, after_help = AFTER_HELP)]
 pub struct Args {
-    /// The pinned date [default: $LANES_TODAY]; the job's start, never a commit's date.
+    /// The pinned date [default: $LANES_TODAY; outside CI, the local date, and the verdict says
+    /// so]; the job's start, never a commit's date.
     #[arg(long, value_name = "YYYY-MM-DD")]
     pub(crate) today: Option<String>,
     /// Where the evidence, reports, logs and verdict go.

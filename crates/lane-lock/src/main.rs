@@ -57,7 +57,8 @@ enum Command {
         /// Files or folders (relative to the current folder, inside the root).
         #[arg(required = true, value_name = "PATH")]
         paths: Vec<PathBuf>,
-        /// The lock date for new and changed entries [default: $LANES_TODAY].
+        /// The lock date for new and changed entries [default: $LANES_TODAY; outside CI, the local
+        /// date].
         #[arg(long, value_name = "YYYY-MM-DD")]
         today: Option<String>,
         /// Also write FILE.sha256 next to each file (the bare hex digest and a newline).
@@ -109,7 +110,16 @@ fn body(cli: Cli) -> Result<Status, Error> {
             today,
             sidecar,
         } => {
-            let today = lane_core::clock::today(today.as_deref())?.to_string();
+            let today = lane_core::clock::today(today.as_deref())?;
+            if today.local {
+                eprintln!(
+                    "{TOOL}: {}: new and changed entries are locked on {} from this machine's \
+                     clock (pass --today or set LANES_TODAY to pin it)",
+                    lane_core::clock::LOCAL_NOTE,
+                    today.date
+                );
+            }
+            let today = today.date.to_string();
             let opts = update::LockOptions {
                 paths,
                 today,

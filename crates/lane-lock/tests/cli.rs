@@ -280,6 +280,48 @@ fn lock_then_verify_is_clean() {
 }
 
 #[test]
+fn without_a_date_ci_refuses_and_a_local_run_locks_on_the_local_date() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let root = dir.path();
+    write(root, "fx/a.txt", b"abc");
+    let lock = |env: &[(&str, &str)]| {
+        let mut cmd = lane_testkit::Cmd::new(env!("CARGO_BIN_EXE_lane-lock"))
+            .args(["lock", "fx"])
+            .dir(root)
+            .env_remove_all(lane_core::clock::CI_VARIABLES);
+        for (k, v) in env {
+            cmd = cmd.env(*k, *v);
+        }
+        cmd.run()
+    };
+    let out = lock(&[("CI", "true")]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("clock must be pinned"),
+        "{}",
+        out.stderr
+    );
+    assert!(!root.join("lanes.lock").exists());
+    let before = lane_core::clock::local_date().to_string();
+    let out = lock(&[]);
+    let dates = [before, lane_core::clock::local_date().to_string()];
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("local clock: not a CI verdict"),
+        "{}",
+        out.stderr
+    );
+    let lock: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(root.join("lanes.lock")).expect("read the lock"))
+            .expect("the lock is JSON");
+    let on = lock["files"][0]["locked_on"]
+        .as_str()
+        .expect("locked_on")
+        .to_string();
+    assert!(dates.contains(&on), "{on} not in {dates:?}");
+}
+
+#[test]
 fn unchanged_entries_keep_locked_on() {
     let dir = tempfile::tempdir().expect("tmp");
     let root = dir.path();

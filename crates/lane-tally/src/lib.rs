@@ -167,4 +167,32 @@ mod tests {
         // the tally's own renderer alone does not know them
         assert!(!render::markdown_with_warnings(&section, 0, &[]).contains("`runtime-hook`"));
     }
+
+    #[test]
+    fn a_ledger_checked_on_the_local_clock_makes_a_verdict_that_says_so() {
+        let verdict = |ledger: &str| {
+            let text = format!(
+                r#"{{"version": 1,
+                    "scan": {{"tool": "lane-scan", "counts": {{"freeze": 0, "merge": 0,
+                             "unmarked": 0, "witness": 0}}, "files": [], "tests": [],
+                             "problems": []}},
+                    "ledger": {ledger}}}"#
+            );
+            let doc = lane_core::Document::parse(text.as_bytes(), "<test>").unwrap();
+            let section = vote::tally(&doc, &Options::default()).unwrap();
+            let md = markdown_verdict(&doc, &section).unwrap();
+            (section.clock, md)
+        };
+        let (clock, md) = verdict(r#"{"today": "2026-12-07", "clock": "local", "problems": []}"#);
+        assert_eq!(clock.as_deref(), Some("local"));
+        assert!(md.contains("**local clock: not a CI verdict**"), "{md}");
+        for pinned in [
+            r#"{"today": "2026-12-07", "problems": []}"#,
+            r#"{"today": "2026-12-07", "clock": "pinned", "problems": []}"#,
+        ] {
+            let (clock, md) = verdict(pinned);
+            assert_eq!(clock, None);
+            assert!(!md.contains("local clock"), "{md}");
+        }
+    }
 }

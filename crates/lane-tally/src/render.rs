@@ -24,6 +24,13 @@ pub(crate) fn markdown_with_warnings(
         Decision::Reject => "**reject**",
     };
     out.push_str(&format!("### lane-tally: {verdict}\n\n"));
+    if section.clock.is_some() {
+        out.push_str(&format!(
+            "**{}**: the date came from this machine, not a pinned one (pass --today or set \
+             LANES_TODAY).\n\n",
+            lane_core::clock::LOCAL_NOTE
+        ));
+    }
     out.push_str(
         "| lane | what belongs there | may fail the patch | may approve the patch | required \
          attachment | tests | cases | passed | failed | errors | skipped | missing |\n",

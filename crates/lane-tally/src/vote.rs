@@ -117,6 +117,10 @@ pub struct TallySection {
     /// that carry a run manifest answering this document.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shards: Vec<crate::shards::ShardCounts>,
+    /// `local` when an upstream section's date came from the machine's clock outside CI
+    /// (`freeze-ledger check` without `--today` or `LANES_TODAY`): not a CI verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<String>,
 }
 
 /// What the vote needs besides the document.
@@ -208,7 +212,15 @@ pub fn tally(doc: &Document, options: &Options) -> Result<TallySection, Error> {
     let delta = base.as_ref().map(|b| delta(b, tests));
     let mut section = decide(options, lanes, delta, problems, upstream);
     section.shards = shards.counts;
+    section.clock = local_clock(doc);
     Ok(section)
+}
+
+/// `local` when a section of the document says its date came from the machine's clock.
+fn local_clock(doc: &Document) -> Option<String> {
+    doc.section("ledger")
+        .and_then(|s| s.get("clock").and_then(|c| c.as_str()).map(str::to_string))
+        .filter(|c| c == "local")
 }
 
 /// Each lane's reports folded, in `Lane::ALL` order; their cases counted into `lanes`.
@@ -293,6 +305,7 @@ fn decide(
         reasons,
         problems,
         shards: Vec::new(),
+        clock: None,
     }
 }
 

@@ -59,6 +59,13 @@ impl Cmd {
         self
     }
 
+    /// Removes each of `keys` (the variables that say a run is under CI, say, so that a test
+    /// behaves the same on a developer's machine and in CI); a later [`Cmd::env`] sets one again.
+    pub fn env_remove_all(mut self, keys: &[&str]) -> Cmd {
+        self.env.extend(keys.iter().map(|k| ((*k).into(), None)));
+        self
+    }
+
     /// Runs it to the end. A binary that exits before reading all of stdin (a usage error)
     /// closes the pipe: that is not a failure of the test.
     pub fn output(&self) -> Output {

@@ -7,7 +7,6 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use jiff::civil::Date;
 use lane_core::scan::ScanSection;
 use lane_core::{Document, Problem};
 
@@ -111,7 +110,7 @@ pub(crate) fn verify_lock(
 /// lane-scan, lane-lock verify and freeze-ledger check of the tree in `dir`.
 pub(crate) fn of_tree(
     dir: &Path,
-    today: Date,
+    today: lane_core::clock::Today,
     options: &lane_scan::Options,
 ) -> Result<Document, GateError> {
     let root = folder(dir)?;
@@ -143,7 +142,7 @@ pub(crate) fn gather(args: &Args, p: &Prepared) -> Result<Evidence, GateError> {
 /// No `--base`: the working tree in `cwd` votes on itself, every product file judged.
 pub(crate) fn working_tree(
     cwd: &Path,
-    today: Date,
+    today: lane_core::clock::Today,
     scan: &lane_scan::Options,
     seed: &Seed,
 ) -> Result<Evidence, GateError> {

@@ -48,7 +48,7 @@ pub(crate) fn run(args: &Args) -> Result<Status, GateError> {
         args,
         &prepared.python,
         &prepared.places,
-        prepared.today,
+        prepared.today.date,
         &mut evidence,
     )?;
     let lanes_began = std::time::Instant::now();
@@ -257,7 +257,13 @@ mod tests {
             value: Some(0),
             predictable: true,
         };
-        let mut evidence = evidence::working_tree(&places.cwd, today, &scan, &seed).unwrap();
+        let mut evidence = evidence::working_tree(
+            &places.cwd,
+            lane_core::clock::Today::pinned(today),
+            &scan,
+            &seed,
+        )
+        .unwrap();
         let python = prepare::interpreter(Some(pytest.python())).unwrap();
         let args = Args::try_parse_from(["lane-gate"]).unwrap();
         let plan = plan::plan(&args, &python, places, today, &mut evidence).unwrap();

@@ -4,8 +4,6 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use jiff::civil::Date;
-
 use crate::python::{Interpreter, Plugin};
 use crate::section::{self, Seed};
 use crate::{Args, GateError, tree};
@@ -69,7 +67,7 @@ pub(crate) struct Python {
 
 /// What every later step starts from.
 pub(crate) struct Prepared {
-    pub(crate) today: Date,
+    pub(crate) today: lane_core::clock::Today,
     /// The acknowledgment from outside the patch (`--ack`, `LANES_ACK`), when it names the
     /// head commit.
     pub(crate) ack: Option<String>,
@@ -105,6 +103,14 @@ impl Prepared {
 /// folder and asks the interpreter, in that order (the first failure is the one reported).
 pub(crate) fn prepare(args: &Args) -> Result<Prepared, GateError> {
     let today = lane_core::clock::today(args.today.as_deref())?;
+    if today.local {
+        eprintln!(
+            "lane-gate: {}: today is {} from this machine (pass --today or set LANES_TODAY to \
+             pin it)",
+            lane_core::clock::LOCAL_NOTE,
+            today.date
+        );
+    }
     let ack = acknowledgment(args)?;
     crate::pytest::check_user_args(&args.pytest_args)?;
     if args.lane_timeout == 0 {
