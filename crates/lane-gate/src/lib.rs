@@ -13,6 +13,7 @@
 
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+mod accept;
 mod ack;
 mod capture;
 mod changed;

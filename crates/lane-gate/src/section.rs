@@ -15,6 +15,10 @@ pub(crate) const SECTION: &str = "gate";
 
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct GateSection {
+    /// The warnings the base's `[tool.lanes.accept-warnings]` accepted, taken out of their
+    /// sections (the gate's, the scan's, ...) whole.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) accepted: Vec<Problem>,
     /// The acknowledgment the vote ran under (`--ack` / `LANES_ACK`), as given.
     pub(crate) ack: Option<String>,
     pub(crate) base: Option<Base>,
@@ -110,6 +114,9 @@ impl GateSection {
         }
         if let Some(list) = crate::rules::unpinned_change::by_file(&self.problems) {
             out.push_str(&list);
+        }
+        if let Some(line) = crate::accept::markdown(&self.accepted) {
+            out.push_str(&line);
         }
         out
     }

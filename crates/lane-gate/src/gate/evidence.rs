@@ -43,6 +43,9 @@ pub(crate) struct Evidence {
     pub(crate) vote_root: PathBuf,
     /// Whose dependency manifests decide which plugins load.
     pub(crate) manifest_root: PathBuf,
+    /// The warnings the base's `[tool.lanes.accept-warnings]` accepts (the working tree's
+    /// without `--base`).
+    pub(crate) accept: crate::accept::Accept,
     /// The patch's new or changed test modules (run after the vote, never counted).
     pub(crate) candidates: Vec<String>,
     pub(crate) vote: Vote,
@@ -152,6 +155,7 @@ pub(crate) fn working_tree(
         base_doc: None,
         vote_root: cwd.to_path_buf(),
         manifest_root: cwd.to_path_buf(),
+        accept: crate::accept::Accept::of(cwd)?,
         candidates: Vec::new(),
         vote: Vote {
             voting_tree: "working-tree",
@@ -228,6 +232,7 @@ fn with_base(args: &Args, p: &Prepared, base_ref: &str) -> Result<Evidence, Gate
         base_doc: Some(base_doc),
         vote_root: based.vote_dir.clone(),
         manifest_root,
+        accept: crate::accept::Accept::of(&based.base_dir)?,
         candidates,
         vote,
         problems,

@@ -96,7 +96,10 @@ pub(crate) fn run(args: &Args) -> Result<Status, GateError> {
         gate.problems.push(ignored.clone());
         lane_core::problem::normalize(&mut gate.problems);
     }
-    let doc = record(evidence.doc, &gate, ack, &prepared.places.out, &plan)?;
+    let mut doc = evidence.doc;
+    gate.accepted.extend(evidence.accept.take_from(&mut doc)?);
+    lane_core::problem::normalize(&mut gate.accepted);
+    let doc = record(doc, &gate, ack, &prepared.places.out, &plan)?;
     if plan.shard.is_shard() {
         eprint!(
             "{}",
@@ -110,7 +113,22 @@ pub(crate) fn run(args: &Args) -> Result<Status, GateError> {
         base: evidence.base_doc,
         reason: prepared.ack.clone(),
     };
-    let tally = tally::vote(&doc, &options, Vec::new(), ack)?;
+    let mut tally = tally::vote(&doc, &options, Vec::new(), ack)?;
+    let mut doc = doc;
+    let from_tally = evidence.accept.take(&mut tally.problems);
+    if !from_tally.is_empty() {
+        gate.accepted.extend(from_tally);
+        lane_core::problem::normalize(&mut gate.accepted);
+        // Only the list changes: the recorded section keeps what the acknowledgment made of it.
+        if let Some(mut recorded) = doc.section(section::SECTION) {
+            recorded["accepted"] =
+                serde_json::to_value(&gate.accepted).map_err(|source| GateError::Encode {
+                    what: "the gate section".into(),
+                    source,
+                })?;
+            doc.set_section(section::SECTION, &recorded);
+        }
+    }
     let mut appendix = gate.markdown();
     if let Some(note) = gate.intended_change(&tally.reasons) {
         appendix.insert_str(0, &note);
@@ -168,7 +186,9 @@ fn gate_section(
         problems.extend(c.problems.iter().cloned());
     }
     lane_core::problem::normalize(&mut problems);
+    let accepted = evidence.accept.take(&mut problems);
     GateSection {
+        accepted,
         ack: ack.map(str::to_string),
         base: evidence.vote.base.clone(),
         candidates: ran.candidates.as_ref().map(|c| c.candidates.clone()),

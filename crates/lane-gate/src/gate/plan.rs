@@ -223,6 +223,7 @@ mod tests {
             base_doc: None,
             vote_root,
             manifest_root: scratch.places.cwd.clone(),
+            accept: crate::accept::Accept::default(),
             candidates: Vec::new(),
             vote: Vote {
                 voting_tree: "working-tree",
@@ -289,9 +290,8 @@ mod tests {
         assert_eq!(plan.problems[0].rule, "plugin-not-loaded");
         assert_eq!(
             plan.problems[0].message,
-            "pytest-rig is installed and declares the pytest plugins rig, rig2, but no \
-             dependency manifest of the voting tree names it: not loaded (plugin autoloading is \
-             off)"
+            "installed but not loaded, as no dependency manifest of the voting tree names them \
+             (plugin autoloading is off): pytest-rig (rig, rig2)"
         );
         // the runs load each module once, get the seed, and read bytecode from a fresh folder
         // in the checkout itself
