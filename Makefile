@@ -35,7 +35,7 @@ export RUSTFLAGS
 endif
 endif
 
-.PHONY: all build venv test lint fmt test-rust test-e2e demo demo-patch docs install wheel pgo-profile rustflags clean
+.PHONY: all build venv test lint fmt test-rust test-e2e demo demo-venv demo-patch docs install wheel pgo-profile rustflags clean
 
 all: build
 
@@ -81,21 +81,35 @@ test-rust:
 
 # The wheels are built first (from the release build above: only the five binaries relink) and
 # the end-to-end tests install them into a fresh venv (tests/e2e/test_wheels.py).
-test-e2e: venv build wheel
+test-e2e: venv build wheel demo-venv
 	LANES_BIN_DIR=$(CURDIR)/$(BIN) LANES_WHEEL_DIR=$(CURDIR)/$(WHEELS) \
+		LANES_DEMO_PYTHON=$(CURDIR)/$(DEMO_VENV)/bin/python \
 		$(VPY) -m pytest -p no:cacheprovider -q -n auto tests/e2e
 
-# The bundled example, gated with a pinned clock and the venv's python first on PATH: APPROVE.
+# The bundled example, gated with a pinned clock and, first on PATH, a venv of its own built as
+# the README's adoption steps say: the example's own manifest (examples/invoice/requirements.txt)
+# and pytest-lanes-gate (the gate's tracer, with coverage pinned as the dev venv pins it):
+# APPROVE, with no warning about plugins the example never uses.
 DEMO_TODAY := 2026-12-01
-DEMO_ENV := PATH="$(abspath $(VENV))/bin:$$PATH" LANES_TODAY=$(DEMO_TODAY)
+DEMO_VENV := target/demo-venv
+DEMO_ENV := PATH="$(abspath $(DEMO_VENV))/bin:$$PATH" LANES_TODAY=$(DEMO_TODAY)
 GATE := "$(abspath $(BIN))/lane-gate"
 
-demo: venv build
+demo-venv: $(DEMO_VENV)/.installed
+$(DEMO_VENV)/.installed: examples/invoice/requirements.txt $(VENV)/.installed
+	rm -rf $(DEMO_VENV)
+	$(PYTHON) -m venv $(DEMO_VENV)
+	$(DEMO_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
+		-r examples/invoice/requirements.txt -c requirements-dev.txt \
+		--find-links target/wheels pytest-lanes-gate
+	touch $@
+
+demo: demo-venv build
 	cd examples/invoice && $(DEMO_ENV) $(GATE)
 
 # An agent's patch to the example (examples/agent-patch/agent.patch) in a throwaway git repo,
 # gated against the base commit: REJECT (the status 1 is the expected outcome, not a failure).
-demo-patch: venv build
+demo-patch: demo-venv build
 	@set -e; dir=$$(mktemp -d); trap 'rm -rf "$$dir"' EXIT; \
 	cp -R examples/invoice/. "$$dir"; rm -rf "$$dir/out" "$$dir/.hypothesis" "$$dir/.pytest_cache"; \
 	find "$$dir" -name __pycache__ -prune -exec rm -rf {} +; \

@@ -19,6 +19,16 @@ TOOLS = ("lane-scan", "lane-lock", "freeze-ledger", "lane-tally", "lane-gate")
 PYTHON = sys.executable
 
 
+def demo_python() -> str:
+    """The interpreter `make demo` gates the example with: a venv built from the example's own
+    manifest and pytest-lanes-gate (`make demo-venv`; `make test-e2e` names it)."""
+    path = os.environ.get("LANES_DEMO_PYTHON")
+    if not path or not Path(path).exists():
+        pytest.fail("LANES_DEMO_PYTHON names no interpreter: run `make demo-venv` and set it to "
+                    "target/demo-venv/bin/python (`make test-e2e` does both)")
+    return path
+
+
 @dataclass
 class Run:
     code: int

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BIN_DIR, REPO, TOOLS, copy_tree, run_tool
+from conftest import BIN_DIR, REPO, TOOLS, copy_tree, demo_python, run_tool
 from test_gate import TODAY, gate, gate_env, patched_repo
 
 README = (REPO / "README.md").read_text()
@@ -212,14 +212,18 @@ def demo_block(marker: str) -> str:
 
 
 def test_demo_page_shows_the_real_demo_verdict(invoice: Path):
-    proc = gate(invoice, "--today", TODAY)
+    proc = gate(invoice, "--today", TODAY, "--python", demo_python())
     assert proc.returncode == 0
     check_demo_block("make demo", proc.stdout)
+    # The demo's own venv holds what the example names and the gate's plugin: no warning.
+    assert "warning" not in proc.stdout, proc.stdout
+    said = [line for line in proc.stderr.splitlines() if line.startswith("lane-gate:")]
+    assert len(said) == 1 and "the lanes in one process" in said[0], proc.stderr
 
 
 def test_demo_page_shows_the_real_demo_patch_verdict(tmp_path: Path):
     repo = patched_repo(copy_tree(REPO / "examples" / "invoice", tmp_path / "invoice"))
-    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY)
+    proc = gate(repo, "--base", "HEAD~1", "--today", TODAY, "--python", demo_python())
     assert proc.returncode == 1
     check_demo_block("make demo-patch", proc.stdout)
 

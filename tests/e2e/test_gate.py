@@ -547,6 +547,52 @@ def test_gate_runs_pytest_with_the_pinned_environment(invoice: Path, tmp_path: P
     assert "`plugin-not-loaded`" in proc.stdout
 
 
+ACCEPT = """[tool.lanes.accept-warnings]
+plugin-not-loaded = ["*"]
+"""
+
+
+def test_warnings_are_accepted_per_rule_and_path_from_the_base_only(invoice: Path):
+    # The dev venv has plugins the example never names: plugin-not-loaded, accepted by the table.
+    (invoice / "pyproject.toml").write_text(ACCEPT)
+    proc = gate(invoice, "--today", TODAY)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    verdict = json.loads((invoice / "out" / "lanes" / "verdict.json").read_text())
+    assert not any(p["rule"] == "plugin-not-loaded" for p in verdict["gate"]["problems"])
+    accepted = verdict["gate"]["accepted"]
+    assert [p["rule"] for p in accepted] == ["plugin-not-loaded"], accepted
+    assert "pytest-xdist" in accepted[0]["message"]
+    assert "`plugin-not-loaded`" not in proc.stdout.split("### lane-gate")[0]
+    assert "1 warning accepted by the base's [tool.lanes.accept-warnings]" in proc.stdout
+
+    # With --base, the base's table counts; a patch that adds one changes test surface and
+    # accepts nothing.
+    (invoice / "pyproject.toml").write_text("[tool.ruff]\nline-length = 99\n")
+    shutil.rmtree(invoice / "out")
+    committed(invoice, patched=False)
+    (invoice / "pyproject.toml").write_text(ACCEPT)
+    git(invoice, "commit", "-q", "-am", "accept warnings")
+    proc = gate(invoice, "--today", TODAY, "--base", "HEAD~1")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    verdict = json.loads((invoice / "out" / "lanes" / "verdict.json").read_text())
+    assert "accepted" not in verdict["gate"]
+    assert any(p["rule"] == "plugin-not-loaded" for p in verdict["gate"]["problems"])
+    assert "test-surface-changed" in reason_rules(verdict)
+    # The same table in the base accepts the warning for a patch that leaves it alone.
+    (invoice / "invoice.py").write_text((invoice / "invoice.py").read_text() + "\n")
+    git(invoice, "commit", "-q", "-am", "a blank line")
+    proc = gate(invoice, "--today", TODAY, "--base", "HEAD~1")
+    verdict = json.loads((invoice / "out" / "lanes" / "verdict.json").read_text())
+    assert [p["rule"] for p in verdict["gate"].get("accepted", [])] == ["plugin-not-loaded"], \
+        proc.stdout + proc.stderr
+
+    # An error rule cannot be accepted: exit 2 naming the file and the key, nothing run.
+    (invoice / "pyproject.toml").write_text(ACCEPT + 'unmarked = ["*"]\n')
+    proc = gate(invoice, "--today", TODAY)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "pyproject.toml: [tool.lanes.accept-warnings] unmarked: an error rule" in proc.stderr
+
+
 # ---- what the gate itself promises ----
 
 def test_gate_takes_an_empty_lane_for_what_it_is(invoice: Path):
@@ -558,7 +604,11 @@ def test_gate_takes_an_empty_lane_for_what_it_is(invoice: Path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out = invoice / "out" / "lanes"
     assert (out / "pytest-status").read_text() == "merge 0\nwitness 0\nfreeze 5\n"
-    assert "pytest -m freeze: exit 5, no tests in this lane" in proc.stderr
+    # The three lanes ran in one pytest process: one line says how each ended.
+    said = [line for line in proc.stderr.splitlines() if line.startswith("lane-gate: pytest")]
+    assert len(said) == 1, proc.stderr
+    assert "the lanes in one process" in said[0], said
+    assert "merge exit 0, passed" in said[0] and "freeze exit 5, no tests in this lane" in said[0]
     verdict = json.loads((out / "verdict.json").read_text())
     assert verdict["tally"]["decision"] == "approve"
     assert verdict["tally"]["lanes"]["freeze"]["tests"] == 0

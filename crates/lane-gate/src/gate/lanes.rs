@@ -137,21 +137,18 @@ impl LaneRuns {
         })
     }
 
-    /// Records one lane's run: the note on stderr, the problems, the report copied.
+    /// Records one lane's run: the problems, the report copied; returns what the gate says of
+    /// it on stderr.
     fn record(
         &mut self,
         input: &LaneSetup<'_>,
         lane: Lane,
         (ended, report): (Ended, PathBuf),
         status: &mut String,
-    ) -> Result<(), GateError> {
+    ) -> Result<String, GateError> {
         let places = input.places;
         let (code, said) = note(ended, input.timeout_secs);
         status.push_str(&format!("{lane} {code}\n"));
-        eprintln!(
-            "{TOOL}: pytest -m {lane}: {said} (log: {})",
-            places.out_name(&format!("{lane}.log"))
-        );
         let has_report = has_report(&report);
         let facts = LaneRunFacts {
             lane,
@@ -192,7 +189,7 @@ impl LaneRuns {
                 timed_out: ended.timed_out,
             },
         );
-        Ok(())
+        Ok(said)
     }
 }
 
@@ -238,8 +235,11 @@ pub(crate) fn run_lanes(input: &LaneSetup<'_>) -> Result<LaneRuns, GateError> {
         None
     };
     let mut status = String::new();
+    // One stderr line per pytest process: the lanes that ran together share one.
+    let mut together: Vec<String> = Vec::new();
     for lane in LANES {
-        let ran = match one_run.as_ref().and_then(|split| split.lanes.get(&lane)) {
+        let in_one_run = one_run.as_ref().and_then(|split| split.lanes.get(&lane));
+        let ran = match in_one_run {
             Some(split) => (
                 Ended {
                     code: Some(split.code),
@@ -261,7 +261,22 @@ pub(crate) fn run_lanes(input: &LaneSetup<'_>) -> Result<LaneRuns, GateError> {
                 (ran.ended, report)
             }
         };
-        runs.record(input, lane, ran, &mut status)?;
+        let said = runs.record(input, lane, ran, &mut status)?;
+        if in_one_run.is_some() {
+            together.push(format!("{lane} {said}"));
+        } else {
+            eprintln!(
+                "{TOOL}: pytest -m {lane}: {said} (log: {})",
+                places.out_name(&format!("{lane}.log"))
+            );
+        }
+    }
+    if !together.is_empty() {
+        eprintln!(
+            "{TOOL}: pytest, the lanes in one process: {} (log: {})",
+            together.join("; "),
+            places.out_name("merge.log")
+        );
     }
     super::write(&places.out.join("pytest-status"), status.as_bytes())?;
     Ok(runs)
