@@ -7,13 +7,16 @@ import datetime as dt
 import json
 import os
 import re
+import pty
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
 
-from conftest import BIN_DIR, PYTHON, REPO, TOOLS, copy_tree, head_ack, outside_ci, tool_path
+from conftest import (BIN_DIR, PYTHON, REPO, TOOLS, copy_tree, demo_python, head_ack, outside_ci,
+                      run_tool, tool_path)
 
 PATCH = REPO / "examples" / "agent-patch" / "agent.patch"
 TODAY = "2026-12-01"
@@ -307,10 +310,12 @@ def make(target: str, checkout: Path) -> subprocess.CompletedProcess:
     copy_tree(REPO / "examples", checkout / "examples")
     shutil.rmtree(checkout / "examples" / "invoice" / "out", ignore_errors=True)
     (checkout / "target").mkdir()  # where `make build` puts the binaries
-    # build and venv are taken as done (`make test` builds first): only the demo itself runs.
+    # build and the venvs are taken as done (`make test` makes them first): only the demo runs.
     venv = Path(PYTHON).parent.parent
-    return subprocess.run(["make", "--no-print-directory", "-o", "build", "-o", "venv", target,
-                           f"BIN={BIN_DIR}", f"VENV={venv}"],
+    demo_venv = Path(demo_python()).parent.parent
+    return subprocess.run(["make", "--no-print-directory", "-o", "build", "-o", "venv",
+                           "-o", "demo-venv", target, f"BIN={BIN_DIR}", f"VENV={venv}",
+                           f"DEMO_VENV={demo_venv}"],
                           cwd=checkout, capture_output=True, text=True, env=gate_env(),
                           timeout=900)
 
@@ -545,6 +550,54 @@ def test_gate_runs_pytest_with_the_pinned_environment(invoice: Path, tmp_path: P
     assert "pytest-xdist" in not_loaded
     assert any(p["rule"] == "plugin-not-loaded" for p in verdict["gate"]["problems"])
     assert "`plugin-not-loaded`" in proc.stdout
+
+
+def on_terminal(cmd: list[str], cwd: Path, env: dict) -> tuple[int, str, str]:
+    """Runs `cmd` with stdout on a pseudo-terminal (stderr to a file): exit status, what the
+    terminal showed (line ends as written) and stderr."""
+    master, slave = pty.openpty()
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=slave,
+                                stderr=err)
+        os.close(slave)
+        chunks = []
+        while True:
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # the child closed the terminal
+                break
+            if not data:
+                break
+            chunks.append(data)
+        os.close(master)
+        code = proc.wait(timeout=900)
+        err.seek(0)
+        stderr = err.read().decode("utf-8", "replace")
+    return code, b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n"), stderr
+
+
+def test_on_a_terminal_the_tools_print_a_short_summary_with_next_steps(invoice: Path):
+    (invoice / "tests" / "test_new.py").write_text("def test_new():\n    assert 1 + 1 == 2\n")
+    code, shown, _ = on_terminal([str(tool_path("lane-scan"))], invoice, gate_env())
+    assert code == 1, shown
+    assert shown.startswith("lane-scan: 1 error, "), shown
+    assert "tests/test_new.py:1: error[unmarked]" in shown
+    assert "What to do next:\n  unmarked: " in shown and "lane-scan --explain unmarked" in shown
+    assert not shown.lstrip().startswith("{"), shown
+    # Piped, the same run prints the evidence document, as pipelines expect.
+    assert json.loads(run_tool("lane-scan", cwd=invoice).stdout)["scan"]["counts"]["unmarked"] == 1
+
+    (invoice / "tests" / "test_new.py").unlink()
+    code, shown, stderr = on_terminal([str(tool_path("lane-gate")), "--today", TODAY], invoice,
+                                      gate_env())
+    assert code == 0, shown + stderr
+    first = shown.splitlines()[0]
+    assert first.startswith("lane-gate: APPROVE: 0 reasons to reject"), first
+    assert re.search(r"merge (\d+)/\1 cases passed", first), first
+    assert shown.endswith("The whole verdict: out/lanes/verdict.md\n"), shown
+    assert "|" not in shown, shown
+    # verdict.md holds the whole markdown verdict all the same.
+    assert "### lane-tally: **approve**" in (invoice / "out" / "lanes" / "verdict.md").read_text()
 
 
 ACCEPT = """[tool.lanes.accept-warnings]

@@ -12,9 +12,12 @@ use crate::render;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum Format {
-    /// The whole evidence document (default).
+    /// The whole evidence document (the default when stdout is not a terminal).
     #[default]
     Json,
+    /// A short summary: the counts, each problem on one line, the next steps (the default
+    /// when stdout is a terminal).
+    Human,
     /// A PR comment / step summary.
     Markdown,
     /// GitHub Actions workflow annotations.
@@ -76,15 +79,31 @@ pub struct DocumentArgs {
     /// Also write the evidence document to FILE (replaced atomically).
     #[arg(long, value_name = "FILE", global = true)]
     pub output: Option<PathBuf>,
-    /// What to print on stdout.
-    #[arg(long, value_enum, default_value_t = Format::Json, global = true)]
-    pub format: Format,
+    /// What to print on stdout [default: human on a terminal, else json].
+    #[arg(long, value_enum, global = true)]
+    pub format: Option<Format>,
     /// Print a human summary on stderr even when stderr is not a terminal.
     #[arg(long, short = 'v', global = true)]
     pub verbose: bool,
 }
 
+/// `given`, else `human` when stdout is a terminal, else `piped`.
+pub fn format_for_stdout(given: Option<Format>, piped: Format) -> Format {
+    given.unwrap_or_else(|| {
+        if std::io::stdout().is_terminal() {
+            Format::Human
+        } else {
+            piped
+        }
+    })
+}
+
 impl DocumentArgs {
+    /// The format stdout gets: `--format`, else human on a terminal, else JSON.
+    pub fn format(&self) -> Format {
+        format_for_stdout(self.format, Format::Json)
+    }
+
     pub fn read(&self) -> Result<Document, Error> {
         crate::io::read_document(self.input.as_deref())
     }
@@ -118,7 +137,7 @@ impl DocumentArgs {
         // something shows them (a large scan section is not parsed twice for nothing).
         let problems = match shown {
             Some(shown) => shown.to_vec(),
-            None if self.format != Format::Json || self.wants_summary() => {
+            None if self.format() != Format::Json || self.wants_summary() => {
                 doc.problems_of(section, "<document>")?
             }
             None => Vec::new(),
@@ -176,8 +195,20 @@ impl DocumentArgs {
         markdown: Option<String>,
         json: impl FnOnce(&mut crate::io::BufferedStdout) -> std::io::Result<()>,
     ) -> Result<(), Error> {
-        match self.format {
+        let format = self.format();
+        match format {
             Format::Json => crate::io::write_stdout_with(json)?,
+            Format::Human => {
+                let text = render::human(
+                    &render::counts(tool, problems),
+                    problems,
+                    "The whole evidence document: --format json (what a pipe gets); a report: \
+                     --format markdown",
+                );
+                crate::io::write_stdout(text.as_bytes())?;
+                // The terminal has the summary already.
+                return Ok(());
+            }
             Format::Markdown => {
                 let text = match markdown {
                     Some(t) => t,

@@ -224,7 +224,12 @@ pub(crate) fn collect(args: &Args) -> Result<Status, GateError> {
     std::fs::create_dir_all(&out)
         .map_err(|e| GateError::io(format!("cannot create {}", args.out.display()), e))?;
     let appendix = shards_markdown(&tally);
-    publish::publish(&out, args.format, Verdict::new(doc, tally, &appendix)?)?.print()
+    let full = format!(
+        "{}/verdict.md",
+        args.out.to_string_lossy().trim_end_matches('/')
+    );
+    let format = lane_core::cli::format_for_stdout(args.format, lane_core::cli::Format::Markdown);
+    publish::publish(&out, &full, format, Verdict::new(doc, tally, &appendix)?)?.print()
 }
 
 /// The shards table of the collected verdict.

@@ -109,11 +109,12 @@ pub struct Args {
     /// commit, else 0].
     #[arg(long, value_name = "N")]
     pub(crate) seed: Option<u64>,
-    /// What to print on stdout: the markdown verdict, the verdict document (json), workflow
+    /// What to print on stdout: a short summary (human; the default on a terminal), the
+    /// markdown verdict (the default otherwise), the verdict document (json), workflow
     /// annotations (github) or a SARIF 2.1.0 log (sarif). OUT gets verdict.md, verdict.json and
     /// verdict.sarif whatever is printed.
-    #[arg(long, value_enum, default_value_t = Format::Markdown)]
-    pub(crate) format: Format,
+    #[arg(long, value_enum)]
+    pub(crate) format: Option<Format>,
     /// Print what a rule means and how to fix it, then exit.
     #[arg(long, value_name = "RULE")]
     pub(crate) explain: Option<String>,

@@ -72,11 +72,40 @@ impl Published {
     }
 }
 
+/// The terminal's summary: the decision and its counts, each reason and warning on one line,
+/// the next steps, whether the clock was local, and where the whole verdict is.
+fn human(tally: &TallySection, shown: &[Problem], full: &str) -> String {
+    let decision = match tally.decision {
+        Decision::Approve => "APPROVE",
+        Decision::Reject => "REJECT",
+    };
+    let reasons = tally.reasons.len();
+    let warnings = shown.len().saturating_sub(reasons);
+    let c = &tally.lanes;
+    let mut headline = format!(
+        "{TOOL}: {decision}: {reasons} reason{} to reject, {warnings} warning{}; merge {}/{} \
+         cases passed, witness {}/{}, freeze {}/{}",
+        lane_core::render::plural(reasons),
+        lane_core::render::plural(warnings),
+        c.merge.passed,
+        c.merge.cases,
+        c.witness.passed,
+        c.witness.cases,
+        c.freeze.passed,
+        c.freeze.cases,
+    );
+    if tally.clock.is_some() {
+        headline.push_str(&format!(" ({})", lane_core::clock::LOCAL_NOTE));
+    }
+    lane_core::render::human(&headline, shown, &format!("The whole verdict: {full}"))
+}
+
 /// Writes verdict.json, verdict.md (the step summary), comment.md (the pull-request comment)
 /// and verdict.sarif into `out` (which exists); the verdict in `format`, to print, and the
-/// decision's status.
+/// decision's status. `full` names verdict.md as the human summary points to it.
 pub(crate) fn publish(
     out: &Path,
+    full: &str,
     format: Format,
     verdict: Verdict,
 ) -> Result<Published, GateError> {
@@ -102,6 +131,7 @@ pub(crate) fn publish(
     let sarif = lane_core::render::sarif::log(TOOL, &shown);
     write("verdict.sarif", sarif.as_bytes())?;
     let printed = match format {
+        Format::Human => human(&verdict.tally, &shown, full).into_bytes(),
         Format::Markdown => markdown.into_bytes(),
         Format::Json => json,
         Format::Github => lane_core::render::github::annotations(&shown).into_bytes(),
@@ -148,7 +178,7 @@ mod tests {
         let out = tempfile::tempdir().unwrap();
         let v = verdict("### lane-tally: **reject**\n".into());
         let json = v.doc.to_bytes();
-        let published = publish(out.path(), Format::Markdown, v).unwrap();
+        let published = publish(out.path(), "out/verdict.md", Format::Markdown, v).unwrap();
         assert_eq!(published.status, Status::Findings);
         assert_eq!(
             read(out.path(), "verdict.md"),
@@ -177,12 +207,40 @@ mod tests {
             (Format::Json, "verdict.json"),
             (Format::Sarif, "verdict.sarif"),
         ] {
-            let published = publish(out.path(), format, verdict("v\n".into())).unwrap();
+            let published =
+                publish(out.path(), "out/verdict.md", format, verdict("v\n".into())).unwrap();
             assert_eq!(published.stdout, read(out.path(), file).as_bytes());
         }
-        let github = publish(out.path(), Format::Github, verdict("v\n".into())).unwrap();
+        let github = publish(
+            out.path(),
+            "out/verdict.md",
+            Format::Github,
+            verdict("v\n".into()),
+        )
+        .unwrap();
         let text = String::from_utf8(github.stdout).unwrap();
         assert!(text.starts_with("::error"), "{text}");
+        // The terminal's summary: the decision, each reason with its next step, where the
+        // whole verdict is; never the markdown tables.
+        let human = publish(
+            out.path(),
+            "out/verdict.md",
+            Format::Human,
+            verdict("v\n".into()),
+        )
+        .unwrap();
+        let text = String::from_utf8(human.stdout).unwrap();
+        assert!(text.starts_with("lane-gate: REJECT: "), "{text}");
+        assert!(text.contains("error[no-scan-evidence]"), "{text}");
+        assert!(
+            text.contains("What to do next:\n  no-scan-evidence: "),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("The whole verdict: out/verdict.md\n"),
+            "{text}"
+        );
+        assert!(!text.contains('|'), "{text}");
     }
 
     #[test]
@@ -191,7 +249,13 @@ mod tests {
         let line = format!("| `tests/test_a.py` | {} |\n", "x".repeat(80));
         let long = line.repeat(COMMENT_MAX_BYTES / line.len() + 10);
         assert!(long.len() > COMMENT_MAX_BYTES && long.len() < SUMMARY_MAX_BYTES);
-        let published = publish(out.path(), Format::Markdown, verdict(long.clone())).unwrap();
+        let published = publish(
+            out.path(),
+            "out/verdict.md",
+            Format::Markdown,
+            verdict(long.clone()),
+        )
+        .unwrap();
         assert_eq!(read(out.path(), "verdict.md"), long);
         assert_eq!(published.stdout, long.as_bytes());
         let comment = read(out.path(), "comment.md");
@@ -206,7 +270,13 @@ mod tests {
         );
         // over the step summary's limit too: verdict.md is cut, and what is printed with it
         let huge = line.repeat(SUMMARY_MAX_BYTES / line.len() + 10);
-        let published = publish(out.path(), Format::Markdown, verdict(huge)).unwrap();
+        let published = publish(
+            out.path(),
+            "out/verdict.md",
+            Format::Markdown,
+            verdict(huge),
+        )
+        .unwrap();
         let summary = read(out.path(), "verdict.md");
         assert!(summary.len() <= SUMMARY_MAX_BYTES);
         assert!(summary.ends_with("every problem is in verdict.json (the lanes artifact).**\n"));

@@ -104,7 +104,7 @@ pub fn run(args: Args) -> Result<Status, Error> {
         reason: args.reason.clone(),
     };
     let section = vote::tally(&doc, &options)?;
-    let markdown = match args.common.document.format {
+    let markdown = match args.common.document.format() {
         Format::Markdown => Some(markdown_verdict(&doc, &section)?),
         _ => None,
     };

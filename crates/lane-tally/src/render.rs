@@ -112,28 +112,11 @@ pub(crate) fn markdown_with_warnings(
     out
 }
 
-/// What to do about each rule among `reasons`, once per rule: the catalogue's fix, whether a
-/// maintainer's acknowledgment covers it, and where the whole explanation is.
+/// What to do about each rule among `reasons` (lane_core's next steps), as a markdown list.
 fn next_steps(reasons: &[Problem]) -> String {
-    let mut rules: Vec<&str> = reasons.iter().map(|p| p.rule.as_str()).collect();
-    rules.sort_unstable();
-    rules.dedup();
     let mut out = String::from("\nWhat to do next:\n\n");
-    for id in rules {
-        let Some(rule) = lane_core::rule::Rule::from_id(id) else {
-            out.push_str(&format!("- `{id}`: a rule this tool does not know.\n"));
-            continue;
-        };
-        let ack = if rule.acknowledgeable() {
-            " Acknowledgeable: a maintainer's `--ack TEXT` (from CI) turns it into a warning."
-        } else {
-            " Not acknowledgeable."
-        };
-        out.push_str(&format!(
-            "- `{id}`: {}{ack} Why: `{} --explain {id}`.\n",
-            rule.fix(),
-            rule.tool()
-        ));
+    for (id, text) in lane_core::render::next_steps(reasons) {
+        out.push_str(&format!("- `{id}`: {text}\n"));
     }
     out
 }

@@ -134,7 +134,9 @@ pub(crate) fn run(args: &Args) -> Result<Status, GateError> {
         appendix.insert_str(0, &note);
     }
     let verdict = Verdict::new(doc, tally, &appendix)?;
-    publish::publish(&prepared.places.out, args.format, verdict)?.print()
+    let full = prepared.places.out_name("verdict.md");
+    let format = lane_core::cli::format_for_stdout(args.format, lane_core::cli::Format::Markdown);
+    publish::publish(&prepared.places.out, &full, format, verdict)?.print()
 }
 
 /// What the runs gave: the lanes, the checks after them, the candidates.
@@ -344,8 +346,13 @@ mod tests {
             let tally = tally::vote(&g.doc, &g.options, Vec::new(), None).unwrap();
             let reasons: Vec<String> = tally.reasons.iter().map(|p| p.rule.clone()).collect();
             let verdict = Verdict::new(g.doc, tally, &g.gate.markdown()).unwrap();
-            let published =
-                publish::publish(&g.scratch.places.out, Format::Markdown, verdict).unwrap();
+            let published = publish::publish(
+                &g.scratch.places.out,
+                "verdict.md",
+                Format::Markdown,
+                verdict,
+            )
+            .unwrap();
             let md = g.scratch.out("verdict.md");
             assert!(md.contains("### lane-gate: the working tree's tests voted (no --base)"));
             assert_eq!(g.scratch.out("comment.md"), md);
