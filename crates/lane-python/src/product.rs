@@ -24,6 +24,13 @@ const LITERAL_NAMES_DEPTH: usize = 4;
 /// (every such call is a `capability-added` use for a maintainer to read).
 const EXEC_DEPTH: usize = 4;
 
+/// How many assignments a name is followed through to the code runner it is bound to
+/// (`a = exec; b = a; b(...)` is two).
+const ALIAS_DEPTH: usize = 4;
+
+/// The builtins that run a string as code.
+const CODE_RUNNERS: [&str; 3] = ["exec", "eval", "compile"];
+
 /// A name handed to `exec`, `eval` or `compile` is followed to the string literals it is bound
 /// to when it has at most this many bindings (each literal is read once however many calls run
 /// it; the bound keeps calls times bindings small).
@@ -459,15 +466,7 @@ impl<'n, 'a, 'l> Walk<'n, 'a, 'l> {
     /// other call, and for a bare name the module binds itself: its own `exec` is not the
     /// builtin.
     fn code_runner(&self, call: &ast::ExprCall) -> Option<(&'static str, bool)> {
-        let name = match &*call.func {
-            Expr::Name(n) if self.names.import(n.id.as_str()).is_none() => {
-                if self.names.is_bound(n.id.as_str()) {
-                    return None;
-                }
-                n.id.to_string()
-            }
-            func => self.qualified(func)?.strip_prefix("builtins.")?.to_string(),
-        };
+        let name = self.runner_name(&call.func, ALIAS_DEPTH)?;
         match name.as_str() {
             "exec" => Some(("exec", false)),
             "eval" => Some(("eval", true)),
@@ -479,6 +478,31 @@ impl<'n, 'a, 'l> Walk<'n, 'a, 'l> {
                 ))
             }
             _ => None,
+        }
+    }
+
+    /// The builtin `func` names when it is one of the code runners: the builtin's own name
+    /// unbound, `builtins.NAME`, or a name bound to one of those (`run = exec`), through at most
+    /// `depth` such assignments (a name bound in several places: any of its values).
+    fn runner_name(&self, func: &Expr, depth: usize) -> Option<String> {
+        match func {
+            Expr::Name(n) if self.names.import(n.id.as_str()).is_none() => {
+                if !self.names.is_bound(n.id.as_str()) {
+                    return Some(n.id.to_string());
+                }
+                if depth == 0 {
+                    return None;
+                }
+                self.names
+                    .values
+                    .get(n.id.as_str())?
+                    .iter()
+                    .find_map(|value| {
+                        self.runner_name(value, depth - 1)
+                            .filter(|name| CODE_RUNNERS.contains(&name.as_str()))
+                    })
+            }
+            func => Some(self.qualified(func)?.strip_prefix("builtins.")?.to_string()),
         }
     }
 
@@ -853,12 +877,34 @@ mod tests {
     }
 
     #[test]
+    fn a_name_bound_to_a_code_runner_runs_code_too() {
+        for source in [
+            "run = exec\nrun('import k')\n",
+            "import builtins\nrun = builtins.exec\nrun('import k')\n",
+            "a = exec\nb = a\nb('import k')\n",
+            "run = print\nrun = exec\nrun('import k')\n",
+        ] {
+            let reached = reaches(source).unwrap();
+            let inner = reached.iter().find_map(|r| match &r.what {
+                Reached::Exec { reached, .. } => Some(reached.clone()),
+                _ => None,
+            });
+            assert!(
+                inner.is_some_and(|i| i.iter().any(|r| r.what == Reached::Import("k".into()))),
+                "{source}: {reached:?}"
+            );
+        }
+    }
+
+    #[test]
     fn only_the_builtins_run_code() {
         for source in [
             "def f(exec):\n    exec('import k')\n",
             "class C:\n    pass\nexec = C\nexec('import k')\n",
             "for eval in []:\n    pass\neval('k')\n",
             "import mylib\nmylib.exec('import k')\n",
+            "run = print\nrun('import k')\n",
+            "import mylib\nrun = mylib.exec\nrun('import k')\n",
             "exec(f'import k')\n",
             "exec('import ' + 'k')\n",
         ] {
