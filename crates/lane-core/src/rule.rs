@@ -451,7 +451,7 @@ rules! {
     PluginNotLoaded = "plugin-not-loaded", Warning, "lane-gate", acknowledgeable: false,
         summary: "an installed pytest plugin was not loaded",
         explanation: "lane-gate runs pytest with plugin autoloading off and loads only the plugins the base's dependency manifests or required_plugins name (and hypothesis). An installed plugin nobody named could come from a dependency the patch slipped in.",
-        fix: "Name the plugin in the project's dependencies (or `required_plugins`) if the suite needs it. A warning only.";
+        fix: "Name the plugin in the project's dependencies (or `required_plugins`) if the suite needs it. If it is installed for another tool, accept the warning in the base's pyproject.toml (`[tool.lanes.accept-warnings] plugin-not-loaded = [\"*\"]`). A warning only.";
     CandidateFailed = "candidate-failed", Warning, "lane-gate", acknowledgeable: false,
         summary: "a test the patch added or changed failed in the patch's own tree",
         explanation: "The patch's new or changed tests run after the vote as non-voting candidates. A failing candidate does not decide, but the patch's own tests disagree with its code.",
