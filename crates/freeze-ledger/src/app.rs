@@ -288,13 +288,7 @@ pub fn run(cli: Cli) -> Result<Status, Error> {
 /// then come from this machine's clock).
 fn dated(clock: &Clock) -> Result<jiff::civil::Date, Error> {
     let today = clock::today(clock.today.as_deref())?;
-    if today.local {
-        eprintln!(
-            "{TOOL}: {}: today is {} (pass --today or set LANES_TODAY to pin it)",
-            clock::LOCAL_NOTE,
-            today.date
-        );
-    }
+    today.say_if_local(TOOL);
     Ok(today.date)
 }
 
@@ -405,11 +399,7 @@ fn check_markdown(section: &check::LedgerSection) -> String {
     use lane_core::render::markdown::{cell, section as problems_md};
     let mut out = problems_md(TOOL, check::SECTION, &section.problems);
     if section.clock.is_some() {
-        out.push_str(&format!(
-            "\n{}: today is {} from this machine (pass --today or set LANES_TODAY to pin it).\n",
-            clock::LOCAL_NOTE,
-            section.today
-        ));
+        out.push_str(&format!("\n{}.\n", clock::local_line(&section.today)));
     }
     if !section.tickets.is_empty() {
         out.push_str("\n| test | status | expires_on | days left |\n|---|---|---|---|\n");

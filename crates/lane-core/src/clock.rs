@@ -58,6 +58,21 @@ impl Today {
     pub fn pinned(date: Date) -> Today {
         Today { date, local: false }
     }
+
+    /// Says on stderr, as `tool`, that the date came from this machine (nothing when pinned).
+    pub fn say_if_local(&self, tool: &str) {
+        if self.local {
+            eprintln!("{tool}: {}", local_line(&self.date.to_string()));
+        }
+    }
+}
+
+/// What a tool writes where a local date was used: [`LOCAL_NOTE`], the date, how to pin it.
+pub fn local_line(date: &str) -> String {
+    format!(
+        "{LOCAL_NOTE}: today is {date} from this machine (pass --today or set {TODAY_ENV} to \
+         pin it)"
+    )
 }
 
 /// Today from `--today` (when given) or `LANES_TODAY`; with neither, an error under CI and the

@@ -111,14 +111,7 @@ fn body(cli: Cli) -> Result<Status, Error> {
             sidecar,
         } => {
             let today = lane_core::clock::today(today.as_deref())?;
-            if today.local {
-                eprintln!(
-                    "{TOOL}: {}: new and changed entries are locked on {} from this machine's \
-                     clock (pass --today or set LANES_TODAY to pin it)",
-                    lane_core::clock::LOCAL_NOTE,
-                    today.date
-                );
-            }
+            today.say_if_local(TOOL);
             let today = today.date.to_string();
             let opts = update::LockOptions {
                 paths,

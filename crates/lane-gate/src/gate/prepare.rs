@@ -103,14 +103,7 @@ impl Prepared {
 /// folder and asks the interpreter, in that order (the first failure is the one reported).
 pub(crate) fn prepare(args: &Args) -> Result<Prepared, GateError> {
     let today = lane_core::clock::today(args.today.as_deref())?;
-    if today.local {
-        eprintln!(
-            "lane-gate: {}: today is {} from this machine (pass --today or set LANES_TODAY to \
-             pin it)",
-            lane_core::clock::LOCAL_NOTE,
-            today.date
-        );
-    }
+    today.say_if_local(crate::TOOL);
     let ack = acknowledgment(args)?;
     crate::pytest::check_user_args(&args.pytest_args)?;
     if args.lane_timeout == 0 {
