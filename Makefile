@@ -142,15 +142,25 @@ docs: build
 		$(BIN)/$$t --generate man > $(DOCS)/man/$$t.1 || exit 1; \
 	done
 
-# The lanes-gate wheel (the five binaries, built by maturin from crates/lanes-gate into the
-# same target folder and release profile as `make build`, so only the binaries relink) and, when
-# python/pytest-lanes-gate exists, the plugin's pure-Python wheel, into target/wheels.
+# The lanes-gate wheel (the five binaries, built by maturin from crates/lanes-gate in the release
+# profile, with the same profile-guided optimization) and, when python/pytest-lanes-gate exists,
+# the plugin's pure-Python wheel, into target/wheels. On Linux the binaries are linked by zig
+# against glibc 2.17's symbols (scripts/zig-cc), so the wheel is manylinux2014 and installs on
+# older CI images; a linker is part of every compiled unit's fingerprint, so that build has a
+# target folder of its own (target/manylinux) and `make build`'s is left as it is.
 WHEELS ?= target/wheels
 PLUGIN := python/pytest-lanes-gate
-wheel: venv build
+ifeq ($(shell uname -s),Linux)
+WHEEL_BUILD = CARGO_TARGET_DIR=$(CURDIR)/target/manylinux \
+	CARGO_TARGET_$(shell uname -m | tr a-z A-Z)_UNKNOWN_LINUX_GNU_LINKER=$(CURDIR)/scripts/zig-cc \
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VPY) -m maturin build --compatibility manylinux2014
+else
+WHEEL_BUILD = $(VPY) -m maturin build
+endif
+wheel: venv
 	mkdir -p $(WHEELS)
 	rm -f $(WHEELS)/lanes_gate-*.whl $(WHEELS)/pytest_lanes_gate-*.whl
-	$(VPY) -m maturin build --release --quiet --out $(WHEELS)
+	$(WHEEL_BUILD) --release --quiet --out $(WHEELS)
 	if [ -d $(PLUGIN) ]; then \
 		$(VPY) -m pip wheel --quiet --disable-pip-version-check --no-deps -w $(WHEELS) ./$(PLUGIN) || exit 1; \
 	fi

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import shutil
+import struct
 import subprocess
 import sys
 import zipfile
@@ -17,10 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, TOOLS, copy_tree, release_env
+from conftest import BIN_DIR, REPO, TOOLS, copy_tree, release_env
 from test_gate import GIT_DATES, PATCH, TODAY
 
 PLUGIN = REPO / "python" / "pytest-lanes-gate"
+ON_LINUX = platform.system() == "Linux"
 
 
 def git_commit() -> str:
@@ -34,11 +37,8 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if given:
         return Path(given)
     out = tmp_path_factory.mktemp("wheels")
-    subprocess.run([sys.executable, "-m", "maturin", "build", "--release", "--quiet",
-                    "--out", str(out)], cwd=REPO, check=True, timeout=3000, env=release_env())
-    if PLUGIN.is_dir():
-        subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w",
-                        str(out), str(PLUGIN)], check=True, timeout=600)
+    subprocess.run(["make", "wheel", f"WHEELS={out}"], cwd=REPO, check=True, timeout=3000,
+                   env=release_env(), capture_output=True)
     return out
 
 
@@ -82,6 +82,56 @@ def test_the_wheel_carries_the_five_binaries_and_nothing_of_the_repo(wheels: Pat
     assert scripts == sorted(TOOLS)
     assert not [n for n in names if n.endswith(".py")], names
     assert "-py3-none-" in the_wheel(wheels).name and "x86_64" in the_wheel(wheels).name
+
+
+def glibc_versions_needed(elf: bytes) -> set[tuple[int, ...]]:
+    """The GLIBC_x.y symbol versions a 64-bit little-endian ELF file needs: the names of the
+    version-need entries (section type SHT_GNU_verneed) that the dynamic loader checks."""
+    assert elf[:4] == b"\x7fELF" and elf[4] == 2 and elf[5] == 1, "not a 64-bit LE ELF file"
+    shoff, = struct.unpack_from("<Q", elf, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", elf, 0x3A)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", elf, shoff + i * shentsize)
+                for i in range(shnum)]
+    versions = set()
+    for _name, kind, _flags, _addr, offset, _size, link, count, _align, _entsize in sections:
+        if kind != 0x6FFFFFFE:  # SHT_GNU_verneed
+            continue
+        strings = sections[link][4]
+        need = offset
+        for _ in range(count):
+            _version, aux_count, _file, aux, next_need = struct.unpack_from("<HHIII", elf, need)
+            entry = need + aux
+            for _ in range(aux_count):
+                _hash, _flags, _other, name, next_aux = struct.unpack_from("<IHHII", elf, entry)
+                text = elf[strings + name:elf.index(b"\0", strings + name)].decode()
+                if text.startswith("GLIBC_") and text[6:7].isdigit():
+                    versions.add(tuple(int(p) for p in text[6:].split(".")))
+                entry += next_aux
+            need += next_need
+    return versions
+
+
+@pytest.mark.skipif(not ON_LINUX, reason="manylinux wheels are built on Linux")
+def test_the_wheel_is_manylinux2014_and_its_binaries_need_no_newer_glibc(wheels: Path):
+    """Installable on older CI images: the wheel is tagged manylinux2014 (glibc 2.17), and no
+    binary in it asks the loader for a glibc symbol version newer than 2.17, as pip trusts."""
+    wheel = the_wheel(wheels)
+    assert "-py3-none-manylinux2014_" in wheel.name, wheel.name
+    assert ".manylinux_2_17_" in wheel.name, wheel.name
+    with zipfile.ZipFile(wheel) as zf:
+        tags = [line for line in zf.read(next(n for n in zf.namelist()
+                                               if n.endswith(".dist-info/WHEEL")))
+                .decode().splitlines() if line.startswith("Tag: ")]
+        assert any("manylinux2014" in t for t in tags), tags
+        for tool in TOOLS:
+            name = next(n for n in zf.namelist() if n.endswith(f".data/scripts/{tool}"))
+            needed = glibc_versions_needed(zf.read(name))
+            assert needed, f"{tool}: no GLIBC version needs found"
+            assert max(needed) <= (2, 17), f"{tool} needs GLIBC_{'.'.join(map(str, max(needed)))}"
+    # The release build of `make build` links against this machine's glibc: the parser above
+    # reads a newer version there when there is one (it is not blind to them).
+    local = glibc_versions_needed((BIN_DIR / "lane-scan").read_bytes())
+    assert local and max(local) >= max(needed)
 
 
 def test_the_installed_tools_name_their_version_and_commit(venv: Path, tmp_path: Path):
