@@ -218,7 +218,7 @@ rules! {
         fix: "Write its ticket with freeze-ledger add and mark it @pytest.mark.freeze (or run --fix --mark-freeze), or make it pass and let --fix give it a voting lane.";
     FixMerge = "fix-merge", Warning, "lane-scan", acknowledgeable: false,
         summary: "lane-scan --fix gives any other unmarked test the merge lane",
-        explanation: "A test that is not a property, takes no snapshot fixture and is not an expected failure or skip is a human-written input/output check: it votes. One pytestmark per module when the whole module gets merge, a class decorator when a class is uniform, a decorator on the test otherwise. The merge lane then asks for an owner.",
+        explanation: "A test that is not a property, takes no snapshot fixture and is not an expected failure or skip is a human-written input/output check: it votes. One pytestmark per module when the whole module gets merge, a class decorator when a class is uniform, a decorator on the test otherwise. Doctest items, which cannot carry a mark, get it through `lanes_doctest_lane = merge` in the config file pytest reads: a docstring's examples are a human-written oracle, and a patch that changes them is doctest-changed. The merge lane then asks for an owner (a doctest's from its module's docstring or CODEOWNERS).",
         fix: "Nothing to do if the test checks behaviour; a flaky one belongs in the freeze lane with a ticket.";
     FixOwner = "fix-owner", Warning, "lane-scan", acknowledgeable: false,
         summary: "lane-scan --fix lists (or with --owner TEAM writes) the owner of modules whose merge tests have none",

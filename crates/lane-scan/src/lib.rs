@@ -16,7 +16,7 @@ pub mod trace;
 
 pub use pytest::{config, fnmatch};
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -167,7 +167,7 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
     problems.extend(collected_problems);
     // Doctest items: one per text file, one per docstring with examples of every module with
     // --doctest-modules, in the lane the config gives them.
-    doctest_runs(
+    let doctests = doctest_runs(
         pool,
         &tree,
         &found,
@@ -213,6 +213,7 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
         },
         runs,
         no_vote,
+        doctests,
         _modules: modules,
     })
 }
@@ -349,7 +350,7 @@ fn collect_tree(pool: Threads, tree: &SourceTree, shared: &Shared) -> Result<Col
 }
 
 /// The doctest items of the doctest text files and of the modules collected with
-/// `--doctest-modules` (on every core), added to `runs`, their problems to `problems`.
+/// `--doctest-modules` (on every core), added to `runs`, their problems to `problems`; their ids.
 fn doctest_runs(
     pool: Threads,
     tree: &SourceTree,
@@ -358,11 +359,13 @@ fn doctest_runs(
     config: &Config,
     runs: &mut Vec<Vec<ScanTest>>,
     problems: &mut Vec<Problem>,
-) -> Result<(), Error> {
+) -> Result<BTreeSet<String>, Error> {
     let root = &tree.root;
+    let mut ids = BTreeSet::new();
     let doctests = doctest::Ctx::new(config, tree.codeowners.as_ref(), options.changed.as_ref())?;
     for abs in &found.doctest_files {
         if let Some(test) = doctest::text_file(&doctests, abs, &rel_path(abs, root), problems) {
+            ids.insert(test.id.clone());
             runs.push(vec![test]);
         }
     }
@@ -385,12 +388,13 @@ fn doctest_runs(
             .collect()
     });
     for (tests, found_problems) in module_doctests {
+        ids.extend(tests.iter().map(|t| t.id.clone()));
         if !tests.is_empty() {
             runs.push(tests);
         }
         problems.extend(found_problems);
     }
-    Ok(())
+    Ok(ids)
 }
 
 /// Leaves out of `found` what the conftests' `collect_ignore` / `collect_ignore_glob` ignore
@@ -736,6 +740,9 @@ pub struct Scan {
     /// with a lane, and those nothing keeps from voting, absent). Not part of the scan
     /// document: `--fix` decides by it.
     pub(crate) no_vote: BTreeMap<String, rules::NoVote>,
+    /// The ids of the doctest items among the tests: their lane is the configuration's
+    /// (`lanes_doctest_lane`), never a mark `--fix` could place.
+    pub(crate) doctests: BTreeSet<String>,
     /// The module summaries the tests were found in, kept with the result so that freeing
     /// them is the caller's choice (a process about to exit need not).
     _modules: Vec<ModuleFile>,

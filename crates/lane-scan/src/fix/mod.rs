@@ -131,10 +131,31 @@ pub fn fix(options: &FixOptions) -> Result<FixOutcome, Error> {
     let mut files = Files::new(root.clone(), unparsable);
 
     let mut decided = Decided::default();
-    // Tests by the file they are collected from.
+    // Tests by the file they are collected from. Doctest items carry no mark of their own: the
+    // configuration gives them all one lane (`doctest_lane`).
     let mut by_file: BTreeMap<&str, Vec<&ScanTest>> = BTreeMap::new();
+    let mut unmarked_doctests = 0usize;
     for t in scan.runs.iter().flatten() {
+        if scan.doctests.contains(&t.id) {
+            unmarked_doctests += usize::from(t.lanes.is_empty());
+            let lane = t.lane.or(Some(Lane::Merge));
+            if t.file.ends_with(".py") {
+                // The owner of a module's doctests goes into its docstring, as for tests.
+                decided.lane_after.push((t, lane));
+            } else if lane == Some(Lane::Merge) && t.attachments.owner.is_none() {
+                decided.lines.push(format!(
+                    "{}: doctest text file without an owner ({}): add an `owner:` line to it or \
+                     a CODEOWNERS entry",
+                    t.file,
+                    Rule::FixOwner.id()
+                ));
+            }
+            continue;
+        }
         by_file.entry(t.file.as_str()).or_default().push(t);
+    }
+    if unmarked_doctests > 0 {
+        *decided.given.entry(Rule::FixMerge.id()).or_default() += unmarked_doctests;
     }
     for (file, tests) in &by_file {
         decide_file(
@@ -152,6 +173,7 @@ pub fn fix(options: &FixOptions) -> Result<FixOutcome, Error> {
     let changed = write_changes(
         options,
         &config,
+        unmarked_doctests,
         &root,
         &mut files,
         &mut decided.lines,
@@ -314,19 +336,31 @@ fn candidate_line(
 fn write_changes(
     options: &FixOptions,
     config: &crate::config::Config,
+    unmarked_doctests: usize,
     root: &Path,
     files: &mut Files,
     lines: &mut Vec<String>,
     out: &mut FixOutcome,
 ) -> Result<usize, Error> {
     let mut changed = 0usize;
-    if let Some((rel, old, new, missing)) = &register_markers(config, root)? {
-        lines.push(format!(
-            "{rel}: registers the marker{} {} ({})",
-            if missing.len() == 1 { "" } else { "s" },
-            missing.join(", "),
-            Rule::FixMarkers.id()
-        ));
+    if let Some((rel, old, new, missing)) = &config_change(config, unmarked_doctests > 0, root)? {
+        if !missing.is_empty() {
+            lines.push(format!(
+                "{rel}: registers the marker{} {} ({})",
+                if missing.len() == 1 { "" } else { "s" },
+                missing.join(", "),
+                Rule::FixMarkers.id()
+            ));
+        }
+        if unmarked_doctests > 0 {
+            lines.push(format!(
+                "{rel}: {} = merge for {unmarked_doctests} doctest item{} ({}: {unmarked_doctests}; \
+                 pytest-lanes-gate gives every doctest item that lane)",
+                crate::pytest::doctest::LANE_KEY,
+                plural(unmarked_doctests),
+                Rule::FixMerge.id()
+            ));
+        }
         if options.write {
             lane_core::io::atomic_write(&root.join(rel), new.as_bytes())?;
         } else {
@@ -488,26 +522,25 @@ fn reasons(at: &[NoVoteAt]) -> String {
         .join(", ")
 }
 
-/// The config file's text with the missing lane markers registered: (root-relative path, old
-/// text or None when created, new text, missing marker names). None when nothing is missing or
-/// pytest-lanes-gate is required (it registers them).
-fn register_markers(
+/// The config file's text with the missing lane markers registered (none when pytest-lanes-gate
+/// is required: it registers them) and, with `doctest_lane`, the doctest items given the merge
+/// lane: (root-relative path, old text or None when created, new text, missing marker names).
+/// None when there is nothing to write.
+fn config_change(
     config: &crate::config::Config,
+    doctest_lane: bool,
     root: &Path,
 ) -> Result<Option<ConfigChange>, Error> {
     let required = crate::config::ini_args(config, "required_plugins").unwrap_or_default();
-    if required
+    let markers_from_plugin = required
         .iter()
-        .any(|r| crate::rules::markers::names_markers_plugin(r))
-    {
-        return Ok(None);
-    }
+        .any(|r| crate::rules::markers::names_markers_plugin(r));
     let missing: Vec<Lane> = Lane::ALL
         .iter()
         .copied()
-        .filter(|l| !config.markers.iter().any(|m| m == l.as_str()))
+        .filter(|l| !markers_from_plugin && !config.markers.iter().any(|m| m == l.as_str()))
         .collect();
-    if missing.is_empty() {
+    if missing.is_empty() && !doctest_lane {
         return Ok(None);
     }
     let (path, old): (PathBuf, Option<String>) = match &config.file {
@@ -519,7 +552,7 @@ fn register_markers(
         }
         Some(f) => {
             return Err(Error::usage(format!(
-                "{}: lane-scan --fix cannot register markers in this file",
+                "{}: lane-scan --fix cannot edit the pytest configuration in this file",
                 f.display()
             )));
         }
@@ -533,7 +566,12 @@ fn register_markers(
         .strip_prefix(root)
         .map(|p| p.to_string_lossy().replace('\\', "/"))
         .unwrap_or_else(|_| name.to_string());
-    let new = markers::register(name, old.as_deref(), &missing)?;
+    let new = markers::edit(
+        name,
+        old.as_deref(),
+        &missing,
+        doctest_lane.then_some(Lane::Merge),
+    )?;
     Ok(Some((
         rel,
         old,
