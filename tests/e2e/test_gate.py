@@ -713,6 +713,10 @@ def test_gate_output_files_are_exactly_the_promised_ones(invoice: Path):
     ("conftest", "exit 4, a usage error", "No module named 'no_such_module_here'"),
     ("usage", "exit 4, a usage error", "unrecognized arguments: --no-such-option"),
     ("internal", "exit 3, an internal error", "RuntimeError: boom at session start"),
+    # A hook pytest's plugin manager refuses (an argument pytest 9 no longer passes) raises out
+    # of pytest.main before any session: pytest's own command says exit 1, like failed tests.
+    ("hook", "exit 3, an internal error",
+     "Argument(s) {'path'} are declared in the hookimpl but can not be found in the hookspec"),
 ])
 def test_pytest_that_cannot_run_any_lane_is_could_not_decide_with_its_cause(
         invoice: Path, breakage: str, ended: str, said: str):
@@ -724,6 +728,9 @@ def test_pytest_that_cannot_run_any_lane_is_could_not_decide_with_its_cause(
     elif breakage == "internal":
         (invoice / "tests" / "conftest.py").write_text(
             "def pytest_sessionstart(session):\n    raise RuntimeError('boom at session start')\n")
+    elif breakage == "hook":
+        (invoice / "tests" / "conftest.py").write_text(
+            "def pytest_ignore_collect(path, config):\n    return None\n")
     else:
         ini = invoice / "pytest.ini"
         text = ini.read_text()
@@ -733,6 +740,6 @@ def test_pytest_that_cannot_run_any_lane_is_could_not_decide_with_its_cause(
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert f"pytest could not run the lanes ({ended}), so nothing voted" in proc.stderr
     assert said in proc.stderr, proc.stderr
-    assert "(the whole log: out/lanes/merge.log)" in proc.stderr
+    assert "(the whole log: out/lanes/merge.log; the interpreter: " in proc.stderr
     assert "missing-vote" not in proc.stdout + proc.stderr
     assert not (invoice / "out" / "lanes" / "verdict.json").exists()

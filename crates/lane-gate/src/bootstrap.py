@@ -781,7 +781,17 @@ def _test_id(item):
 def main():
     run = _Run()
     send({"k": "start", "pid": PID})
-    status = pytest.main(plugins=[run])
+    try:
+        status = pytest.main(plugins=[run])
+    except Exception:
+        # Raised out of pytest.main before any session ran: pytest refused the configuration
+        # (a conftest hook with an argument its hookspec lacks, a plugin that does not
+        # register). pytest's own command prints the traceback and exits 1, like failed tests;
+        # here it is the internal error it is (3), so the gate says pytest could not run.
+        import traceback
+
+        traceback.print_exc()
+        status = 3
     if _TRACER is not None:
         _TRACER.finish()
     send({"k": "end", "status": int(status)})

@@ -96,8 +96,9 @@ impl LaneRuns {
     /// Why pytest could not run any lane, when it could not: every lane's run ended with
     /// exit 2 (interrupted), 3 (internal error) or 4 (usage error) and none left a report. The
     /// message names the exit, the last lines of the first lane's log (where pytest says what
-    /// stopped it: a conftest that does not import, an option it does not know) and the log.
-    pub(crate) fn could_not_run(&self, places: &Places) -> Option<String> {
+    /// stopped it: a conftest that does not import, an option it does not know), the log and
+    /// the interpreter that ran it.
+    pub(crate) fn could_not_run(&self, places: &Places, python: &Path) -> Option<String> {
         if !self.reports.is_empty() || self.runs.is_empty() {
             return None;
         }
@@ -122,9 +123,10 @@ impl LaneRuns {
         };
         Some(format!(
             "pytest could not run the lanes (exit {}, {what}), so nothing voted; it said:\n    \
-             {cause}\n(the whole log: {})",
+             {cause}\n(the whole log: {}; the interpreter: {}, chosen with --python)",
             codes[0],
-            places.out_name(&log)
+            places.out_name(&log),
+            python.display()
         ))
     }
 

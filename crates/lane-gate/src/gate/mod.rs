@@ -62,7 +62,7 @@ pub(crate) fn run(args: &Args) -> Result<Status, GateError> {
         product_dirs: &plan.product_dirs,
     })?;
     let lanes_took = lanes_began.elapsed();
-    if let Some(why) = lanes.could_not_run(&prepared.places) {
+    if let Some(why) = lanes.could_not_run(&prepared.places, &prepared.python.command) {
         return Err(GateError::PytestCouldNotRun(why));
     }
     crate::capture::write(&prepared.places.out, plan.seed.value, &mut lanes.captured)?;
