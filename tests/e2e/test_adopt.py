@@ -26,8 +26,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BIN_DIR, PYTHON, REPO, run_pytest, run_tool
-from test_gate import TODAY, VENV_BIN, gate, gate_env
+from conftest import BIN_DIR, PYTHON, REPO, head_ack, run_pytest, run_tool
+from test_gate import TODAY, VENV_BIN, gate, gate_env, git
 
 CACHE = REPO / "target" / "adopt-sdists"
 
@@ -279,3 +279,131 @@ def test_the_readme_adoption_steps_print_what_the_tools_print(tmp_path: Path):
         printed = shown(command, cwd)
         assert matches(printed, readme), (
             f"README: `{command}` prints\n" + "\n".join(printed[:60]))
+
+
+# ---- A project adopted from git, then gated patch by patch ----
+
+FTFY = ("ftfy", "6.3.1", "9b3c3d90f84fb267fe64d375a07b7f8912d817cf86009ae134aa03e1819506ec")
+# ftfy 6.3.1: 23 tests and 22 doctest items (--doctest-modules in its pytest.ini), one strict
+# xfail (a parametrized test of the inputs its heuristic is known to get wrong), command-line
+# tests that run the installed `ftfy` script, and a test that asserts nothing (it checks a
+# crash is gone): --fix lists it for a human, and no-assertion is a warning.
+FTFY_TESTS, FTFY_DOCTESTS = 23, 22
+OWNER = "@ftfy/maintainers"
+
+
+def project_venv(root: Path, project: Path) -> tuple[str, str]:
+    """The project's test environment as its CI builds it: a venv with its requirements (the
+    dev venv's packages, seen through a .pth file: pytest, wcwidth), pytest-lanes-gate, and the
+    project installed from its tree with its own build backend. (its python, its bin folder)."""
+    env_dir = root / "venv"
+    subprocess.run([PYTHON, "-m", "venv", "--without-pip", str(env_dir)], check=True,
+                   timeout=300)
+    python = env_dir / "bin" / "python"
+    site = subprocess.run([str(python), "-c",
+                           "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          check=True, capture_output=True, text=True).stdout.strip()
+    dev_site = subprocess.run([PYTHON, "-c",
+                               "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                              check=True, capture_output=True, text=True).stdout.strip()
+    Path(site, "dev-venv.pth").write_text(dev_site + "\n")
+    # README step 1: pytest-lanes-gate in the test environment (it gives the doctest items
+    # their lane), then the project itself.
+    for source in (REPO / "python" / "pytest-lanes-gate", project):
+        installed = subprocess.run(
+            [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+             "--no-deps", "--no-build-isolation", "--no-index", str(source)],
+            capture_output=True, text=True, timeout=600)
+        assert installed.returncode == 0, installed.stderr
+    shutil.rmtree(project / "build", ignore_errors=True)
+    return str(python), str(env_dir / "bin")
+
+
+def porcelain(project: Path) -> str:
+    return git(project, "status", "--porcelain", "--untracked-files=all")
+
+
+def test_a_project_with_known_bugs_and_doctests_is_adopted_and_gated_from_git(tmp_path: Path):
+    name, version, sha256 = FTFY
+    with tarfile.open(pinned_sdist(name, version, sha256)) as tar:
+        tar.extractall(tmp_path, filter="data")
+    project = tmp_path / f"{name}-{version}"
+    python, bin_dir = project_venv(tmp_path, project)
+    # The venv activated, as the project's CI does: its `ftfy` script first on PATH.
+    in_ci = {**AS_IN_CI, "PATH": os.pathsep.join([bin_dir, VENV_BIN, os.environ["PATH"]])}
+    git(project, "init", "-q")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "the sdist")
+
+    fixed = run_tool("lane-scan", "--fix", "--owner", OWNER, "--mark-freeze", cwd=project)
+    assert fixed.code == 0, fixed.stderr
+    # The doctest items get their lane from the config, their owner from their module.
+    assert (f"pytest.ini: lanes_doctest_lane = merge for {FTFY_DOCTESTS} doctest items "
+            f"(fix-merge: {FTFY_DOCTESTS}; ") in fixed.stdout
+    assert (f"ftfy/fixes.py: written into its docstring: owner: {OWNER} for 9 merge tests "
+            "without an owner (fix-owner)") in fixed.stdout
+    assert (f"{FTFY_TESTS + FTFY_DOCTESTS} tests given a lane (1 of them freeze, without a "
+            "ticket), 1 freeze candidate listed\n") in fixed.stdout
+    assert "1 problem left for a human" in fixed.stdout
+    write_tickets(project, fixed.stdout, 1)
+    # After --fix and the ticket, the scan has no error: what is left is the warning --fix
+    # listed for a human.
+    scan = run_tool("lane-scan", cwd=project)
+    assert scan.code == 0, scan.stdout
+    problems = scan.json()["scan"]["problems"]
+    assert [(p["rule"], p["severity"]) for p in problems] == [("no-assertion", "warning")]
+    plain = run_pytest("--strict-markers", "-q", cwd=project, env=in_ci, python=python)
+    assert plain.returncode == 0, plain.stdout[-3000:]
+    assert "xfailed" in plain.stdout
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "put the suite under the gate")
+    assert porcelain(project) == ""
+
+    approved = gate(project, "--today", TODAY, "--python", python, **in_ci)
+    assert approved.returncode == 0, approved.stdout[-4000:] + approved.stderr[-2000:]
+    assert "**approve**" in approved.stdout
+    merge_row = next(line for line in approved.stdout.splitlines()
+                     if line.startswith("| merge |"))
+    assert f"| {FTFY_TESTS + FTFY_DOCTESTS - 1} |" in merge_row, merge_row
+    assert porcelain(project) == "", "the gate left the tree dirty"
+
+    # An honest patch that adds a test: the base's tests vote, the new test is test surface
+    # (the next step names the acknowledgment), and an acknowledgment lets it vote.
+    (project / "tests" / "test_quotes.py").write_text(
+        f'"""owner: {OWNER}"""\n\nimport pytest\n\nfrom ftfy import fix_text\n\n'
+        "pytestmark = pytest.mark.merge\n\n\n"
+        "def test_curly_quotes_become_straight():\n"
+        "    assert fix_text(\"\\u201cquoted\\u201d\") == '\"quoted\"'\n")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "a test of quote straightening")
+    rejected = gate(project, "--base", "HEAD~1", "--today", TODAY, "--python", python, **in_ci)
+    assert rejected.returncode == 1, rejected.stdout[-4000:] + rejected.stderr[-2000:]
+    assert "test-surface-changed" in rejected.stdout
+    assert "tests/test_quotes.py" in rejected.stdout
+    next_steps = rejected.stdout[rejected.stdout.index("test-surface-changed"):]
+    assert "--ack" in next_steps, rejected.stdout[-3000:]
+    assert porcelain(project) == ""
+    ack = head_ack(project, "approving review by @ftfy-maintainer")
+    acked = gate(project, "--base", "HEAD~1", "--today", TODAY, "--python", python,
+                 "--ack", ack, **in_ci)
+    assert acked.returncode == 0, acked.stdout[-4000:] + acked.stderr[-2000:]
+    assert "**approve**" in acked.stdout
+    assert porcelain(project) == ""
+
+    # A wrong library change, its tests left alone (the new test taken out again: against the
+    # adopted commit the patch changes one product line): the base's doctests reject it.
+    fixes = project / "ftfy" / "fixes.py"
+    text = fixes.read_text()
+    old, new = '        .replace("\\r", "\\n")\n', '        .replace("\\r", " ")\n'
+    assert text.count(old) == 1, "ftfy/fixes.py: the wrong change's anchor moved"
+    git(project, "rm", "-q", "tests/test_quotes.py")
+    fixes.write_text(text.replace(old, new))
+    git(project, "commit", "-q", "-am", "a wrong change")
+    wrong = gate(project, "--base", "HEAD~2", "--today", TODAY, "--python", python, **in_ci)
+    assert wrong.returncode == 1, wrong.stdout[-4000:]
+    reasons = {r["rule"] for r in
+               json.loads((project / "out" / "lanes" / "verdict.json").read_text())
+               ["tally"]["reasons"]}
+    assert "merge-failed" in reasons and "test-surface-changed" not in reasons, reasons
+    assert "ftfy/fixes.py::ftfy.fixes.fix_line_breaks" in wrong.stdout
+    assert porcelain(project) == ""
