@@ -130,7 +130,7 @@ rules! {
         fix: "assert a property of the code under test (a round trip, an inverse, a known input/output pair).";
     NoAssertion = "no-assertion", Warning, "lane-scan", acknowledgeable: false,
         summary: "a merge test with no assertion",
-        explanation: "A merge test without assert, pytest.raises / pytest.warns, pytest.fail, raise AssertionError or self.assert* only proves the code does not crash. A helper of the test tree the test calls (a function of its module, of a conftest or of a test-tree module it imports, such as tests/helpers.py) that does one of these counts, followed up to 8 calls deep; a method, product code or anything lane-scan cannot resolve does not. Consider asserting the behaviour you rely on.",
+        explanation: "A merge test without assert, pytest.raises / pytest.warns, pytest.fail, raise AssertionError or self.assert* only proves the code does not crash. A helper of the test tree the test calls (a function of its module, of a conftest or of a test-tree module it imports, such as tests/helpers.py, or for a test method a method of its class or of a base class the scan resolves, called as self.name(...)) that does one of these counts, followed up to 8 calls deep; a method of another object (a fixture's), product code or anything lane-scan cannot resolve does not. Consider asserting the behaviour you rely on.",
         fix: "Assert the behaviour the test relies on (`assert`, `pytest.raises`, `pytest.warns`, `self.assert*`). A warning only: it does not fail the gate.";
     ParseError = "parse-error", Error, "lane-scan", acknowledgeable: false,
         summary: "a Python file does not parse",

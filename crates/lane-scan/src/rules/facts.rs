@@ -745,33 +745,39 @@ const HELPER_DEPTH: usize = 8;
 /// How many helpers it reads at most, over all depths.
 const HELPERS_READ: usize = 256;
 
-/// The first module-level function of the test tree (the test's own module, or one it
-/// imports that is test code: a conftest, `tests/helpers.py`) that `func` calls, directly or
-/// through up to [`HELPER_DEPTH`] such helpers, and that asserts something that can fail,
-/// raises `AssertionError` or checks (`pytest.fail`, `pytest.raises` ...). Each helper is read
-/// once (calls that cycle end), a name that is a parameter of the caller (a fixture) is not
-/// followed, and what the scan cannot resolve (methods, product code, installed modules)
-/// asserts nothing.
+/// The first helper of the test tree that `func` calls, directly or through up to
+/// [`HELPER_DEPTH`] such helpers, and that asserts something that can fail, raises
+/// `AssertionError` or checks (`pytest.fail`, `pytest.raises` ...). A helper is a module-level
+/// function of the test's own module or of one it imports that is test code (a conftest,
+/// `tests/helpers.py`), or, for a test written as a method, a method of its class (or of a
+/// base class of the test tree) called as `self.name(...)` / `cls.name(...)`. Each helper is
+/// read once (calls that cycle end), a name that is another parameter of the caller (a
+/// fixture) is not followed, and what the scan cannot resolve (other methods, product code,
+/// installed modules) asserts nothing.
 fn asserting_helper<'a>(
     tree: &SourceTree<'a>,
     func: &'a Function,
     m: ModuleId,
 ) -> Option<At<'a, &'a str>> {
+    let class = tree.method_path(m, func).and_then(|path| {
+        crate::pytest::marks::classes_on(&tree.modules[m].module.classes, path).last()
+    });
     let mut read: Vec<*const Function> = vec![std::ptr::from_ref(func)];
-    let mut todo: Vec<(ModuleId, &'a Function, usize)> = vec![(m, func, 0)];
+    let mut todo: Vec<Caller<'a>> = vec![(m, func, class.map(|c| (m, c)), 0)];
     // Each caller's calls in the order written, then the helpers among them in that order:
     // the helper found is the same every run.
-    while let Some((caller_module, caller, depth)) = todo.pop() {
+    while let Some((caller_module, caller, caller_class, depth)) = todo.pop() {
         let mut next = Vec::new();
         for called in &caller.calls {
             let (Ex::Name(name) | Ex::Dotted(name)) = called else {
                 continue;
             };
-            let first = name.split('.').next().unwrap_or_default();
-            if caller.params.iter().any(|p| p == first) || read.len() >= HELPERS_READ {
-                continue;
+            if read.len() >= HELPERS_READ {
+                break;
             }
-            let Some((i, helper)) = tree.function_of(called, caller_module) else {
+            let Some((i, helper, helper_class)) =
+                helper_of(tree, name, called, (caller_module, caller, caller_class))
+            else {
                 continue;
             };
             let rel = tree.modules[i].rel.as_str();
@@ -788,12 +794,86 @@ fn asserting_helper<'a>(
                 });
             }
             if depth + 1 < HELPER_DEPTH {
-                next.push((i, helper, depth + 1));
+                next.push((i, helper, helper_class, depth + 1));
             }
         }
         todo.extend(next.into_iter().rev());
     }
     None
+}
+
+/// A function [`asserting_helper`] reads, with its module, its class when it is a method (the
+/// class `self` is an instance of, with its module), and how deep it was called.
+type Caller<'a> = (
+    ModuleId,
+    &'a Function,
+    Option<(ModuleId, &'a lane_python::Class)>,
+    usize,
+);
+
+/// How many base classes deep a `self.name(...)` call is looked for.
+const BASE_DEPTH: usize = 4;
+
+/// The helper the call of `name` (`called`) in `caller` names: a method of the caller's class
+/// (or a base's) for `self.name` / `cls.name` when the caller's first parameter is `self` /
+/// `cls`, else a module-level function the name resolves to, unless its first part is another
+/// parameter of the caller (a fixture). With its module and its class context.
+fn helper_of<'a>(
+    tree: &SourceTree<'a>,
+    name: &str,
+    called: &'a Ex,
+    (module, caller, class): (
+        ModuleId,
+        &'a Function,
+        Option<(ModuleId, &'a lane_python::Class)>,
+    ),
+) -> Option<(
+    ModuleId,
+    &'a Function,
+    Option<(ModuleId, &'a lane_python::Class)>,
+)> {
+    let (first, rest) = name.split_once('.').unwrap_or((name, ""));
+    let receiver = caller.params.first().is_some_and(|p| p == first);
+    if let (Some((cm, c)), true, true) = (class, receiver, matches!(first, "self" | "cls"))
+        && !rest.is_empty()
+        && !rest.contains('.')
+    {
+        return method_of(tree, cm, c, rest, 0).map(|(hm, f)| (hm, f, class));
+    }
+    if caller.params.iter().any(|p| p == first) {
+        return None;
+    }
+    let (i, f) = tree.function_of(called, module)?;
+    Some((i, f, None))
+}
+
+/// Method `name` of `class` (module `m`), defined unconditionally in its body or, when it has
+/// none, in a base class the scan resolves, up to [`BASE_DEPTH`] bases deep.
+fn method_of<'a>(
+    tree: &SourceTree<'a>,
+    m: ModuleId,
+    class: &'a lane_python::Class,
+    name: &str,
+    depth: usize,
+) -> Option<(ModuleId, &'a Function)> {
+    if let Some(f) = class
+        .methods
+        .iter()
+        .rev()
+        .find(|f| f.name == name && f.guards.is_empty())
+    {
+        return Some((m, f));
+    }
+    if depth >= BASE_DEPTH {
+        return None;
+    }
+    class
+        .bases
+        .iter()
+        .find_map(|base| match tree.eval(base, m) {
+            Val::Class(i, base_class) => method_of(tree, i, base_class, name, depth + 1),
+            _ => None,
+        })
 }
 
 fn kwarg<'c>(call: &'c Call, name: &str) -> Option<&'c Ex> {

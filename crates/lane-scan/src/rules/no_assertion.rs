@@ -1,7 +1,8 @@
 //! no-assertion: in a lane whose assertions must be able to fail, a test with no `assert` that
 //! checks nothing else either (`pytest.raises` / `warns`, `self.assert*`, `pytest.fail` /
 //! `self.fail`, `raise AssertionError`), and calls no helper of the test tree that does (a
-//! function of its module, a conftest or `tests/helpers.py`, followed a few calls deep).
+//! function of its module, a conftest or `tests/helpers.py`, or a method of the test's class
+//! called on `self`, followed a few calls deep).
 
 use lane_core::detector::Detector;
 use lane_core::{Problem, Rule};

@@ -105,3 +105,28 @@ def test_product_function_only():
 
 def _same_module(money):
     assert money.cents == 3
+
+
+class BaseChecks:
+    def _check_cents(self, money, cents):
+        assert money.cents == cents
+
+
+class TestWithMethodHelpers(BaseChecks):
+    def _total(self, money):
+        self._check_cents(money, 3)
+
+    def _log_only(self, money):
+        print(money)
+
+    def test_method_helper_asserts(self):
+        self._check_cents(Money(3), 3)
+
+    def test_method_helper_through_another(self):
+        self._total(Money(3))
+
+    def test_method_helper_asserts_nothing(self):
+        self._log_only(Money(3))
+
+    def test_a_fixture_method_is_not_followed(self, other):
+        other._check_cents(Money(3), 3)
