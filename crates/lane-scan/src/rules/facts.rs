@@ -802,14 +802,12 @@ fn asserting_helper<'a>(
     None
 }
 
-/// A function [`asserting_helper`] reads, with its module, its class when it is a method (the
-/// class `self` is an instance of, with its module), and how deep it was called.
-type Caller<'a> = (
-    ModuleId,
-    &'a Function,
-    Option<(ModuleId, &'a lane_python::Class)>,
-    usize,
-);
+/// The class `self` is an instance of in a method, with its module.
+type SelfClass<'a> = Option<(ModuleId, &'a lane_python::Class)>;
+
+/// A function [`asserting_helper`] reads, with its module, its class when it is a method, and
+/// how deep it was called.
+type Caller<'a> = (ModuleId, &'a Function, SelfClass<'a>, usize);
 
 /// How many base classes deep a `self.name(...)` call is looked for.
 const BASE_DEPTH: usize = 4;
@@ -822,16 +820,8 @@ fn helper_of<'a>(
     tree: &SourceTree<'a>,
     name: &str,
     called: &'a Ex,
-    (module, caller, class): (
-        ModuleId,
-        &'a Function,
-        Option<(ModuleId, &'a lane_python::Class)>,
-    ),
-) -> Option<(
-    ModuleId,
-    &'a Function,
-    Option<(ModuleId, &'a lane_python::Class)>,
-)> {
+    (module, caller, class): (ModuleId, &'a Function, SelfClass<'a>),
+) -> Option<(ModuleId, &'a Function, SelfClass<'a>)> {
     let (first, rest) = name.split_once('.').unwrap_or((name, ""));
     let receiver = caller.params.first().is_some_and(|p| p == first);
     if let (Some((cm, c)), true, true) = (class, receiver, matches!(first, "self" | "cls"))
