@@ -308,6 +308,9 @@ pub struct Class {
     pub guards: Vec<(Cond, bool)>,
 }
 
+/// The `if` conditions a statement runs under: each must have the given truth value.
+pub type Guards = Vec<(Cond, bool)>;
+
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Module {
     /// The module's docstring (an `owner:` line there covers its tests).
@@ -315,7 +318,11 @@ pub struct Module {
     pub imports: Vec<Import>,
     /// Module-level `NAME = expr` (last one wins, as at run time).
     pub assigns: Vec<(CompactString, Located<Ex>)>,
+    /// The last `pytestmark = ...` at module level, whatever `if` it is under.
     pub pytestmark: Option<Located<Ex>>,
+    /// Every module-level `pytestmark = ...` in order, with the `if` conditions it runs under
+    /// (each must have the given truth value; empty: unconditional).
+    pub pytestmark_bindings: Vec<(Located<Ex>, Guards)>,
     pub dunder_test: Option<bool>,
     pub classes: Vec<Class>,
     pub functions: Vec<Function>,

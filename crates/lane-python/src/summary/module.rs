@@ -171,11 +171,13 @@ impl Summarizer<'_> {
                 Stmt::Assign(assign) => {
                     for target in &assign.targets {
                         self.module_assign(m, target, &assign.value);
+                        self.pytestmark_binding(m, target, &assign.value, guards);
                     }
                 }
                 Stmt::AnnAssign(assign) => {
                     if let Some(value) = &assign.value {
                         self.module_assign(m, &assign.target, value);
+                        self.pytestmark_binding(m, &assign.target, value, guards);
                     }
                 }
                 Stmt::FunctionDef(f) => {
@@ -315,6 +317,29 @@ impl Summarizer<'_> {
             text,
             names,
         });
+    }
+
+    /// `pytestmark = value` at module level, under `guards`: kept with them, in order, beside
+    /// the last binding (`Module::pytestmark`), so that the collector can decide which one
+    /// holds for the target interpreter.
+    fn pytestmark_binding(
+        &self,
+        m: &mut Module,
+        target: &Expr,
+        value: &Expr,
+        guards: &[(Cond, bool)],
+    ) {
+        if let Expr::Name(n) = target
+            && n.id.as_str() == "pytestmark"
+        {
+            m.pytestmark_bindings.push((
+                Located {
+                    value: self.ex(value, 0),
+                    line: self.line_of(target),
+                },
+                guards.to_vec(),
+            ));
+        }
     }
 
     pub(super) fn module_assign(&self, m: &mut Module, target: &Expr, value: &Expr) {

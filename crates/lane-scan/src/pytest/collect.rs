@@ -110,6 +110,52 @@ pub struct Applied<'a> {
     pub from_pytestmark: bool,
 }
 
+/// The module's `pytestmark` for the target interpreter: the last binding whose `if`
+/// conditions hold (a binding under a condition decided false never runs). A binding under a
+/// condition lane-scan cannot decide, after the last one that surely runs, may or may not
+/// replace it at run time: `undecided-test-branch`, and the binding before it is kept.
+fn module_pytestmark<'a>(
+    tree: &SourceTree<'a>,
+    lookups: &Lookups<'_, 'a>,
+    m: ModuleId,
+    unsure: &mut Vec<Unsure<'a>>,
+) -> Option<&'a python::Located<python::Ex>> {
+    let modules: &'a [ModuleFile] = tree.modules;
+    let file = &modules[m];
+    let mut chosen = None;
+    let mut undecided = None;
+    for (pm, guards) in &file.module.pytestmark_bindings {
+        let mut holds = Some(true);
+        for (cond, want) in guards {
+            match lookups.names.decide(cond, &file.abs, &file.module) {
+                Some(v) if v != *want => {
+                    holds = Some(false);
+                    break;
+                }
+                Some(_) => {}
+                None => holds = None,
+            }
+        }
+        match holds {
+            Some(true) => {
+                chosen = Some(pm);
+                undecided = None;
+            }
+            Some(false) => {}
+            None => undecided = Some(pm.line),
+        }
+    }
+    if let Some(line) = undecided {
+        unsure.push(Unsure::UndecidedBranch {
+            file: &file.rel,
+            line,
+            what: "pytestmark (the marks of every test in the module)".to_string(),
+            no_target: (lookups.target)().is_none(),
+        });
+    }
+    chosen
+}
+
 /// Collects the tests of test module `m` into `out`, as pytest does: its functions, its
 /// classes, and the test functions and classes it imports from the tree. What makes the scan
 /// unsure it has every test or mark of the module goes to `unsure`.
@@ -128,7 +174,7 @@ pub(crate) fn collect_module<'a>(
     }
     runtime_definitions(tree, config, m, unsure);
     let mut module_marks = Vec::new();
-    if let Some(pm) = &module.pytestmark {
+    if let Some(pm) = module_pytestmark(tree, lookups, m, unsure) {
         pytestmark_entries(tree, pm, m, &mut module_marks);
     }
     let module_skip = module

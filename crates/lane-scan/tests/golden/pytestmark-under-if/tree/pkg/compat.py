@@ -1,0 +1,2 @@
+import platform
+is_pypy = platform.python_implementation() == "PyPy"
