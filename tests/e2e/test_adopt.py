@@ -28,6 +28,7 @@ import pytest
 
 from conftest import BIN_DIR, PYTHON, REPO, head_ack, run_pytest, run_tool
 from test_gate import TODAY, VENV_BIN, gate, gate_env, git
+from test_snapshot_libraries import own_venv
 
 CACHE = REPO / "target" / "adopt-sdists"
 
@@ -281,82 +282,135 @@ def test_the_readme_adoption_steps_print_what_the_tools_print(tmp_path: Path):
             f"README: `{command}` prints\n" + "\n".join(printed[:60]))
 
 
-# ---- A project adopted from git, then gated patch by patch ----
+# ---- Projects adopted from git, then gated patch by patch ----
 
-FTFY = ("ftfy", "6.3.1", "9b3c3d90f84fb267fe64d375a07b7f8912d817cf86009ae134aa03e1819506ec")
-# ftfy 6.3.1: 23 tests and 22 doctest items (--doctest-modules in its pytest.ini), one strict
-# xfail (a parametrized test of the inputs its heuristic is known to get wrong), command-line
-# tests that run the installed `ftfy` script, and a test that asserts nothing (it checks a
-# crash is gone): --fix lists it for a human, and no-assertion is a warning.
-FTFY_TESTS, FTFY_DOCTESTS = 23, 22
-OWNER = "@ftfy/maintainers"
+@dataclass(frozen=True)
+class GitSuite:
+    """A project adopted in git from its pinned sdist, in a test venv of its own as its CI
+    builds one (`requirements`: a file beside this one for a cached venv, None: the dev venv's
+    packages), with the project installed from the commit under test, as CI installs it."""
+    name: str
+    version: str
+    sha256: str
+    requirements: str | None
+    # What --fix must print (a line of each), the tests given a lane, the known bugs.
+    fix_says: tuple[str, ...]
+    given: int
+    known_bugs: int
+    # The merge lane's tests in the approve, and the merge test --fix left for a human (a test
+    # that asserts nothing: no-assertion, a warning).
+    merge_tests: int
+    asserts_nothing: str
+    # A patch that adds a test (module, import line, test body), and a wrong library change
+    # (file, old text written once, new text) with the test that fails on it.
+    new_test: tuple[str, str, str]
+    wrong: tuple[str, str, str]
+    fails: str
 
 
-def project_venv(root: Path, project: Path) -> tuple[str, str]:
-    """The project's test environment as its CI builds it: a venv with its requirements (the
-    dev venv's packages, seen through a .pth file: pytest, wcwidth), pytest-lanes-gate, and the
-    project installed from its tree with its own build backend. (its python, its bin folder)."""
+GIT_SUITES = [
+    # ftfy 6.3.1: 23 tests and 22 doctest items (--doctest-modules in its pytest.ini), one strict
+    # xfail (a parametrized test of the inputs its heuristic is known to get wrong), and
+    # command-line tests that run the installed `ftfy` script.
+    GitSuite(
+        "ftfy", "6.3.1", "9b3c3d90f84fb267fe64d375a07b7f8912d817cf86009ae134aa03e1819506ec",
+        None,
+        ("pytest.ini: lanes_doctest_lane = merge for 22 doctest items (fix-merge: 22; ",
+         "ftfy/fixes.py: written into its docstring: owner: @ftfy/maintainers for 9 merge "
+         "tests without an owner (fix-owner)"),
+        45, 1, 44, "tests/test_encodings.py::test_russian_crash",
+        ("tests/test_quotes.py", "from ftfy import fix_text",
+         "assert fix_text(\"\\u201cquoted\\u201d\") == '\"quoted\"'"),
+        ("ftfy/fixes.py", '        .replace("\\r", "\\n")\n', '        .replace("\\r", " ")\n'),
+        "ftfy/fixes.py::ftfy.fixes.fix_line_breaks"),
+    # prettytable 3.11.0: src layout (its tests import the installed package), the
+    # pytest-lazy-fixtures plugin, and 23 tests whose assertions sit in helper methods called on
+    # self (`self._test_no_blank_lines(table)`): no-assertion follows them.
+    GitSuite(
+        "prettytable", "3.11.0",
+        "7e23ca1e68bbfd06ba8de98bf553bf3493264c96d5e8a615c0471025deeba722",
+        "requirements-prettytable.txt",
+        ("pytest.ini: registers the markers merge, witness, freeze (fix-markers)",),
+        148, 0, 148, "tests/test_prettytable.py::TestNoneOption::test_none_char_valid_option",
+        ("tests/test_widths.py", "from prettytable import PrettyTable",
+         "assert PrettyTable([\"ab\", \"c\"]).get_string().splitlines()[1] == "
+         "\"| ab | c |\""),
+        ("src/prettytable/prettytable.py", '            return excess * " " + text\n',
+         '            return text + excess * " "\n'),
+        "tests/test_prettytable.py::TestStyle::test_style_align"),
+]
+
+
+def project_venv(root: Path, base_python: str) -> tuple[str, str]:
+    """A venv that sees `base_python`'s packages (through a .pth file: pytest, the project's
+    requirements) and has pytest-lanes-gate installed, as README step 1 says: (its python, its
+    bin folder). The project itself is installed by `install`."""
     env_dir = root / "venv"
-    subprocess.run([PYTHON, "-m", "venv", "--without-pip", str(env_dir)], check=True,
+    subprocess.run([base_python, "-m", "venv", "--without-pip", str(env_dir)], check=True,
                    timeout=300)
-    python = env_dir / "bin" / "python"
-    site = subprocess.run([str(python), "-c",
-                           "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          check=True, capture_output=True, text=True).stdout.strip()
-    dev_site = subprocess.run([PYTHON, "-c",
-                               "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                              check=True, capture_output=True, text=True).stdout.strip()
-    Path(site, "dev-venv.pth").write_text(dev_site + "\n")
-    # README step 1: pytest-lanes-gate in the test environment (it gives the doctest items
-    # their lane), then the project itself.
-    for source in (REPO / "python" / "pytest-lanes-gate", project):
-        installed = subprocess.run(
-            [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-             "--no-deps", "--no-build-isolation", "--no-index", str(source)],
-            capture_output=True, text=True, timeout=600)
-        assert installed.returncode == 0, installed.stderr
-    shutil.rmtree(project / "build", ignore_errors=True)
-    return str(python), str(env_dir / "bin")
+    python = str(env_dir / "bin" / "python")
+    purelib = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+    site, base_site = (subprocess.run([p, "-c", purelib], check=True, capture_output=True,
+                                      text=True).stdout.strip() for p in (python, base_python))
+    Path(site, "base-venv.pth").write_text(base_site + "\n")
+    install(python, REPO / "python" / "pytest-lanes-gate")
+    return python, str(env_dir / "bin")
+
+
+def install(python: str, source: Path) -> None:
+    """`pip install SOURCE` with the build backend the environment has (no index)."""
+    installed = subprocess.run(
+        [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+         "--no-deps", "--no-build-isolation", "--no-index", str(source)],
+        capture_output=True, text=True, timeout=600)
+    assert installed.returncode == 0, installed.stderr
+    shutil.rmtree(source / "build", ignore_errors=True)
 
 
 def porcelain(project: Path) -> str:
     return git(project, "status", "--porcelain", "--untracked-files=all")
 
 
-def test_a_project_with_known_bugs_and_doctests_is_adopted_and_gated_from_git(tmp_path: Path):
-    name, version, sha256 = FTFY
-    with tarfile.open(pinned_sdist(name, version, sha256)) as tar:
+@pytest.mark.parametrize("suite", GIT_SUITES, ids=[s.name for s in GIT_SUITES])
+def test_a_project_is_adopted_in_git_and_gated_patch_by_patch(suite: GitSuite, tmp_path: Path):
+    """From the sdist to a clean tree under the gate with no hand edit: --fix, the known bugs'
+    tickets, an approve; then a patch that adds a test is rejected with the acknowledgment as
+    its next step and approved with it; a wrong library line is rejected by the base's tests.
+    `git status` is empty after every gate run."""
+    with tarfile.open(pinned_sdist(suite.name, suite.version, suite.sha256)) as tar:
         tar.extractall(tmp_path, filter="data")
-    project = tmp_path / f"{name}-{version}"
-    python, bin_dir = project_venv(tmp_path, project)
-    # The venv activated, as the project's CI does: its `ftfy` script first on PATH.
+    project = tmp_path / f"{suite.name}-{suite.version}"
+    base = own_venv(suite.requirements) if suite.requirements else PYTHON
+    python, bin_dir = project_venv(tmp_path, base)
+    # The venv activated, as the project's CI does: its scripts first on PATH.
     in_ci = {**AS_IN_CI, "PATH": os.pathsep.join([bin_dir, VENV_BIN, os.environ["PATH"]])}
     git(project, "init", "-q")
     git(project, "add", "-A")
     git(project, "commit", "-q", "-m", "the sdist")
 
-    fixed = run_tool("lane-scan", "--fix", "--owner", OWNER, "--mark-freeze", cwd=project)
+    owner = f"@{suite.name}/maintainers"
+    fixed = run_tool("lane-scan", "--fix", "--owner", owner, "--mark-freeze", cwd=project)
     assert fixed.code == 0, fixed.stderr
-    # The doctest items get their lane from the config, their owner from their module.
-    assert (f"pytest.ini: lanes_doctest_lane = merge for {FTFY_DOCTESTS} doctest items "
-            f"(fix-merge: {FTFY_DOCTESTS}; ") in fixed.stdout
-    assert (f"ftfy/fixes.py: written into its docstring: owner: {OWNER} for 9 merge tests "
-            "without an owner (fix-owner)") in fixed.stdout
-    assert (f"{FTFY_TESTS + FTFY_DOCTESTS} tests given a lane (1 of them freeze, without a "
-            "ticket), 1 freeze candidate listed\n") in fixed.stdout
-    assert "1 problem left for a human" in fixed.stdout
-    write_tickets(project, fixed.stdout, 1)
-    # After --fix and the ticket, the scan has no error: what is left is the warning --fix
+    for line in suite.fix_says:
+        assert line in fixed.stdout, fixed.stdout
+    frozen = f" ({suite.known_bugs} of them freeze, without a ticket)" if suite.known_bugs else ""
+    assert f"{suite.given} tests given a lane{frozen}, " in fixed.stdout, fixed.stdout
+    assert "1 problem left for a human" in fixed.stdout, fixed.stdout
+    write_tickets(project, fixed.stdout, suite.known_bugs)
+    # After --fix and the tickets the scan has no error: what is left is the one warning --fix
     # listed for a human.
     scan = run_tool("lane-scan", cwd=project)
     assert scan.code == 0, scan.stdout
     problems = scan.json()["scan"]["problems"]
-    assert [(p["rule"], p["severity"]) for p in problems] == [("no-assertion", "warning")]
-    plain = run_pytest("--strict-markers", "-q", cwd=project, env=in_ci, python=python)
-    assert plain.returncode == 0, plain.stdout[-3000:]
-    assert "xfailed" in plain.stdout
+    assert [(p["rule"], p["test"]) for p in problems] == [
+        ("no-assertion", suite.asserts_nothing)], problems
+    assert f"left for a human (no-assertion): merge test {suite.asserts_nothing} " \
+        in fixed.stdout
     git(project, "add", "-A")
     git(project, "commit", "-q", "-m", "put the suite under the gate")
+    install(python, project)
+    plain = run_pytest("--strict-markers", "-q", cwd=project, env=in_ci, python=python)
+    assert plain.returncode == 0, plain.stdout[-3000:]
     assert porcelain(project) == ""
 
     approved = gate(project, "--today", TODAY, "--python", python, **in_ci)
@@ -364,46 +418,46 @@ def test_a_project_with_known_bugs_and_doctests_is_adopted_and_gated_from_git(tm
     assert "**approve**" in approved.stdout
     merge_row = next(line for line in approved.stdout.splitlines()
                      if line.startswith("| merge |"))
-    assert f"| {FTFY_TESTS + FTFY_DOCTESTS - 1} |" in merge_row, merge_row
+    assert f"| {suite.merge_tests} |" in merge_row, merge_row
     assert porcelain(project) == "", "the gate left the tree dirty"
 
-    # An honest patch that adds a test: the base's tests vote, the new test is test surface
-    # (the next step names the acknowledgment), and an acknowledgment lets it vote.
-    (project / "tests" / "test_quotes.py").write_text(
-        f'"""owner: {OWNER}"""\n\nimport pytest\n\nfrom ftfy import fix_text\n\n'
-        "pytestmark = pytest.mark.merge\n\n\n"
-        "def test_curly_quotes_become_straight():\n"
-        "    assert fix_text(\"\\u201cquoted\\u201d\") == '\"quoted\"'\n")
+    # A patch that adds a test: the base's tests vote, the new test is test surface (the next
+    # step names the acknowledgment), and an acknowledgment lets it vote.
+    module, imports, body = suite.new_test
+    (project / module).write_text(
+        f'"""owner: {owner}"""\n\nimport pytest\n\n{imports}\n\n'
+        f"pytestmark = pytest.mark.merge\n\n\ndef test_added():\n    {body}\n")
     git(project, "add", "-A")
-    git(project, "commit", "-q", "-m", "a test of quote straightening")
+    git(project, "commit", "-q", "-m", "a test")
+    install(python, project)
     rejected = gate(project, "--base", "HEAD~1", "--today", TODAY, "--python", python, **in_ci)
     assert rejected.returncode == 1, rejected.stdout[-4000:] + rejected.stderr[-2000:]
-    assert "test-surface-changed" in rejected.stdout
-    assert "tests/test_quotes.py" in rejected.stdout
-    next_steps = rejected.stdout[rejected.stdout.index("test-surface-changed"):]
-    assert "--ack" in next_steps, rejected.stdout[-3000:]
+    assert f"`{module}`" in rejected.stdout or module in rejected.stdout
+    next_steps = rejected.stdout[rejected.stdout.index("What to do next:"):]
+    assert "- `test-surface-changed`:" in next_steps and "`--ack TEXT`" in next_steps, \
+        rejected.stdout[-3000:]
     assert porcelain(project) == ""
-    ack = head_ack(project, "approving review by @ftfy-maintainer")
+    ack = head_ack(project, "approving review by a maintainer")
     acked = gate(project, "--base", "HEAD~1", "--today", TODAY, "--python", python,
                  "--ack", ack, **in_ci)
     assert acked.returncode == 0, acked.stdout[-4000:] + acked.stderr[-2000:]
     assert "**approve**" in acked.stdout
     assert porcelain(project) == ""
 
-    # A wrong library change, its tests left alone (the new test taken out again: against the
-    # adopted commit the patch changes one product line): the base's doctests reject it.
-    fixes = project / "ftfy" / "fixes.py"
-    text = fixes.read_text()
-    old, new = '        .replace("\\r", "\\n")\n', '        .replace("\\r", " ")\n'
-    assert text.count(old) == 1, "ftfy/fixes.py: the wrong change's anchor moved"
-    git(project, "rm", "-q", "tests/test_quotes.py")
-    fixes.write_text(text.replace(old, new))
+    # A wrong library change, its tests left alone (the added test taken out again: against
+    # the adopted commit the patch changes one product line): the base's tests reject it.
+    file, old, new = suite.wrong
+    text = (project / file).read_text()
+    assert text.count(old) == 1, f"{file}: the wrong change's anchor moved"
+    git(project, "rm", "-q", module)
+    (project / file).write_text(text.replace(old, new))
     git(project, "commit", "-q", "-am", "a wrong change")
+    install(python, project)
     wrong = gate(project, "--base", "HEAD~2", "--today", TODAY, "--python", python, **in_ci)
     assert wrong.returncode == 1, wrong.stdout[-4000:]
     reasons = {r["rule"] for r in
                json.loads((project / "out" / "lanes" / "verdict.json").read_text())
                ["tally"]["reasons"]}
     assert "merge-failed" in reasons and "test-surface-changed" not in reasons, reasons
-    assert "ftfy/fixes.py::ftfy.fixes.fix_line_breaks" in wrong.stdout
+    assert suite.fails in wrong.stdout, wrong.stdout[-3000:]
     assert porcelain(project) == ""

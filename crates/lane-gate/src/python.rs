@@ -106,11 +106,12 @@ impl Interpreter {
     }
 
     /// Every installed distribution (normalized name -> its version), and every pytest plugin
-    /// the distributions declare, read from the `*.dist-info` folders of site-packages.
+    /// the distributions declare, read from the `*.dist-info` folders of site-packages and of
+    /// the folders its `.pth` files add to `sys.path` (a venv that sees another's packages).
     pub(crate) fn installed(&self) -> Result<(BTreeMap<String, String>, Vec<Plugin>), GateError> {
         let mut dists = BTreeMap::new();
         let mut plugins = Vec::new();
-        for site in &self.site {
+        for site in &with_pth_folders(&self.site) {
             let Ok(entries) = std::fs::read_dir(site) else {
                 continue;
             };
@@ -141,6 +142,48 @@ impl Interpreter {
         plugins.sort();
         Ok((dists, plugins))
     }
+}
+
+/// The site folders, each followed by the folders its `.pth` files name (in the files' name
+/// order), as Python's `site` module puts them on `sys.path`: a line that is blank, a comment
+/// or an `import` statement names none, a relative path is the site folder's, and a folder
+/// that does not exist or is already listed is left out.
+fn with_pth_folders(sites: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for site in sites {
+        if !out.contains(site) {
+            out.push(site.clone());
+        }
+        let Ok(entries) = std::fs::read_dir(site) else {
+            continue;
+        };
+        let mut pths: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "pth") && p.is_file())
+            .collect();
+        pths.sort();
+        for pth in pths {
+            let Ok(text) = std::fs::read_to_string(&pth) else {
+                continue;
+            };
+            for line in text.lines() {
+                let line = line.trim_end();
+                if line.is_empty()
+                    || line.starts_with('#')
+                    || line.starts_with("import ")
+                    || line.starts_with("import\t")
+                {
+                    continue;
+                }
+                let folder = site.join(line);
+                if folder.is_dir() && !out.contains(&folder) {
+                    out.push(folder);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// A dist-info folder's distribution name (from METADATA, else from the folder's name) and
@@ -311,6 +354,30 @@ mod tests {
         for (line, want) in cases {
             assert_eq!(requirement_name(line).as_deref(), want, "{line}");
         }
+    }
+
+    #[test]
+    fn pth_files_add_their_folders_after_their_site_folder() {
+        let root = std::env::temp_dir().join(format!("lanes-pth-{}", std::process::id()));
+        let (site, other, shared) = (root.join("site"), root.join("other"), root.join("shared"));
+        for d in [&site, &other, &shared] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        std::fs::write(
+            site.join("b.pth"),
+            format!(
+                "# a comment\n\nimport sys; sys.x = 1\n{}\nmissing\n",
+                shared.display()
+            ),
+        )
+        .unwrap();
+        std::fs::write(site.join("a.pth"), "../other\n").unwrap();
+        let got = with_pth_folders(std::slice::from_ref(&site));
+        assert_eq!(
+            got,
+            vec![site.clone(), site.join("../other"), shared.clone()]
+        );
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]
