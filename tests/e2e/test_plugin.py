@@ -507,3 +507,23 @@ def test_tickets_are_captured_from_the_run_that_saw_the_failure(tmp_path, plugin
     assert second.code == 0, second.stdout + second.stderr
     ledger = json.loads((root / "out/lanes/evidence.json").read_text())["ledger"]
     assert [t["status"] for t in ledger["tickets"]] == ["ok", "ok"]
+
+    # A later CI job sees the flake again: the renewal takes its job (and seed and capsule)
+    # from that run's out folder, nothing typed; the job already recorded is refused.
+    stale = run_tool("freeze-ledger", "renew", WEEK_FLAKY_ID, "--from", "out/lanes",
+                     "--expires", "2027-02-01", "--today", TODAY, cwd=root)
+    assert stale.code == 2 and "already recorded" in stale.stderr, stale.stderr
+    later = "https://ci.example.invalid/app/jobs/4502"
+    third = run_tool("lane-gate", *gate, cwd=root, env={**env, "LANES_JOB_URL": later})
+    assert third.code == 0, third.stdout + third.stderr
+    renewed = run_tool("freeze-ledger", "renew", WEEK_FLAKY_ID, "--from", "out/lanes",
+                       "--expires", "2027-02-01", "--today", TODAY, cwd=root)
+    assert renewed.code == 0, renewed.stderr
+    ticket = renewed.json()
+    assert ticket["last_replay_job"] == later and ticket["expires_on"] == "2027-02-01"
+    assert ticket["input_path"] == kept and "typed" not in ticket, ticket
+    assert (root / kept).read_bytes() == b"refresh-state-7"
+    # A known failure has no replay fields to capture.
+    no_replay = run_tool("freeze-ledger", "renew", WEEK_KNOWN_ID, "--from", "out/lanes",
+                         "--expires", "2027-02-01", "--today", TODAY, cwd=root)
+    assert no_replay.code == 2 and "known failure" in no_replay.stderr, no_replay.stderr

@@ -120,13 +120,18 @@ pub enum Command {
         clock: Clock,
     },
     /// Renew a ticket: a new expiry, and for a flake the new replay job that justifies it
-    /// (required), optionally a new seed or capsule; for a known failure, optionally a new
-    /// issue link.
+    /// (required: captured with --from OUT_DIR, the gate's out folder of that run, or typed),
+    /// optionally a new seed or capsule (captured the same way, or typed); for a known failure,
+    /// optionally a new issue link.
     Renew {
         test_id: String,
         /// New expiry date, YYYY-MM-DD.
         #[arg(long, value_name = "DATE")]
         expires: String,
+        /// The gate's out folder (out/lanes) of the run that justifies the renewal: its CI job,
+        /// and the seed and capsule it captured, are taken from it.
+        #[arg(long, value_name = "OUT_DIR")]
+        from: Option<PathBuf>,
         /// URL of the new replay job (required for a flake: a renewal needs the run that
         /// justifies it).
         #[arg(long, value_name = "URL")]
@@ -256,6 +261,7 @@ pub fn run(cli: Cli) -> Result<Status, Error> {
         Command::Renew {
             test_id,
             expires,
+            from,
             replay_job,
             issue,
             seed,
@@ -275,6 +281,7 @@ pub fn run(cli: Cli) -> Result<Status, Error> {
                     (None, Some(hex)) => Some(Input::Sha256(hex.clone())),
                     (None, None) => None,
                 },
+                from: from.clone(),
                 today,
                 max_days: clock.max_days,
             };

@@ -64,6 +64,8 @@ pub(crate) struct RenewRequest {
     pub issue: Option<String>,
     pub seed: Option<Seed>,
     pub input: Option<Input>,
+    /// `--from OUT_DIR`: the replay job, seed and capsule captured by the gate's run there.
+    pub from: Option<PathBuf>,
     pub today: Date,
     pub max_days: u32,
 }
@@ -315,21 +317,9 @@ fn flake(
             resolve_input(target, &input)?
         }
         (None, Some((path, sha, copy))) => {
-            ledger::check_input_path(&path).map_err(|m| refuse(target, m))?;
-            let digest = capsule::sha256_file(&copy)
-                .map_err(|e| refuse(target, format!("{}: {e}", copy.display())))?;
-            if digest != sha {
-                return Err(refuse(
-                    target,
-                    format!(
-                        "the capsule copy {} does not have the digest the run recorded",
-                        copy.display()
-                    ),
-                ));
-            }
-            let kept = kept_capsule_path(&path);
-            install = Some((copy, kept.clone(), sha.clone()));
-            (sha, Some(kept))
+            let (kept, digest) = captured_capsule(target, &path, &sha, &copy)?;
+            install = Some((copy, kept.clone(), digest.clone()));
+            (digest, Some(kept))
         }
         (None, None) => {
             return Err(refuse(
@@ -350,6 +340,29 @@ fn flake(
         typed: typed.into_iter().map(str::to_string).collect(),
     };
     Ok((Kind::Flake(replay), install))
+}
+
+/// A capsule the run in `--from` captured (recorded at root-relative `path` with digest `sha`,
+/// copied to `copy` in the out folder), checked: where the ticket keeps it, and its digest.
+fn captured_capsule(
+    target: &LedgerFile<'_>,
+    path: &str,
+    sha: &str,
+    copy: &Path,
+) -> Result<(String, String), Error> {
+    ledger::check_input_path(path).map_err(|m| refuse(target, m))?;
+    let digest = capsule::sha256_file(copy)
+        .map_err(|e| refuse(target, format!("{}: {e}", copy.display())))?;
+    if digest != sha {
+        return Err(refuse(
+            target,
+            format!(
+                "the capsule copy {} does not have the digest the run recorded",
+                copy.display()
+            ),
+        ));
+    }
+    Ok((kept_capsule_path(path), digest))
 }
 
 /// Where the ticket keeps a captured capsule: a `lane_replay` capsule (under `.lanes/replay/`,
@@ -418,9 +431,14 @@ pub(crate) fn renew(target: &LedgerFile<'_>, req: RenewRequest) -> Result<Ticket
     if let Some(issue) = req.issue {
         renewed.issue = Some(issue);
     }
+    let mut install = None;
     match &mut renewed.kind {
         Kind::KnownFailure => {
-            if req.replay_job.is_some() || req.seed.is_some() || req.input.is_some() {
+            if req.replay_job.is_some()
+                || req.seed.is_some()
+                || req.input.is_some()
+                || req.from.is_some()
+            {
                 return Err(refuse(
                     target,
                     format!(
@@ -430,28 +448,68 @@ pub(crate) fn renew(target: &LedgerFile<'_>, req: RenewRequest) -> Result<Ticket
                 ));
             }
         }
-        Kind::Flake(replay) => renew_replay(target, replay, req.replay_job, req.seed, req.input)?,
+        Kind::Flake(replay) => {
+            let captured = req
+                .from
+                .as_deref()
+                .map(|out| capture::read(out, &req.test_id))
+                .transpose()?;
+            let typed = Typed {
+                job: req.replay_job,
+                seed: req.seed,
+                input: req.input,
+            };
+            install = renew_replay(target, replay, typed, captured.as_ref())?;
+        }
     }
     field_issues(target, &renewed)?;
+    if let Some((from, to, digest)) = install {
+        install_capsule(target, &from, &to, &digest)?;
+    }
     *ticket = renewed.clone();
     write(target, &tickets)?;
     Ok(renewed)
 }
 
-/// A flake's renewal: the new replay job (required), a new seed or capsule; each new value was
-/// typed.
-fn renew_replay(
-    target: &LedgerFile<'_>,
-    replay: &mut Replay,
+/// The replay fields typed on a renewal's command line.
+struct Typed {
     job: Option<String>,
     seed: Option<Seed>,
     input: Option<Input>,
-) -> Result<(), Error> {
-    let Some(job) = job else {
-        return Err(refuse(
-            target,
-            "a renewal needs --replay-job URL: the replay job whose run justifies keeping the test frozen",
-        ));
+}
+
+/// A flake's renewal: the new replay job (required), a new seed or capsule, each typed (and
+/// marked so) or captured from the gate's run in `--from` (and no longer marked typed). The
+/// captured capsule to copy into the root, when there is one.
+fn renew_replay(
+    target: &LedgerFile<'_>,
+    replay: &mut Replay,
+    typed: Typed,
+    captured: Option<&Captured>,
+) -> Result<Option<(PathBuf, String, String)>, Error> {
+    let mut marks: Vec<String> = replay.typed.clone();
+    let mut mark = |field: &str, was_typed: bool| {
+        marks.retain(|m| m != field);
+        if was_typed {
+            marks.push(field.to_string());
+        }
+    };
+    let (job, job_typed) = match (typed.job, captured.and_then(|c| c.job.clone())) {
+        (Some(j), _) => (j, true),
+        (None, Some(j)) => (j, false),
+        (None, None) => {
+            let why = match captured {
+                Some(c) => format!(
+                    "the run in --from recorded no CI job (it saw the test {}); give \
+                     --replay-job URL",
+                    c.saw
+                ),
+                None => "a renewal needs --replay-job URL, or --from OUT_DIR of the gate's run \
+                         that justifies keeping the test frozen"
+                    .to_string(),
+            };
+            return Err(refuse(target, why));
+        }
     };
     if replay.last_replay_job == job {
         return Err(refuse(
@@ -459,23 +517,40 @@ fn renew_replay(
             format!("{job} is the replay job already recorded; a renewal needs a new replay job"),
         ));
     }
-    let mut typed: Vec<String> = replay.typed.clone();
     replay.last_replay_job = job;
-    typed.push("last_replay_job".into());
-    if let Some(seed) = seed {
-        replay.seed = seed;
-        typed.push("seed".into());
+    mark("last_replay_job", job_typed);
+    match (typed.seed, captured.and_then(|c| c.seed)) {
+        (Some(seed), _) => {
+            replay.seed = seed;
+            mark("seed", true);
+        }
+        (None, Some(seed)) => {
+            replay.seed = seed;
+            mark("seed", false);
+        }
+        (None, None) => {}
     }
-    if let Some(input) = &input {
-        let (digest, path) = resolve_input(target, input)?;
-        replay.input_sha256 = digest;
-        replay.input_path = path;
-        typed.push("input_sha256".into());
+    let mut install = None;
+    match (&typed.input, captured.and_then(|c| c.capsule.clone())) {
+        (Some(input), _) => {
+            let (digest, path) = resolve_input(target, input)?;
+            replay.input_sha256 = digest;
+            replay.input_path = path;
+            mark("input_sha256", true);
+        }
+        (None, Some((path, sha, copy))) => {
+            let (kept, digest) = captured_capsule(target, &path, &sha, &copy)?;
+            install = Some((copy, kept.clone(), digest.clone()));
+            replay.input_sha256 = digest;
+            replay.input_path = Some(kept);
+            mark("input_sha256", false);
+        }
+        (None, None) => {}
     }
-    typed.sort_unstable();
-    typed.dedup();
-    replay.typed = typed;
-    Ok(())
+    marks.sort_unstable();
+    marks.dedup();
+    replay.typed = marks;
+    Ok(install)
 }
 
 /// Removes every row for `test_id` (also an invalid or duplicated one); the rows left must

@@ -1873,6 +1873,81 @@ fn a_flake_ticket_is_captured_from_the_run_that_saw_it_fail() {
 }
 
 #[test]
+fn a_renewal_is_captured_from_the_run_that_justifies_it() {
+    let dir = scratch("renew-from");
+    let scan = scan_doc(&[(FLAKY, Some("freeze"))]);
+    let typed_add = [
+        "add",
+        FLAKY,
+        "--seed",
+        "5",
+        "--input-sha256",
+        ABC_SHA,
+        "--replay-job",
+        "https://ci.example.org/jobs/1",
+        "--expires",
+        "2026-03-01",
+        "--today",
+        "2026-02-01",
+    ];
+    let out = run(&dir, &typed_add, &scan);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.json()["typed"],
+        json!(["input_sha256", "last_replay_job", "seed"])
+    );
+    gate_out(
+        &dir,
+        Some("https://ci.example.org/jobs/2"),
+        Some(7),
+        Some(b"abc"),
+    );
+    let renew = [
+        "renew",
+        FLAKY,
+        "--from",
+        "out/lanes",
+        "--expires",
+        "2026-04-01",
+        "--today",
+        "2026-02-01",
+    ];
+    // Captured values replace the typed ones, which are no longer marked typed.
+    let out = run(&dir, &renew, "");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let ticket = out.json();
+    assert_eq!(ticket["last_replay_job"], "https://ci.example.org/jobs/2");
+    assert_eq!(ticket["seed"], 7);
+    assert_eq!(ticket["input_path"], ".lanes/capsules/flaky.bin");
+    assert!(ticket.get("typed").is_none(), "{ticket}");
+    assert_eq!(
+        fs::read(dir.join(".lanes/capsules/flaky.bin")).unwrap(),
+        b"abc"
+    );
+    // The same run again: its job is the one recorded.
+    let out = run(&dir, &renew, "");
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("already recorded"), "{}", out.stderr);
+    // A typed value beside --from wins and is marked.
+    gate_out(&dir, Some("https://ci.example.org/jobs/3"), Some(8), None);
+    let mut typed = renew.to_vec();
+    typed.extend(["--seed", "3"]);
+    let out = run(&dir, &typed, "");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.json()["typed"], json!(["seed"]));
+    assert_eq!(out.json()["seed"], 3);
+    assert_eq!(
+        out.json()["last_replay_job"],
+        "https://ci.example.org/jobs/3"
+    );
+    // A run that recorded no job cannot justify a renewal.
+    gate_out(&dir, None, Some(9), None);
+    let out = run(&dir, &renew, "");
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("recorded no CI job"), "{}", out.stderr);
+}
+
+#[test]
 fn capture_refuses_what_the_run_did_not_record() {
     let scan = scan_doc(&[(FLAKY, Some("freeze"))]);
     let from = [

@@ -313,7 +313,7 @@ rules! {
     ExpiredTicket = "expired-ticket", Error, "freeze-ledger", acknowledgeable: false,
         summary: "a freeze ticket is past its expiry",
         explanation: "Frozen evidence that never comes back is a skip. Replay the flake and promote or delete the test, or renew the ticket with the new replay job that justifies it.",
-        fix: "Replay the flake from its capsule and fix it: promote the test to the merge lane (or delete it) and remove the row. If it must stay frozen, `freeze-ledger renew TEST_ID --expires DATE --replay-job URL --today DATE` with the new replay job, as its own reviewed change.";
+        fix: "Replay the flake from its capsule and fix it: promote the test to the merge lane (or delete it) and remove the row. If it must stay frozen, `freeze-ledger renew TEST_ID --from out/lanes --expires DATE --today DATE` with the out folder of the gate's run that saw it fail again (its CI job, seed and capsule are taken from there; `--replay-job URL` types the job instead), as its own reviewed change.";
     ExpiryTooFar = "expiry-too-far", Error, "freeze-ledger", acknowledgeable: false,
         summary: "a ticket expires beyond the allowed horizon",
         explanation: "Tickets expire within --max-days (90 by default) of today. Choose an earlier expiry.",
