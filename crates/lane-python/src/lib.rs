@@ -25,9 +25,9 @@ pub use interpreter::{ImportFolders, Interpreter, ProbeError};
 pub use parse::SyntaxError;
 pub use summary::{
     ANY_FIXTURE, Asserts, Binding, Bound, Call, Called, CatchBy, Catcher, Class, Definition, Ex,
-    FileArg, Function, Guarded, GuardedAssert, Handler, HandlerBody, IgnoreKind, IgnoreList,
-    IgnoreOp, IgnorePiece, Import, Located, Module, NameBinding, RegressionCheck, RuntimeDef,
-    SelfCompared, dotted, summarize,
+    FileArg, Function, Guarded, GuardedAssert, Guards, Handler, HandlerBody, IgnoreKind,
+    IgnoreList, IgnoreOp, IgnorePiece, Import, Located, Module, NameBinding, RegressionCheck,
+    RuntimeDef, SelfCompared, dotted, summarize,
 };
 
 #[cfg(test)]

@@ -292,7 +292,11 @@ pub struct Class {
     /// `metaclass=...` in the class statement.
     pub metaclass: Option<Ex>,
     pub decorators: Vec<Located<Ex>>,
+    /// The last `pytestmark = ...` in the class body, whatever `if` it is under.
     pub pytestmark: Option<Located<Ex>>,
+    /// Every `pytestmark = ...` of the class body in order, with the `if` conditions it runs
+    /// under (empty: unconditional).
+    pub pytestmark_bindings: Vec<(Located<Ex>, Guards)>,
     /// `__test__ = <const>` in the class body.
     pub dunder_test: Option<bool>,
     /// The class defines `__init__` or `__new__` (pytest does not collect it).

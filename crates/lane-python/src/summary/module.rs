@@ -329,10 +329,21 @@ impl Summarizer<'_> {
         value: &Expr,
         guards: &[(Cond, bool)],
     ) {
+        self.pytestmark_bound(&mut m.pytestmark_bindings, target, value, guards);
+    }
+
+    /// Adds `pytestmark = value` under `guards` to `bindings` (a module's or a class body's).
+    fn pytestmark_bound(
+        &self,
+        bindings: &mut Vec<(Located<Ex>, Guards)>,
+        target: &Expr,
+        value: &Expr,
+        guards: &[(Cond, bool)],
+    ) {
         if let Expr::Name(n) = target
             && n.id.as_str() == "pytestmark"
         {
-            m.pytestmark_bindings.push((
+            bindings.push((
                 Located {
                     value: self.ex(value, 0),
                     line: self.line_of(target),
@@ -416,6 +427,7 @@ impl Summarizer<'_> {
             }),
             decorators: self.decorators(&c.decorator_list),
             pytestmark: None,
+            pytestmark_bindings: Vec::new(),
             dunder_test: None,
             has_init: false,
             methods: Vec::with_capacity(
@@ -482,11 +494,23 @@ impl Summarizer<'_> {
                 Stmt::Assign(assign) => {
                     for target in &assign.targets {
                         self.class_assign(class, target, &assign.value);
+                        self.pytestmark_bound(
+                            &mut class.pytestmark_bindings,
+                            target,
+                            &assign.value,
+                            guards,
+                        );
                     }
                 }
                 Stmt::AnnAssign(assign) => {
                     if let Some(value) = &assign.value {
                         self.class_assign(class, &assign.target, value);
+                        self.pytestmark_bound(
+                            &mut class.pytestmark_bindings,
+                            &assign.target,
+                            value,
+                            guards,
+                        );
                     }
                 }
                 Stmt::If(i) => {

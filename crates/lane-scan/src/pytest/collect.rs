@@ -110,10 +110,7 @@ pub struct Applied<'a> {
     pub from_pytestmark: bool,
 }
 
-/// The module's `pytestmark` for the target interpreter: the last binding whose `if`
-/// conditions hold (a binding under a condition decided false never runs). A binding under a
-/// condition lane-scan cannot decide, after the last one that surely runs, may or may not
-/// replace it at run time: `undecided-test-branch`, and the binding before it is kept.
+/// The module's `pytestmark` for the target interpreter (see [`chosen_pytestmark`]).
 fn module_pytestmark<'a>(
     tree: &SourceTree<'a>,
     lookups: &Lookups<'_, 'a>,
@@ -122,12 +119,32 @@ fn module_pytestmark<'a>(
 ) -> Option<&'a python::Located<python::Ex>> {
     let modules: &'a [ModuleFile] = tree.modules;
     let file = &modules[m];
+    let undecided = chosen_pytestmark(lookups.names, file, &file.module.pytestmark_bindings);
+    undecided_pytestmark(
+        undecided.1,
+        file,
+        "pytestmark (the marks of every test in the module)".to_string(),
+        (lookups.target)().is_none(),
+        unsure,
+    );
+    undecided.0
+}
+
+/// Of the `pytestmark` bindings of a module or class body in `file`, the one that holds for the
+/// target interpreter: the last whose `if` conditions hold (one under a condition decided false
+/// never runs); and the line of a binding under a condition lane-scan cannot decide after it,
+/// which may or may not replace it at run time.
+fn chosen_pytestmark<'a>(
+    names: &crate::pytest::names::Names<'_>,
+    file: &'a ModuleFile,
+    bindings: &'a [(python::Located<python::Ex>, python::Guards)],
+) -> (Option<&'a python::Located<python::Ex>>, Option<u64>) {
     let mut chosen = None;
     let mut undecided = None;
-    for (pm, guards) in &file.module.pytestmark_bindings {
+    for (pm, guards) in bindings {
         let mut holds = Some(true);
         for (cond, want) in guards {
-            match lookups.names.decide(cond, &file.abs, &file.module) {
+            match names.decide(cond, &file.abs, &file.module) {
                 Some(v) if v != *want => {
                     holds = Some(false);
                     break;
@@ -145,15 +162,26 @@ fn module_pytestmark<'a>(
             None => undecided = Some(pm.line),
         }
     }
-    if let Some(line) = undecided {
+    (chosen, undecided)
+}
+
+/// An undecided `pytestmark` binding (at `line` of `file`, naming `what`) as
+/// `undecided-test-branch`.
+fn undecided_pytestmark<'a>(
+    line: Option<u64>,
+    file: &'a ModuleFile,
+    what: String,
+    no_target: bool,
+    unsure: &mut Vec<Unsure<'a>>,
+) {
+    if let Some(line) = line {
         unsure.push(Unsure::UndecidedBranch {
             file: &file.rel,
             line,
-            what: "pytestmark (the marks of every test in the module)".to_string(),
-            no_target: (lookups.target)().is_none(),
+            what,
+            no_target,
         });
     }
-    chosen
 }
 
 /// Collects the tests of test module `m` into `out`, as pytest does: its functions, its
@@ -416,7 +444,17 @@ impl<'a> Collector<'_, 'a> {
             for d in &c.decorators {
                 class_marks.push(applied_from(tree, d, *i, false));
             }
-            if let Some(pm) = &c.pytestmark {
+            let modules: &'a [ModuleFile] = tree.modules;
+            let (chosen, undecided) =
+                chosen_pytestmark(self.cond_names, &modules[*i], &c.pytestmark_bindings);
+            undecided_pytestmark(
+                undecided,
+                &modules[*i],
+                format!("pytestmark of class {} (the marks of its tests)", c.name),
+                (self.target)().is_none(),
+                self.unsure,
+            );
+            if let Some(pm) = chosen {
                 pytestmark_entries(tree, pm, *i, &mut class_marks);
             }
         }
