@@ -112,16 +112,7 @@ impl Interpreter {
         let mut dists = BTreeMap::new();
         let mut plugins = Vec::new();
         for site in &with_pth_folders(&self.site) {
-            let Ok(entries) = std::fs::read_dir(site) else {
-                continue;
-            };
-            let mut infos: Vec<PathBuf> = entries
-                .filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == "dist-info") && p.is_dir())
-                .collect();
-            infos.sort();
-            for info in infos {
+            for info in sorted_entries(site, "dist-info", Path::is_dir) {
                 let (name, version) = dist_name(&info);
                 if dists.contains_key(&name) {
                     continue; // the first site folder wins, as on sys.path
@@ -144,6 +135,21 @@ impl Interpreter {
     }
 }
 
+/// The entries of folder `dir` named `*.EXT` that are `kind` (a folder, a file), in name
+/// order; none when the folder cannot be read.
+fn sorted_entries(dir: &Path, ext: &str, kind: fn(&Path) -> bool) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut found: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == ext) && kind(p))
+        .collect();
+    found.sort();
+    found
+}
+
 /// The site folders, each followed by the folders its `.pth` files name (in the files' name
 /// order), as Python's `site` module puts them on `sys.path`: a line that is blank, a comment
 /// or an `import` statement names none, a relative path is the site folder's, and a folder
@@ -154,16 +160,7 @@ fn with_pth_folders(sites: &[PathBuf]) -> Vec<PathBuf> {
         if !out.contains(site) {
             out.push(site.clone());
         }
-        let Ok(entries) = std::fs::read_dir(site) else {
-            continue;
-        };
-        let mut pths: Vec<PathBuf> = entries
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == "pth") && p.is_file())
-            .collect();
-        pths.sort();
-        for pth in pths {
+        for pth in sorted_entries(site, "pth", Path::is_file) {
             let Ok(text) = std::fs::read_to_string(&pth) else {
                 continue;
             };

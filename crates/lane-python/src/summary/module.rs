@@ -171,13 +171,23 @@ impl Summarizer<'_> {
                 Stmt::Assign(assign) => {
                     for target in &assign.targets {
                         self.module_assign(m, target, &assign.value);
-                        self.pytestmark_binding(m, target, &assign.value, guards);
+                        self.pytestmark_bound(
+                            &mut m.pytestmark_bindings,
+                            target,
+                            &assign.value,
+                            guards,
+                        );
                     }
                 }
                 Stmt::AnnAssign(assign) => {
                     if let Some(value) = &assign.value {
                         self.module_assign(m, &assign.target, value);
-                        self.pytestmark_binding(m, &assign.target, value, guards);
+                        self.pytestmark_bound(
+                            &mut m.pytestmark_bindings,
+                            &assign.target,
+                            value,
+                            guards,
+                        );
                     }
                 }
                 Stmt::FunctionDef(f) => {
@@ -319,20 +329,9 @@ impl Summarizer<'_> {
         });
     }
 
-    /// `pytestmark = value` at module level, under `guards`: kept with them, in order, beside
-    /// the last binding (`Module::pytestmark`), so that the collector can decide which one
-    /// holds for the target interpreter.
-    fn pytestmark_binding(
-        &self,
-        m: &mut Module,
-        target: &Expr,
-        value: &Expr,
-        guards: &[(Cond, bool)],
-    ) {
-        self.pytestmark_bound(&mut m.pytestmark_bindings, target, value, guards);
-    }
-
-    /// Adds `pytestmark = value` under `guards` to `bindings` (a module's or a class body's).
+    /// Adds `pytestmark = value` under `guards` to `bindings` (a module's or a class body's),
+    /// in order, beside the last binding (`pytestmark`), so that the collector can decide
+    /// which one holds for the target interpreter.
     fn pytestmark_bound(
         &self,
         bindings: &mut Vec<(Located<Ex>, Guards)>,

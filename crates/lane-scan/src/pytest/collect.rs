@@ -142,18 +142,7 @@ fn chosen_pytestmark<'a>(
     let mut chosen = None;
     let mut undecided = None;
     for (pm, guards) in bindings {
-        let mut holds = Some(true);
-        for (cond, want) in guards {
-            match names.decide(cond, &file.abs, &file.module) {
-                Some(v) if v != *want => {
-                    holds = Some(false);
-                    break;
-                }
-                Some(_) => {}
-                None => holds = None,
-            }
-        }
-        match holds {
+        match names.decide_all(guards, &file.abs, &file.module) {
             Some(true) => {
                 chosen = Some(pm);
                 undecided = None;
@@ -620,13 +609,9 @@ impl<'a> Collector<'_, 'a> {
         }
         let target = (self.target)();
         let file = &self.tree.modules[m];
-        let mut decided = Some(true);
-        for (cond, want) in guards {
-            match self.cond_names.decide(cond, &file.abs, &file.module) {
-                Some(v) if v != *want => return false,
-                Some(_) => {}
-                None => decided = None,
-            }
+        let decided = self.cond_names.decide_all(guards, &file.abs, &file.module);
+        if decided == Some(false) {
+            return false;
         }
         if decided.is_none() && is_test {
             let modules: &'a [ModuleFile] = self.tree.modules;

@@ -53,18 +53,7 @@ impl CollectIgnore {
                     list: op.list,
                     why,
                 };
-                let mut runs = Some(true);
-                for (cond, want) in &op.guards {
-                    match names.decide(cond, abs, module) {
-                        Some(v) if v != *want => {
-                            runs = Some(false);
-                            break;
-                        }
-                        Some(_) => {}
-                        None => runs = None,
-                    }
-                }
-                match runs {
+                match names.decide_all(&op.guards, abs, module) {
                     Some(false) => continue,
                     None => {
                         unsure.push(unsure_of(IgnoreWhy::Undecided));

@@ -122,6 +122,26 @@ impl<'t> Names<'t> {
         })
     }
 
+    /// Whether code under `guards` (each condition with the truth value it must have) runs
+    /// for the target interpreter: false as soon as one is decided the other way, unknown
+    /// when one cannot be decided, true when all hold.
+    pub fn decide_all(
+        &self,
+        guards: &[(Cond, bool)],
+        file: &Path,
+        module: &Module,
+    ) -> Option<bool> {
+        let mut runs = Some(true);
+        for (cond, want) in guards {
+            match self.decide(cond, file, module) {
+                Some(v) if v != *want => return Some(false),
+                Some(_) => {}
+                None => runs = None,
+            }
+        }
+        runs
+    }
+
     /// The truth of `path` (`name.attr...`) read in `module` at `line` (`None`: the end).
     fn read(
         &self,
